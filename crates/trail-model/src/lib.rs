@@ -1,0 +1,475 @@
+//! Domain types shared by every trail crate: sessions, messages, turns, usage, parse issues.
+//!
+//! This crate does no I/O. Sources produce these types, the store persists them, reports and
+//! renderers read them back.
+
+pub mod time;
+pub mod turns;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Identifies one agent format (and so one source module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    ClaudeCode,
+    CopilotVscode,
+    VscodeExport,
+    CopilotCli,
+    Codex,
+    GeminiCli,
+    Opencode,
+    Cursor,
+}
+
+impl SourceKind {
+    /// Every source, in the order `doctor` lists them.
+    pub const ALL: [SourceKind; 8] = [
+        SourceKind::ClaudeCode,
+        SourceKind::CopilotVscode,
+        SourceKind::VscodeExport,
+        SourceKind::CopilotCli,
+        SourceKind::Codex,
+        SourceKind::GeminiCli,
+        SourceKind::Opencode,
+        SourceKind::Cursor,
+    ];
+
+    /// Returns the stable identifier stored in `sessions.host_type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::ClaudeCode => "claude-code",
+            SourceKind::CopilotVscode => "copilot-vscode",
+            SourceKind::VscodeExport => "vscode-export",
+            SourceKind::CopilotCli => "copilot-cli",
+            SourceKind::Codex => "codex",
+            SourceKind::GeminiCli => "gemini-cli",
+            SourceKind::Opencode => "opencode",
+            SourceKind::Cursor => "cursor",
+        }
+    }
+
+    /// Parses the identifier written by [`SourceKind::as_str`].
+    pub fn parse(s: &str) -> Option<SourceKind> {
+        SourceKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl fmt::Display for SourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A session's id in the store: the agent's own globally unique id where it has one,
+/// else `<source>:<native id>`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SessionId(pub String);
+
+impl SessionId {
+    pub fn new(s: impl Into<String>) -> Self {
+        SessionId(s.into())
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Who produced a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+    System,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::System => "system",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            "system" => Role::System,
+            _ => return None,
+        })
+    }
+}
+
+/// What a message is. A turn's `user_message` is its `Prompt`; its `assistant_response` joins
+/// its `Text` messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    /// A prompt typed (or sent) by the user: starts a turn.
+    Prompt,
+    /// Answer text from the assistant.
+    Text,
+    /// Model reasoning.
+    Thinking,
+    /// A tool invocation (name and input).
+    ToolCall,
+    /// A tool's output.
+    ToolResult,
+    /// A compaction summary or a conversation summary.
+    Summary,
+    /// A compaction boundary marker.
+    Compaction,
+    /// An error reported by the agent or the API.
+    Error,
+    /// Meta content injected by the agent (commands, reminders, hook output, attachments).
+    Meta,
+    /// A record of a type this version does not know, kept as opaque JSON in `extra`.
+    Unknown,
+}
+
+impl MessageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageKind::Prompt => "prompt",
+            MessageKind::Text => "text",
+            MessageKind::Thinking => "thinking",
+            MessageKind::ToolCall => "tool_call",
+            MessageKind::ToolResult => "tool_result",
+            MessageKind::Summary => "summary",
+            MessageKind::Compaction => "compaction",
+            MessageKind::Error => "error",
+            MessageKind::Meta => "meta",
+            MessageKind::Unknown => "unknown",
+        }
+    }
+    pub fn parse(s: &str) -> Option<MessageKind> {
+        Some(match s {
+            "prompt" => MessageKind::Prompt,
+            "text" => MessageKind::Text,
+            "thinking" => MessageKind::Thinking,
+            "tool_call" => MessageKind::ToolCall,
+            "tool_result" => MessageKind::ToolResult,
+            "summary" => MessageKind::Summary,
+            "compaction" => MessageKind::Compaction,
+            "error" => MessageKind::Error,
+            "meta" => MessageKind::Meta,
+            "unknown" => MessageKind::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+/// One normalized message, in file order (`seq`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Message {
+    /// Position in the session, from 0, in the order the agent wrote it.
+    pub seq: u32,
+    /// The agent's own id for the record (Claude `uuid`, Copilot event `id`...), if any.
+    /// Several messages split from one record share it.
+    pub native_id: Option<String>,
+    /// The effective parent record's native id (tree-shaped formats).
+    pub parent_native_id: Option<String>,
+    pub role: Option<Role>,
+    pub kind: Option<MessageKind>,
+    /// The readable text: prompt, answer, thinking, summary, error text.
+    pub text: String,
+    pub tool_name: Option<String>,
+    /// Joins a `ToolCall` to its `ToolResult`.
+    pub tool_call_id: Option<String>,
+    /// Tool input as JSON text.
+    pub tool_input: Option<String>,
+    /// Tool output as text.
+    pub tool_output: Option<String>,
+    pub is_error: bool,
+    pub model: Option<String>,
+    /// ISO-8601 UTC.
+    pub timestamp: Option<String>,
+    pub is_sidechain: bool,
+    /// Whether the message lies on the conversation the turns were built from (false for
+    /// abandoned branches after a rewind).
+    pub on_main_chain: bool,
+    /// The turn this message belongs to (main chain only).
+    pub turn_index: Option<u32>,
+    /// The subagent this message spawned or reports on (Claude `toolUseResult.agentId`,
+    /// Copilot CLI `task` tool call), used to link subagent sessions to their tool call.
+    pub agent_ref: Option<String>,
+    /// Opaque JSON for unknown records and parts, kept so nothing is lost.
+    pub extra: Option<String>,
+}
+
+impl Message {
+    pub fn role(&self) -> Role {
+        self.role.unwrap_or(Role::System)
+    }
+    pub fn kind(&self) -> MessageKind {
+        self.kind.unwrap_or(MessageKind::Unknown)
+    }
+}
+
+/// A Chronicle `turns` row: one user prompt and everything the agent did until the next.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Turn {
+    pub index: u32,
+    pub user_message: Option<String>,
+    pub assistant_response: Option<String>,
+    pub timestamp: Option<String>,
+}
+
+/// A Chronicle `checkpoints` row (compactions, summaries).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub number: u32,
+    pub title: Option<String>,
+    pub overview: Option<String>,
+    pub history: Option<String>,
+    pub work_done: Option<String>,
+    pub technical_details: Option<String>,
+    pub important_files: Option<String>,
+    pub next_steps: Option<String>,
+    pub created_at: Option<String>,
+}
+
+/// A file a tool read or wrote (Chronicle `session_files`; first occurrence wins).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileTouch {
+    pub path: String,
+    pub tool_name: Option<String>,
+    pub turn_index: Option<u32>,
+    pub first_seen_at: Option<String>,
+}
+
+/// Kinds of reference a session mentions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RefType {
+    Pr,
+    Issue,
+    Commit,
+}
+
+impl RefType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefType::Pr => "pr",
+            RefType::Issue => "issue",
+            RefType::Commit => "commit",
+        }
+    }
+}
+
+/// A Chronicle `session_refs` row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRef {
+    pub ref_type: RefType,
+    pub value: String,
+    pub turn_index: Option<u32>,
+    pub created_at: Option<String>,
+}
+
+/// Token usage of one API request, deduplicated per format.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// The key requests are deduplicated by (Claude: `message.id:requestId`), unique per session.
+    pub request_key: String,
+    /// Claude `message.id`: the sidechain-replay rule matches on it alone.
+    pub message_id: Option<String>,
+    pub message_seq: Option<u32>,
+    pub model: Option<String>,
+    pub timestamp: Option<String>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Cache writes (5 minute and 1 hour together).
+    pub cache_creation_tokens: u64,
+    /// The part of `cache_creation_tokens` written with a 1 hour lifetime.
+    pub cache_creation_1h_tokens: u64,
+    pub cache_read_tokens: u64,
+    /// Reasoning tokens where reported separately (already inside `output_tokens`).
+    pub reasoning_tokens: u64,
+    /// Cost recorded by the agent itself, if any.
+    pub cost_usd: Option<f64>,
+    pub is_sidechain: bool,
+    /// Whether token counts are known: some agents record zeros they never measured.
+    pub tokens_known: bool,
+    /// Tie breaker in ccusage's dedupe: an entry with `speed` wins a tie.
+    pub has_speed: bool,
+}
+
+impl Usage {
+    /// Returns input + output + cache write + cache read, the total ccusage compares.
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens + self.cache_creation_tokens + self.cache_read_tokens
+    }
+}
+
+/// Links a subagent (or fork) session to the session and tool call that started it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ParentLink {
+    pub session_id: SessionId,
+    /// The tool call in the parent that started this session, when known.
+    pub tool_call_id: Option<String>,
+    /// The agent's id for the subagent (Claude `agentId`), used to find the tool call.
+    pub agent_ref: Option<String>,
+}
+
+/// Session-level facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionMeta {
+    pub id: SessionId,
+    pub source: SourceKind,
+    pub native_id: String,
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+    /// `owner/name`.
+    pub repository: Option<String>,
+    pub branch: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub agent_version: Option<String>,
+    pub parent: Option<ParentLink>,
+}
+
+impl SessionMeta {
+    pub fn new(id: SessionId, source: SourceKind, native_id: impl Into<String>) -> Self {
+        SessionMeta {
+            id,
+            source,
+            native_id: native_id.into(),
+            title: None,
+            cwd: None,
+            repository: None,
+            branch: None,
+            created_at: None,
+            updated_at: None,
+            agent_version: None,
+            parent: None,
+        }
+    }
+
+    /// Widens `created_at`/`updated_at` to include `ts`.
+    pub fn observe_timestamp(&mut self, ts: &str) {
+        if self.created_at.as_deref().is_none_or(|c| ts < c) {
+            self.created_at = Some(ts.to_string());
+        }
+        if self.updated_at.as_deref().is_none_or(|u| ts > u) {
+            self.updated_at = Some(ts.to_string());
+        }
+    }
+}
+
+/// Whether a parse result replaces everything known of a session or extends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UpdateMode {
+    /// Everything stored for the session is replaced by this result.
+    Replace,
+    /// The result holds only new messages (and changes to derived fields of older ones).
+    Append,
+}
+
+/// Derived fields of an already stored message that changed after an append (a new branch
+/// became the main chain, so turn membership moved).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Relink {
+    pub seq: u32,
+    pub turn_index: Option<u32>,
+    pub on_main_chain: bool,
+}
+
+/// A parsed session, or the delta to apply to a stored one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub meta: SessionMeta,
+    pub mode: UpdateMode,
+    /// Every message (Replace) or only the new ones (Append).
+    pub messages: Vec<Message>,
+    /// Append only: older messages whose derived fields changed.
+    pub relinks: Vec<Relink>,
+    /// Turns to write. Replace: all of them. Append: empty, the store rebuilds the turns the
+    /// new messages and relinks touch from the stored messages.
+    pub turns: Vec<Turn>,
+    /// The number of turns the session has now (used to drop turns past the end on append).
+    pub turn_count: u32,
+    pub checkpoints: Vec<Checkpoint>,
+    pub files: Vec<FileTouch>,
+    pub refs: Vec<SessionRef>,
+    pub usage: Vec<Usage>,
+    /// Models seen, in order of first use.
+    pub models: Vec<String>,
+}
+
+impl Session {
+    pub fn new(meta: SessionMeta) -> Self {
+        Session {
+            meta,
+            mode: UpdateMode::Replace,
+            messages: Vec::new(),
+            relinks: Vec::new(),
+            turns: Vec::new(),
+            turn_count: 0,
+            checkpoints: Vec::new(),
+            files: Vec::new(),
+            refs: Vec::new(),
+            usage: Vec::new(),
+            models: Vec::new(),
+        }
+    }
+
+    /// Records a model in first-use order.
+    pub fn observe_model(&mut self, model: &str) {
+        if !model.is_empty() && !self.models.iter().any(|m| m == model) {
+            self.models.push(model.to_string());
+        }
+    }
+
+    /// Adds a file unless already listed (first occurrence wins, as in Chronicle).
+    pub fn add_file(&mut self, touch: FileTouch) {
+        if !touch.path.is_empty() && !self.files.iter().any(|f| f.path == touch.path) {
+            self.files.push(touch);
+        }
+    }
+
+    /// Adds a ref unless already listed.
+    pub fn add_ref(&mut self, r: SessionRef) {
+        if !self
+            .refs
+            .iter()
+            .any(|x| x.ref_type == r.ref_type && x.value == r.value)
+        {
+            self.refs.push(r);
+        }
+    }
+}
+
+/// A problem found while parsing a file: reported, the rest still indexed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParseIssue {
+    pub path: String,
+    /// 1-based line number, when the format is line-based.
+    pub line: Option<u64>,
+    /// Byte offset of the start of the bad record.
+    pub byte_offset: Option<u64>,
+    /// Up to 200 characters of the bad line.
+    pub excerpt: Option<String>,
+    pub reason: String,
+}
+
+/// Returns at most `max` characters of `s`, on a char boundary.
+pub fn truncate_chars(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}

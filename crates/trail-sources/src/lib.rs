@@ -1,0 +1,132 @@
+//! Discovery and parsing of every agent's on-disk format, one module per format.
+//!
+//! A source lists candidate files under roots it is given (it never reads the environment or
+//! the home directory: the CLI resolves roots) and turns one file's bytes into normalized
+//! [`Session`]s plus [`ParseIssue`]s. A source never writes anything and never touches the
+//! store. Bad records degrade that record only.
+
+pub mod discover;
+pub mod jsonl;
+pub mod refs;
+// Format modules (one per agent). Each is registered in `registry()`.
+pub mod codex;
+pub mod copilot_cli;
+pub mod copilot_vscode;
+pub mod cursor;
+pub mod gemini;
+pub mod opencode;
+pub mod vscode_export;
+
+use std::path::{Path, PathBuf};
+
+use trail_model::{ParseIssue, Session, SourceKind};
+
+/// Errors that stop a whole file from being parsed (single bad records are [`ParseIssue`]s).
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not in the format its source expects (whole-file formats).
+    #[error("{path}: {reason}")]
+    Format { path: PathBuf, reason: String },
+    /// A database the source reads could not be opened or queried.
+    #[error("{path}: {reason}")]
+    Database { path: PathBuf, reason: String },
+}
+
+impl SourceError {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        SourceError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+    pub fn format(path: &Path, reason: impl Into<String>) -> Self {
+        SourceError::Format {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Where to resume an append-only file: the offset and line the previous parse stopped at,
+/// and the state it returned.
+#[derive(Debug, Clone, Copy)]
+pub struct Resume<'a> {
+    /// Byte offset of the first byte not yet parsed (start of a line).
+    pub offset: u64,
+    /// Lines before `offset`.
+    pub line: u64,
+    /// The opaque state the previous [`FileParse::state`] held.
+    pub state: &'a [u8],
+}
+
+/// What to parse.
+#[derive(Debug, Clone, Copy)]
+pub struct ParseRequest<'a> {
+    pub path: &'a Path,
+    /// Present when the file only grew since the previous parse and the source is appendable.
+    pub resume: Option<Resume<'a>>,
+}
+
+/// The result of parsing one file.
+#[derive(Debug, Default)]
+pub struct FileParse {
+    /// Sessions found (Replace) or deltas (Append) when resumed.
+    pub sessions: Vec<Session>,
+    pub issues: Vec<ParseIssue>,
+    /// Offset where the next parse should start: the end of the last complete record. A torn
+    /// last line is not included, so the next index picks it up.
+    pub bytes_parsed: u64,
+    /// Bytes actually read by this parse (excludes the resumed prefix).
+    pub bytes_read: u64,
+    /// Complete lines up to `bytes_parsed` (line-based formats).
+    pub lines: u64,
+    /// Opaque state to pass back in [`Resume::state`] (appendable formats only).
+    pub state: Option<Vec<u8>>,
+    /// Extra facts for `doctor` (for example "truncated values: 3").
+    pub notes: Vec<String>,
+}
+
+/// A candidate file found by discovery.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Candidate {
+    pub source: SourceKind,
+    pub path: PathBuf,
+}
+
+/// One agent format: discovery, detection and parsing.
+pub trait Source: Send + Sync {
+    /// Returns the format this module reads.
+    fn kind(&self) -> SourceKind;
+
+    /// Lists candidate files under `roots` (folders this source's files live in). Never follows
+    /// symlink loops; missing roots are not an error.
+    fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf>;
+
+    /// Returns whether `path`, with `head` (its first bytes), is in this format. Used when the
+    /// user names files or folders directly.
+    fn detect(&self, path: &Path, head: &[u8]) -> bool;
+
+    /// Returns whether files of this format only ever grow, so an index can resume from the
+    /// last offset.
+    fn appendable(&self, path: &Path) -> bool;
+
+    /// Parses one file (or its new bytes when resumed).
+    fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError>;
+}
+
+/// Returns every source, in a fixed order.
+pub fn registry() -> Vec<Box<dyn Source>> {
+    vec![]
+}
+
+/// Returns the source for `kind`, if it is built in.
+pub fn source_for(kind: SourceKind) -> Option<Box<dyn Source>> {
+    registry().into_iter().find(|s| s.kind() == kind)
+}

@@ -1,0 +1,39 @@
+//! Helpers shared by the parser integration tests.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// Returns `../shared/corpus/<format>` beside the workspace (or under `$TRAIL_SHARED`), or
+/// `None` after saying the test is skipped: CI has `../shared`, a bare clone may not.
+pub fn shared_corpus(format: &str) -> Option<PathBuf> {
+    let base = match std::env::var_os("TRAIL_SHARED") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    };
+    let dir = base.join("corpus").join(format);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: shared corpus {} not found", dir.display());
+        None
+    }
+}
+
+/// Returns the repo's own fixtures folder for a format.
+pub fn fixtures(format: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(format)
+}
+
+/// Lists the files of a folder, sorted.
+pub fn files_in(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
