@@ -1,1 +1,460 @@
-//! wip
+//! Indexing: discover -> plan (skip, resume or reparse each file) -> parse in parallel -> write
+//! from one writer in batched transactions.
+//!
+//! Memory stays bounded: files are parsed by rayon workers and handed to the writer over a
+//! bounded channel, so at most a few parsed files are in memory at once whatever the corpus
+//! size. A file that only grew is parsed from where the last index stopped, once the indexed
+//! prefix is confirmed unchanged (hashes of its first and last 64 KiB); anything else that
+//! changed is reparsed whole.
+
+mod git;
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use trail_model::{ParseIssue, SourceKind};
+use trail_sources::{registry, ParseRequest, Resume, Source};
+use trail_store::{FileRecord, Fingerprint, Store, StoredFile, WriteStats};
+
+pub use git::repository_of;
+
+/// Bytes hashed at each end of the indexed prefix to confirm it is unchanged.
+const PREFIX_CHECK_BYTES: u64 = 64 << 10;
+/// A batch is committed when it holds this many message bytes...
+const BATCH_BYTES: usize = 48 << 20;
+/// ...or this many files...
+const BATCH_FILES: usize = 512;
+/// ...or when it has waited this long.
+const BATCH_AGE: Duration = Duration::from_millis(1500);
+/// Parsed files waiting for the writer (bounds memory).
+const CHANNEL_DEPTH: usize = 2;
+
+/// Errors that stop an index run (per-file problems are reported in the summary instead).
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] trail_store::StoreError),
+}
+
+/// Where each source looks.
+#[derive(Debug, Clone, Default)]
+pub struct Roots {
+    pub by_source: HashMap<SourceKind, Vec<PathBuf>>,
+}
+
+/// What to index.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    /// Known locations per source (used when `paths` is empty).
+    pub roots: Roots,
+    /// Files or folders named by the user; their format is detected.
+    pub paths: Vec<PathBuf>,
+    /// Only these sources (empty: all).
+    pub sources: Vec<SourceKind>,
+    /// Reparse every file from scratch.
+    pub force: bool,
+}
+
+/// Progress events for a front end (the CLI draws a bar from them).
+pub trait Progress: Sync {
+    /// Discovery finished: this many files and bytes will be parsed.
+    fn start(&self, _files: u64, _bytes: u64) {}
+    /// A file was parsed (`bytes` read).
+    fn advance(&self, _bytes: u64) {}
+    /// Everything is written.
+    fn finish(&self) {}
+}
+
+/// A progress sink that ignores everything.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// What an index run did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct IndexSummary {
+    /// Files found by discovery.
+    pub files_seen: u64,
+    /// Files parsed from the start.
+    pub files_parsed: u64,
+    /// Files parsed from where the previous index stopped.
+    pub files_resumed: u64,
+    /// Unchanged files, skipped.
+    pub files_unchanged: u64,
+    /// Files that could not be parsed at all.
+    pub files_failed: u64,
+    /// Files no longer on disk (their sessions stay in the store, marked).
+    pub files_missing: u64,
+    /// Bytes read by parsers.
+    pub bytes_read: u64,
+    pub sessions_new: u64,
+    pub sessions_updated: u64,
+    pub messages: u64,
+    /// Parse problems found in this run (file, line, reason).
+    pub issues: Vec<ParseIssue>,
+    /// Whole-file failures (path, error).
+    pub failures: Vec<(String, String)>,
+    /// Files another concurrent index had already written.
+    pub files_concurrent: u64,
+    pub elapsed_ms: u64,
+    /// Sources that were looked at, with their roots.
+    pub searched: Vec<(String, Vec<String>)>,
+}
+
+/// One unit of work.
+struct Planned {
+    source: SourceKind,
+    path: PathBuf,
+    fingerprint: Fingerprint,
+    resume: Option<(u64, u64, Vec<u8>)>,
+}
+
+/// Runs an index.
+#[tracing::instrument(level = "info", skip_all, err)]
+pub fn index(
+    store: &mut Store,
+    options: &IndexOptions,
+    progress: &dyn Progress,
+) -> Result<IndexSummary, IngestError> {
+    let started = Instant::now();
+    let sources: Vec<Box<dyn Source>> = registry()
+        .into_iter()
+        .filter(|s| options.sources.is_empty() || options.sources.contains(&s.kind()))
+        .collect();
+    let mut summary = IndexSummary::default();
+
+    // Discover.
+    let mut candidates: Vec<(SourceKind, PathBuf)> = Vec::new();
+    if options.paths.is_empty() {
+        for s in &sources {
+            let roots = options
+                .roots
+                .by_source
+                .get(&s.kind())
+                .cloned()
+                .unwrap_or_default();
+            summary.searched.push((
+                s.kind().as_str().to_string(),
+                roots.iter().map(|r| r.display().to_string()).collect(),
+            ));
+            for p in s.discover(&roots) {
+                candidates.push((s.kind(), p));
+            }
+        }
+    } else {
+        for p in &options.paths {
+            candidates.extend(detect_paths(&sources, p));
+        }
+    }
+    candidates.sort_by(|a, b| a.1.cmp(&b.1));
+    candidates.dedup_by(|a, b| a.1 == b.1);
+    summary.files_seen = candidates.len() as u64;
+
+    // Plan.
+    let stored = store.stored_files()?;
+    let mut plan: Vec<Planned> = Vec::new();
+    let mut total_bytes = 0u64;
+    for (kind, path) in &candidates {
+        let key = path_key(path);
+        let Some(fp) = fingerprint(path) else {
+            continue;
+        };
+        let src = sources.iter().find(|s| s.kind() == *kind);
+        let appendable = src.is_some_and(|s| s.appendable(path));
+        let prior = stored.get(&key);
+        match decide(prior, fp, appendable, options.force, path) {
+            Decision::Skip => summary.files_unchanged += 1,
+            Decision::Full => {
+                total_bytes += fp.size;
+                plan.push(Planned {
+                    source: *kind,
+                    path: path.clone(),
+                    fingerprint: fp,
+                    resume: None,
+                });
+            }
+            Decision::Resume => {
+                let p = prior.expect("resume needs a prior state");
+                total_bytes += fp.size.saturating_sub(p.bytes_parsed);
+                plan.push(Planned {
+                    source: *kind,
+                    path: path.clone(),
+                    fingerprint: fp,
+                    resume: Some((p.bytes_parsed, p.lines, p.state.clone().unwrap_or_default())),
+                });
+            }
+        }
+    }
+    // Files that vanished: keep their sessions, mark them. Only files of the sources scanned by
+    // default discovery are considered, and only when they are really gone.
+    if options.paths.is_empty() {
+        let seen: HashSet<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
+        let scanned: HashSet<&str> = sources.iter().map(|s| s.kind().as_str()).collect();
+        let gone: Vec<String> = stored
+            .values()
+            .filter(|f| !f.missing && scanned.contains(f.source.as_str()))
+            .filter(|f| !seen.contains(&f.path) && !Path::new(&f.path).exists())
+            .map(|f| f.path.clone())
+            .collect();
+        if !gone.is_empty() {
+            summary.files_missing = store.mark_missing(&gone)? as u64;
+        }
+    }
+    // Biggest first: better balance across workers.
+    plan.sort_by(|a, b| b.fingerprint.size.cmp(&a.fingerprint.size));
+    progress.start(plan.len() as u64, total_bytes);
+
+    // Parse in parallel, write on this thread.
+    let (tx, rx) = crossbeam_channel::bounded::<(FileRecord, u64)>(CHANNEL_DEPTH);
+    let sources_ref = &sources;
+    let mut write_result: Result<(), IngestError> = Ok(());
+    let mut repo_cache: HashMap<String, Option<String>> = HashMap::new();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            plan.into_par_iter().for_each_with(tx, |tx, item| {
+                let record = parse_one(sources_ref, item);
+                // The writer stopped (error): nothing more to do.
+                let _ = tx.send(record);
+            });
+        });
+        let mut batch: Vec<FileRecord> = Vec::new();
+        let mut batch_bytes = 0usize;
+        let mut batch_started = Instant::now();
+        let mut stats = WriteStats::default();
+        for (mut record, bytes_read) in rx.iter() {
+            if write_result.is_err() {
+                continue;
+            }
+            progress.advance(bytes_read);
+            summary.bytes_read += bytes_read;
+            match (&record.error, record.resumed_from) {
+                (Some(e), _) => {
+                    summary.files_failed += 1;
+                    summary.failures.push((record.path.clone(), e.clone()));
+                }
+                (None, Some(_)) => summary.files_resumed += 1,
+                (None, None) => summary.files_parsed += 1,
+            }
+            summary.issues.extend(record.issues.iter().cloned());
+            for s in &mut record.sessions {
+                if s.meta.repository.is_none() {
+                    if let Some(cwd) = s.meta.cwd.clone() {
+                        s.meta.repository = repo_cache
+                            .entry(cwd)
+                            .or_insert_with_key(|cwd| repository_of(Path::new(cwd)))
+                            .clone();
+                    }
+                }
+            }
+            batch_bytes += record_weight(&record);
+            if batch.is_empty() {
+                batch_started = Instant::now();
+            }
+            batch.push(record);
+            if batch_bytes >= BATCH_BYTES
+                || batch.len() >= BATCH_FILES
+                || batch_started.elapsed() >= BATCH_AGE
+            {
+                match store.write_batch(std::mem::take(&mut batch)) {
+                    Ok(s) => stats.add(s),
+                    Err(e) => write_result = Err(e.into()),
+                }
+                batch_bytes = 0;
+            }
+        }
+        if write_result.is_ok() && !batch.is_empty() {
+            match store.write_batch(batch) {
+                Ok(s) => stats.add(s),
+                Err(e) => write_result = Err(e.into()),
+            }
+        }
+        summary.sessions_new = stats.sessions_new;
+        summary.sessions_updated = stats.sessions_updated;
+        summary.messages = stats.messages;
+        summary.files_concurrent = stats.files_stale;
+    });
+    write_result?;
+    store.resolve_links()?;
+    progress.finish();
+    summary.elapsed_ms = started.elapsed().as_millis() as u64;
+    tracing::info!(
+        files = summary.files_seen,
+        parsed = summary.files_parsed,
+        resumed = summary.files_resumed,
+        ms = summary.elapsed_ms,
+        "index finished"
+    );
+    Ok(summary)
+}
+
+enum Decision {
+    Skip,
+    Full,
+    Resume,
+}
+
+fn decide(
+    prior: Option<&StoredFile>,
+    fp: Fingerprint,
+    appendable: bool,
+    force: bool,
+    path: &Path,
+) -> Decision {
+    let Some(prior) = prior else {
+        return Decision::Full;
+    };
+    if force {
+        return Decision::Full;
+    }
+    if prior.fingerprint == fp && !prior.missing {
+        return Decision::Skip;
+    }
+    let grew = fp.size >= prior.bytes_parsed && prior.fingerprint.inode == fp.inode;
+    if appendable && grew && prior.state.is_some() && prefix_unchanged(path, prior) {
+        if fp.size == prior.bytes_parsed && prior.fingerprint.size == fp.size {
+            // Touched but not changed.
+            return Decision::Skip;
+        }
+        return Decision::Resume;
+    }
+    Decision::Full
+}
+
+/// Confirms the first and last bytes of the indexed prefix still hash the same.
+fn prefix_unchanged(path: &Path, prior: &StoredFile) -> bool {
+    match prefix_hashes(path, prior.bytes_parsed) {
+        Some((h, t)) => Some(h) == prior.head_hash && Some(t) == prior.tail_hash,
+        None => false,
+    }
+}
+
+/// Hashes the first and the last [`PREFIX_CHECK_BYTES`] of `file[..len]`.
+fn prefix_hashes(path: &Path, len: u64) -> Option<(i64, i64)> {
+    let mut f = File::open(path).ok()?;
+    let head_len = len.min(PREFIX_CHECK_BYTES);
+    let mut buf = vec![0u8; head_len as usize];
+    f.read_exact(&mut buf).ok()?;
+    let head = xxhash_rust::xxh3::xxh3_64(&buf) as i64;
+    let tail_start = len.saturating_sub(PREFIX_CHECK_BYTES);
+    let tail_len = (len - tail_start) as usize;
+    f.seek(SeekFrom::Start(tail_start)).ok()?;
+    buf.resize(tail_len, 0);
+    f.read_exact(&mut buf).ok()?;
+    let tail = xxhash_rust::xxh3::xxh3_64(&buf) as i64;
+    Some((head, tail))
+}
+
+fn parse_one(sources: &[Box<dyn Source>], item: Planned) -> (FileRecord, u64) {
+    let path_str = path_key(&item.path);
+    let mut record = FileRecord {
+        path: path_str,
+        source: Some(item.source),
+        fingerprint: item.fingerprint,
+        ..FileRecord::default()
+    };
+    let Some(src) = sources.iter().find(|s| s.kind() == item.source) else {
+        record.error = Some("no parser for this format".into());
+        return (record, 0);
+    };
+    let resume = item.resume.as_ref().map(|(offset, line, state)| Resume {
+        offset: *offset,
+        line: *line,
+        state,
+    });
+    let parsed = src.parse(ParseRequest {
+        path: &item.path,
+        resume,
+    });
+    match parsed {
+        Ok(p) => {
+            record.resumed_from = resume.map(|r| r.offset);
+            let (head, tail) = prefix_hashes(&item.path, p.bytes_parsed).unzip();
+            record.head_hash = head;
+            record.tail_hash = tail;
+            record.sessions = p.sessions;
+            record.issues = p.issues;
+            record.bytes_parsed = p.bytes_parsed;
+            record.lines = p.lines;
+            record.state = p.state;
+            record.notes = p.notes;
+            (record, p.bytes_read)
+        }
+        Err(e) => {
+            record.error = Some(e.to_string());
+            (record, 0)
+        }
+    }
+}
+
+/// Approximates the memory a parsed record holds.
+fn record_weight(r: &FileRecord) -> usize {
+    r.sessions
+        .iter()
+        .flat_map(|s| s.messages.iter())
+        .map(|m| {
+            m.text.len()
+                + m.tool_input.as_ref().map_or(0, String::len)
+                + m.tool_output.as_ref().map_or(0, String::len)
+                + 128
+        })
+        .sum()
+}
+
+/// Returns the (source, file) pairs under a user-named path, detecting each file's format.
+pub fn detect_paths(sources: &[Box<dyn Source>], path: &Path) -> Vec<(SourceKind, PathBuf)> {
+    let files: Vec<PathBuf> = if path.is_dir() {
+        trail_sources::discover::walk_files(path, 12, |_| true)
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut out = Vec::new();
+    for f in files {
+        let head = read_head(&f);
+        if let Some(s) = sources.iter().find(|s| s.detect(&f, &head)) {
+            out.push((s.kind(), f));
+        }
+    }
+    out
+}
+
+fn read_head(path: &Path) -> Vec<u8> {
+    let mut buf = vec![0u8; 64 << 10];
+    match File::open(path).and_then(|mut f| f.read(&mut buf)) {
+        Ok(n) => {
+            buf.truncate(n);
+            buf
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The key a file is stored under: its absolute path as text.
+pub fn path_key(path: &Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+fn fingerprint(path: &Path) -> Option<Fingerprint> {
+    let md = std::fs::metadata(path).ok()?;
+    let mtime_ns = md
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&md);
+    #[cfg(not(unix))]
+    let inode = 0u64;
+    Some(Fingerprint {
+        size: md.len(),
+        mtime_ns,
+        inode,
+    })
+}

@@ -5,6 +5,7 @@
 //! [`Session`]s plus [`ParseIssue`]s. A source never writes anything and never touches the
 //! store. Bad records degrade that record only.
 
+pub mod claude_code;
 pub mod discover;
 pub mod jsonl;
 pub mod refs;
@@ -123,7 +124,7 @@ pub trait Source: Send + Sync {
 
 /// Returns every source, in a fixed order.
 pub fn registry() -> Vec<Box<dyn Source>> {
-    vec![]
+    vec![Box::new(claude_code::ClaudeCode)]
 }
 
 /// Returns the source for `kind`, if it is built in.

@@ -1,1 +1,143 @@
-//! wip
+//! trail's SQLite store: the Chronicle-compatible schema plus trail's own tables, append-only
+//! migrations run on open, the writer the indexer uses, and the queries the commands use.
+//!
+//! Connections are opened with explicit pragmas (WAL, a long busy timeout, foreign keys,
+//! `synchronous=NORMAL`). Every write goes through `BEGIN IMMEDIATE`, so two indexers queue
+//! behind SQLite's lock instead of failing with "database is locked", and a killed process
+//! leaves the last committed state.
+
+mod read;
+mod schema;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+pub use read::{
+    DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow, SourceStats,
+};
+pub use write::{FileRecord, Fingerprint, StoredFile, WriteStats};
+
+/// How long a writer waits for another process's transaction before giving up. Long enough
+/// for a concurrent indexer's batch.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Errors from the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite reported an error.
+    #[error("store error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The store folder could not be created.
+    #[error("cannot create {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The store was written by a newer trail.
+    #[error("the store at {path} has schema version {found}, newer than this trail supports ({supported}); upgrade trail")]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    /// No session matches an id or prefix.
+    #[error("no session matches {0:?}")]
+    NotFound(String),
+    /// Several sessions match an id prefix.
+    #[error("{prefix:?} matches {count} sessions; give more of the id (for example {examples})")]
+    Ambiguous {
+        prefix: String,
+        count: usize,
+        examples: String,
+    },
+    /// A stored value could not be decoded.
+    #[error("corrupt value in the store: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// An open store.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    #[tracing::instrument(level = "debug", skip_all, err)]
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let conn = Connection::open(path)?;
+        configure(&conn)?;
+        schema::migrate(&conn, path)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens an existing store for reading only (no migrations, no writes possible).
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        schema::check_version(&conn, path)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens an in-memory store (tests).
+    pub fn open_in_memory() -> Result<Store> {
+        let conn = Connection::open_in_memory()?;
+        configure(&conn)?;
+        schema::migrate(&conn, Path::new(":memory:"))?;
+        Ok(Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+        })
+    }
+
+    /// Returns the store's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Returns the raw connection, for read-only queries in tests and tools.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Returns trail's schema version (the number of migrations applied).
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+}
+
+fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // journal_mode returns a row; WAL lets readers run while an index writes.
+    let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    conn.execute_batch(
+        "PRAGMA foreign_keys = ON;
+         PRAGMA synchronous = NORMAL;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -32000;",
+    )?;
+    Ok(())
+}

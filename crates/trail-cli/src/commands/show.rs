@@ -1,0 +1,286 @@
+//! `trail show`: a readable transcript, one line per tool call (`--full` for their input and
+//! output).
+
+use std::collections::HashMap;
+
+use trail_store::{MessageRow, SessionDetail};
+
+use crate::commands::open_existing;
+use crate::error::{CliError, CliResult};
+use crate::output::{self, Style};
+use crate::Ctx;
+
+/// Characters of a tool call's input shown on its line.
+const TOOL_LINE_CHARS: usize = 100;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session id (a unique prefix is enough)
+    id: String,
+    /// Only this turn (numbered as in `trail list` and search hits, from 0)
+    #[arg(long)]
+    turn: Option<i64>,
+    /// Show tool input and output, thinking, and messages before the first prompt
+    #[arg(long)]
+    full: bool,
+    /// Print the session, its messages, subagents, files and refs as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
+    let store = open_existing(ctx)?;
+    let id = store.resolve_session_id(&args.id)?;
+    let detail = store.session_detail(&id)?;
+    if let Some(t) = args.turn {
+        if t < 0 || t >= detail.session.turns {
+            return Err(CliError::usage(format!(
+                "session {id} has {} turns (0 to {}); there is no turn {t}",
+                detail.session.turns,
+                (detail.session.turns - 1).max(0)
+            )));
+        }
+    }
+    if args.json {
+        ctx.ui.json(&detail)?;
+        return Ok(0);
+    }
+    print_header(ctx, &detail)?;
+    print_transcript(ctx, &detail, &args)?;
+    Ok(0)
+}
+
+fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
+    let s = &d.session;
+    let ui = &mut ctx.ui;
+    let title = s.title.as_deref().unwrap_or("(untitled)");
+    ui.line(&ui.paint(Style::Bold, &output::one_line(title)))?;
+    let mut facts = vec![format!("id {}", s.id), s.source.clone()];
+    if let Some(r) = &s.repository {
+        facts.push(r.clone());
+    }
+    if let Some(b) = &s.branch {
+        facts.push(format!("branch {b}"));
+    }
+    if let Some(c) = &s.cwd {
+        facts.push(c.clone());
+    }
+    ui.line(&ui.paint(Style::Dim, &facts.join(" · ")))?;
+    let mut line2 = format!(
+        "{} → {} · {} turns · {} messages",
+        output::when(s.created_at.as_deref()),
+        output::when(s.updated_at.as_deref()),
+        s.turns,
+        s.messages
+    );
+    if s.total_tokens() > 0 {
+        line2.push_str(&format!(
+            " · tokens in {} out {} cache write {} cache read {}",
+            output::tokens(s.input_tokens),
+            output::tokens(s.output_tokens),
+            output::tokens(s.cache_creation_tokens),
+            output::tokens(s.cache_read_tokens)
+        ));
+    }
+    if !s.models.is_empty() {
+        line2.push_str(&format!(" · {}", s.models.join(", ")));
+    }
+    ui.line(&ui.paint(Style::Dim, &line2))?;
+    if let Some(p) = &s.parent_session_id {
+        let via = s
+            .parent_tool_call_id
+            .as_deref()
+            .map(|t| format!(" (tool call {t})"))
+            .unwrap_or_default();
+        ui.line(&format!("Subagent of {p}{via}"))?;
+    }
+    if s.source_missing {
+        ui.line(&ui.paint(
+            Style::Yellow,
+            "The agent's file for this session is gone; this is trail's copy.",
+        ))?;
+    }
+    if !d.subagents.is_empty() {
+        ui.line(&format!("Subagents ({}):", d.subagents.len()))?;
+        for a in &d.subagents {
+            ui.line(&format!(
+                "  {}  {} turns  {}",
+                ui.paint(Style::Yellow, &a.id),
+                a.turns,
+                output::one_line(a.title.as_deref().unwrap_or(""))
+            ))?;
+        }
+    }
+    if !d.files.is_empty() {
+        let names: Vec<&str> = d.files.iter().map(|(p, _)| p.as_str()).collect();
+        ui.line(&format!("Files ({}): {}", names.len(), names.join(", ")))?;
+    }
+    if !d.refs.is_empty() {
+        let refs: Vec<String> = d.refs.iter().map(|(t, v)| format!("{t} {v}")).collect();
+        ui.line(&format!("Refs: {}", refs.join(", ")))?;
+    }
+    if !d.checkpoints.is_empty() {
+        ui.line(&format!("Checkpoints: {}", d.checkpoints.len()))?;
+    }
+    Ok(())
+}
+
+fn print_transcript(ctx: &mut Ctx, d: &SessionDetail, args: &Args) -> CliResult {
+    let results: HashMap<&str, &MessageRow> = d
+        .messages
+        .iter()
+        .filter(|m| m.kind.as_deref() == Some("tool_result"))
+        .filter_map(|m| m.tool_call_id.as_deref().map(|id| (id, m)))
+        .collect();
+    let mut current: Option<i64> = None;
+    let mut off_branch = 0usize;
+    for m in &d.messages {
+        if !m.on_main_chain {
+            off_branch += 1;
+            continue;
+        }
+        if let Some(want) = args.turn {
+            if m.turn_index != Some(want) {
+                continue;
+            }
+        }
+        if m.turn_index.is_none() && !args.full {
+            continue;
+        }
+        if m.turn_index != current {
+            current = m.turn_index;
+            let label = match current {
+                Some(t) => format!("── Turn {t} · {} ", output::when(m.timestamp.as_deref())),
+                None => "── Before the first prompt ".to_string(),
+            };
+            let rule = format!("{label}{}", "─".repeat(60usize.saturating_sub(label.chars().count())));
+            ctx.ui.line("")?;
+            ctx.ui.line(&ctx.ui.paint(Style::Blue, &rule))?;
+        }
+        print_message(ctx, m, &results, args.full)?;
+    }
+    if off_branch > 0 {
+        ctx.ui.line("")?;
+        ctx.ui.line(&ctx.ui.paint(
+            Style::Dim,
+            &format!("{off_branch} messages on abandoned branches (rewinds, retries) are kept; see --json."),
+        ))?;
+    }
+    Ok(())
+}
+
+fn print_message(
+    ctx: &mut Ctx,
+    m: &MessageRow,
+    results: &HashMap<&str, &MessageRow>,
+    full: bool,
+) -> CliResult {
+    let ui = &mut ctx.ui;
+    let text = m.text.as_deref().unwrap_or("");
+    match m.kind.as_deref() {
+        Some("prompt") => {
+            ui.line(&format!("{} {}", ui.paint(Style::Green, "❯"), ui.paint(Style::Bold, text)))?;
+        }
+        Some("text") => {
+            for l in text.lines() {
+                ui.line(&format!("  {l}"))?;
+            }
+        }
+        Some("thinking") => {
+            if full {
+                for l in text.lines() {
+                    ui.line(&ui.paint(Style::Dim, &format!("  ┊ {l}")))?;
+                }
+            } else if !text.is_empty() {
+                ui.line(&ui.paint(
+                    Style::Dim,
+                    &format!("  ┊ thinking ({} chars; --full shows it)", text.chars().count()),
+                ))?;
+            }
+        }
+        Some("tool_call") => {
+            let name = m.tool_name.as_deref().unwrap_or("tool");
+            let result = m.tool_call_id.as_deref().and_then(|id| results.get(id));
+            let mark = match result {
+                Some(r) if r.is_error => ui.paint(Style::Red, "✗"),
+                Some(_) => ui.paint(Style::Green, "✓"),
+                None => ui.paint(Style::Dim, "…"),
+            };
+            let summary = tool_summary(m.tool_input.as_deref().unwrap_or(""));
+            ui.line(&format!(
+                "  {mark} {} {}",
+                ui.paint(Style::Cyan, name),
+                output::fit(&summary, TOOL_LINE_CHARS).trim_end()
+            ))?;
+            if full {
+                if let Some(input) = &m.tool_input {
+                    for l in pretty_json(input).lines() {
+                        ui.line(&ui.paint(Style::Dim, &format!("      {l}")))?;
+                    }
+                }
+                if let Some(out) = result.and_then(|r| r.tool_output.as_deref()) {
+                    ui.line(&ui.paint(Style::Dim, "      ── output ──"))?;
+                    for l in out.lines() {
+                        ui.line(&format!("      {l}"))?;
+                    }
+                }
+            }
+        }
+        Some("tool_result") => {}
+        Some("error") => {
+            ui.line(&ui.paint(Style::Red, &format!("  ! {}", output::one_line(text))))?;
+        }
+        Some("summary") => {
+            let n = text.chars().count();
+            ui.line(&ui.paint(Style::Magenta, &format!("  ≡ summary ({n} chars)")))?;
+            if full {
+                for l in text.lines() {
+                    ui.line(&format!("    {l}"))?;
+                }
+            }
+        }
+        Some("compaction") => {
+            ui.line(&ui.paint(Style::Magenta, "  ≡ conversation compacted"))?;
+        }
+        Some("meta") if full && !text.is_empty() => {
+            ui.line(&ui.paint(Style::Dim, &format!("  · {}", output::one_line(text))))?;
+        }
+        Some("meta") if text.starts_with("[Request interrupted") => {
+            ui.line(&ui.paint(Style::Yellow, &format!("  {text}")))?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// One line describing a tool call: its command, path or pattern when it has one.
+fn tool_summary(input: &str) -> String {
+    let v: serde_json::Value = match serde_json::from_str(input) {
+        Ok(v) => v,
+        Err(_) => return output::one_line(input),
+    };
+    for key in [
+        "command",
+        "file_path",
+        "path",
+        "filePath",
+        "notebook_path",
+        "pattern",
+        "url",
+        "query",
+        "description",
+        "prompt",
+    ] {
+        if let Some(s) = v.get(key).and_then(|x| x.as_str()) {
+            return output::one_line(s);
+        }
+    }
+    output::one_line(&v.to_string())
+}
+
+fn pretty_json(s: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(s)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| s.to_string())
+}

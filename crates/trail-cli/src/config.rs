@@ -1,0 +1,191 @@
+//! Resolves paths from flags, environment and the home directory. The only place that reads
+//! the environment: libraries receive explicit paths.
+//!
+//! Precedence (highest first): flags, environment, defaults under the home directory.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use trail_ingest::Roots;
+use trail_model::SourceKind;
+
+/// The process environment, captured once so tests can substitute it.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: HashMap<String, OsString>,
+}
+
+impl Env {
+    pub fn from_process() -> Self {
+        Env {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v)))
+                .collect(),
+        }
+    }
+
+    /// Returns a non-empty variable.
+    pub fn get(&self, key: &str) -> Option<&OsString> {
+        self.vars.get(key).filter(|v| !v.is_empty())
+    }
+
+    fn path(&self, key: &str) -> Option<PathBuf> {
+        self.get(key).map(PathBuf::from)
+    }
+
+    /// Returns the home directory (`$HOME`, or `%USERPROFILE%` on Windows).
+    pub fn home(&self) -> Option<PathBuf> {
+        self.path("HOME").or_else(|| self.path("USERPROFILE"))
+    }
+}
+
+/// Returns the store path: `--store`, else `TRAIL_STORE`, else
+/// `$XDG_DATA_HOME/trail/trail.db` (default `~/.local/share/trail/trail.db`).
+pub fn store_path(flag: Option<&Path>, env: &Env) -> Option<PathBuf> {
+    if let Some(p) = flag {
+        return Some(p.to_path_buf());
+    }
+    if let Some(p) = env.path("TRAIL_STORE") {
+        return Some(p);
+    }
+    let data = env
+        .path("XDG_DATA_HOME")
+        .or_else(|| env.home().map(|h| h.join(".local/share")))?;
+    Some(data.join("trail").join("trail.db"))
+}
+
+/// Returns where each source looks. `home` replaces the home directory (for the bundled
+/// samples: `--home examples/home`); with it, environment overrides are ignored so the samples
+/// never mix with real history. `overrides` are `--root SOURCE=PATH` flags, which win.
+pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, PathBuf)]) -> Roots {
+    let isolated = home.is_some();
+    let home = home.map(Path::to_path_buf).or_else(|| env.home());
+    let var = |k: &str| if isolated { None } else { env.path(k) };
+    let mut by: HashMap<SourceKind, Vec<PathBuf>> = HashMap::new();
+
+    // Claude Code: CLAUDE_CONFIG_DIR (comma-separated) replaces the defaults.
+    let claude = match (!isolated).then(|| env.get("CLAUDE_CONFIG_DIR")).flatten() {
+        Some(list) => list
+            .to_string_lossy()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect(),
+        None => {
+            let mut v = Vec::new();
+            if let Some(h) = &home {
+                v.push(h.join(".claude/projects"));
+            }
+            let xdg = var("XDG_CONFIG_HOME").or_else(|| home.as_ref().map(|h| h.join(".config")));
+            if let Some(x) = xdg {
+                v.push(x.join("claude/projects"));
+            }
+            v
+        }
+    };
+    by.insert(SourceKind::ClaudeCode, claude);
+
+    if let Some(h) = &home {
+        // VS Code and forks: user data folders on Linux, macOS and Windows.
+        let mut vscode = Vec::new();
+        let appdata = var("APPDATA").unwrap_or_else(|| h.join("AppData/Roaming"));
+        let config = var("XDG_CONFIG_HOME").unwrap_or_else(|| h.join(".config"));
+        for app in ["Code", "Code - Insiders", "VSCodium", "Code - OSS"] {
+            vscode.push(config.join(app));
+            vscode.push(h.join("Library/Application Support").join(app));
+            vscode.push(appdata.join(app));
+        }
+        if let Some(p) = var("VSCODE_PORTABLE") {
+            vscode.push(p.join("user-data"));
+        }
+        if let Some(p) = var("TRAIL_VSCODE_DIR") {
+            vscode = vec![p];
+        }
+        by.insert(SourceKind::CopilotVscode, vscode);
+
+        let copilot = if let Some(p) = var("COPILOT_HOME") {
+            vec![p]
+        } else {
+            let mut v = vec![h.join(".copilot")];
+            if let Some(s) = var("XDG_STATE_HOME") {
+                v.push(s.join(".copilot"));
+            }
+            v
+        };
+        by.insert(SourceKind::CopilotCli, copilot);
+        by.insert(
+            SourceKind::Codex,
+            vec![var("CODEX_HOME").unwrap_or_else(|| h.join(".codex"))],
+        );
+        by.insert(
+            SourceKind::GeminiCli,
+            vec![var("GEMINI_CLI_HOME")
+                .map(|p| p.join(".gemini"))
+                .unwrap_or_else(|| h.join(".gemini"))],
+        );
+        let data = var("XDG_DATA_HOME").unwrap_or_else(|| h.join(".local/share"));
+        by.insert(
+            SourceKind::Opencode,
+            vec![var("TRAIL_OPENCODE_DIR").unwrap_or_else(|| data.join("opencode"))],
+        );
+        let mut cursor = vec![
+            config.join("Cursor"),
+            h.join("Library/Application Support/Cursor"),
+            appdata.join("Cursor"),
+        ];
+        if let Some(p) = var("TRAIL_CURSOR_DIR") {
+            cursor = vec![p];
+        }
+        by.insert(SourceKind::Cursor, cursor);
+    }
+    for (kind, path) in overrides {
+        by.insert(*kind, vec![path.clone()]);
+    }
+    Roots { by_source: by }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Env {
+        Env {
+            vars: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), OsString::from(v)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn store_precedence() {
+        let e = env(&[("HOME", "/h"), ("TRAIL_STORE", "/s.db")]);
+        assert_eq!(store_path(Some(Path::new("/f.db")), &e), Some("/f.db".into()));
+        assert_eq!(store_path(None, &e), Some("/s.db".into()));
+        let e = env(&[("HOME", "/h")]);
+        assert_eq!(store_path(None, &e), Some("/h/.local/share/trail/trail.db".into()));
+        let e = env(&[("HOME", "/h"), ("XDG_DATA_HOME", "/x")]);
+        assert_eq!(store_path(None, &e), Some("/x/trail/trail.db".into()));
+    }
+
+    #[test]
+    fn claude_roots() {
+        let e = env(&[("HOME", "/h")]);
+        let r = source_roots(&e, None, &[]);
+        assert_eq!(
+            r.by_source[&SourceKind::ClaudeCode],
+            vec![PathBuf::from("/h/.claude/projects"), "/h/.config/claude/projects".into()]
+        );
+        let e = env(&[("HOME", "/h"), ("CLAUDE_CONFIG_DIR", "/a, /b/projects")]);
+        let r = source_roots(&e, None, &[]);
+        assert_eq!(
+            r.by_source[&SourceKind::ClaudeCode],
+            vec![PathBuf::from("/a"), "/b/projects".into()]
+        );
+        // A sample home ignores the environment.
+        let r = source_roots(&e, Some(Path::new("/demo")), &[]);
+        assert_eq!(r.by_source[&SourceKind::ClaudeCode][0], PathBuf::from("/demo/.claude/projects"));
+    }
+}

@@ -1,0 +1,1478 @@
+//! Claude Code: `~/.claude/projects/<slug>/<session>.jsonl`, one JSON entry per line.
+//!
+//! Entries form a tree through `uuid`/`parentUuid` (effective parent: `logicalParentUuid`, then
+//! `parentUuid`, which makes compaction boundaries transparent). Every entry with a `uuid` is a
+//! chain node and is kept as a message, whatever its type; branches from rewinds are kept too,
+//! but turns are built from the latest main chain only: the path from the last written
+//! non-sidechain node up to its root, plus structural side branches (tool results, progress,
+//! attachments) hanging off it.
+//!
+//! Files and sessions:
+//! - `<slug>/<id>.jsonl` is a main session, id = its `sessionId` (the file stem).
+//! - `<slug>/<id>/subagents/agent-<agentId>.jsonl` (new layout) and `<slug>/agent-<agentId>.jsonl`
+//!   (old layout, whose entries carry the *parent's* `sessionId`) are subagent sessions with id
+//!   `<parent>:agent-<agentId>`, linked to the parent and, through `toolUseResult.agentId` or the
+//!   `agent-<agentId>.meta.json` sidecar, to the tool call that started them.
+//! - Old versions wrote Task subagents inline in the main file (`isSidechain: true`). Each inline
+//!   sidechain tree becomes its own subagent session `<parent>:sidechain-<root uuid>`, so its
+//!   lines never count as the parent's turns or tokens.
+//!
+//! Usage: one row per API request, deduplicated by (`message.id`, `requestId`) keeping the larger
+//! total (Claude streams one content block per line, each repeating the usage); `<synthetic>`
+//! messages are skipped; entries lacking either id are counted once each.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use trail_model::{
+    time, truncate_chars, turns, Checkpoint, FileTouch, Message, MessageKind, ParentLink, Relink,
+    Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, UpdateMode, Usage,
+};
+
+use crate::jsonl::{self, LinePos};
+use crate::{discover, refs, FileParse, ParseRequest, Source, SourceError};
+
+/// Model name Claude Code gives messages it generated locally.
+const SYNTHETIC_MODEL: &str = "<synthetic>";
+/// Tools whose input names a file they read or write.
+const FILE_TOOLS: &[&str] = &[
+    "Read",
+    "Edit",
+    "MultiEdit",
+    "Write",
+    "NotebookEdit",
+    "NotebookRead",
+];
+/// Tools whose output is shell output (scanned for git's commit lines).
+const SHELL_TOOLS: &[&str] = &["Bash", "BashOutput", "bash"];
+
+/// The Claude Code source.
+pub struct ClaudeCode;
+
+impl Source for ClaudeCode {
+    fn kind(&self) -> SourceKind {
+        SourceKind::ClaudeCode
+    }
+
+    fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for root in roots {
+            // A root may be the config dir (holding `projects/`) or `projects/` itself.
+            let projects = if root.join("projects").is_dir() {
+                root.join("projects")
+            } else {
+                root.clone()
+            };
+            out.extend(discover::walk_files(&projects, 6, |p| {
+                discover::has_extension(p, "jsonl")
+            }));
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn detect(&self, path: &Path, head: &[u8]) -> bool {
+        if !discover::has_extension(path, "jsonl") {
+            return false;
+        }
+        let text = String::from_utf8_lossy(head);
+        text.lines().take(20).any(|l| {
+            (l.contains("\"sessionId\"") && (l.contains("\"uuid\"") || l.contains("\"type\"")))
+                || l.contains("\"leafUuid\"")
+        })
+    }
+
+    fn appendable(&self, _path: &Path) -> bool {
+        true
+    }
+
+    fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
+        parse_file(request)
+    }
+}
+
+/// What a file is, from its path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+enum FileRole {
+    /// `<id>.jsonl`.
+    Main,
+    /// `agent-<agentId>.jsonl`, in either layout; `parent_hint` is the session folder name of
+    /// the new layout.
+    Subagent {
+        agent_id: String,
+        parent_hint: Option<String>,
+    },
+}
+
+fn file_role(path: &Path) -> FileRole {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match stem.strip_prefix("agent-") {
+        Some(agent_id) => {
+            let parent_dir = path.parent();
+            let parent_hint = parent_dir
+                .filter(|d| d.file_name().is_some_and(|n| n == "subagents"))
+                .and_then(|d| d.parent())
+                .and_then(|d| d.file_name())
+                .map(|n| n.to_string_lossy().into_owned());
+            FileRole::Subagent {
+                agent_id: agent_id.to_string(),
+                parent_hint,
+            }
+        }
+        None => FileRole::Main,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw entries (only the fields trail uses; everything else is skipped without allocation)
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct RawEntry {
+    #[serde(rename = "type")]
+    ty: Option<String>,
+    subtype: Option<String>,
+    uuid: Option<String>,
+    parent_uuid: Option<String>,
+    logical_parent_uuid: Option<String>,
+    session_id: Option<String>,
+    timestamp: Option<serde_json::Value>,
+    is_sidechain: Option<bool>,
+    cwd: Option<String>,
+    version: Option<String>,
+    git_branch: Option<String>,
+    is_meta: Option<bool>,
+    is_compact_summary: Option<bool>,
+    is_api_error_message: Option<bool>,
+    request_id: Option<String>,
+    message: Option<RawMessage>,
+    #[serde(default, deserialize_with = "agent_id_of")]
+    tool_use_result: Option<String>,
+    summary: Option<String>,
+    leaf_uuid: Option<String>,
+    custom_title: Option<String>,
+    ai_title: Option<String>,
+    content: Option<Box<RawValue>>,
+    level: Option<String>,
+    attachment: Option<Box<RawValue>>,
+    #[serde(rename = "costUSD")]
+    cost_usd: Option<f64>,
+    pr_url: Option<String>,
+    compact_metadata: Option<Box<RawValue>>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawMessage {
+    id: Option<String>,
+    model: Option<String>,
+    content: Option<Content>,
+    usage: Option<RawUsage>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+    #[serde(default)]
+    cache_creation_input_tokens: u64,
+    #[serde(default)]
+    cache_read_input_tokens: u64,
+    cache_creation: Option<CacheCreation>,
+    speed: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize, Default)]
+struct CacheCreation {
+    #[serde(default)]
+    ephemeral_5m_input_tokens: u64,
+    #[serde(default)]
+    ephemeral_1h_input_tokens: u64,
+}
+
+#[derive(Deserialize, Default)]
+struct Block {
+    #[serde(rename = "type")]
+    ty: Option<String>,
+    text: Option<String>,
+    thinking: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    input: Option<Box<RawValue>>,
+    tool_use_id: Option<String>,
+    content: Option<Content>,
+    is_error: Option<bool>,
+    /// Images carry `{media_type, data}`; other blocks reuse the name for other shapes.
+    source: Option<Box<RawValue>>,
+}
+
+#[derive(Deserialize, Default)]
+struct ImageSource {
+    media_type: Option<String>,
+    url: Option<String>,
+}
+
+/// `message.content` and `tool_result.content`: a string or an array of blocks.
+enum Content {
+    Text(String),
+    Blocks(Vec<Block>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Content;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an array of content blocks")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Content, E> {
+                Ok(Content::Text(v.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Content, E> {
+                Ok(Content::Text(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element::<BlockOrOther>()? {
+                    if let BlockOrOther::Block(b) = b {
+                        blocks.push(b);
+                    }
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Content, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A content array element: a block object, or anything else (skipped).
+enum BlockOrOther {
+    Block(Block),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for BlockOrOther {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        if v.is_object() {
+            Block::deserialize(v)
+                .map(BlockOrOther::Block)
+                .map_err(de::Error::custom)
+        } else {
+            Ok(BlockOrOther::Other)
+        }
+    }
+}
+
+/// Reads only `agentId` from `toolUseResult` (which can be a string, an array or a large object
+/// repeating the whole tool output) without building the rest.
+fn agent_id_of<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "agentId" {
+                    found = map.next_value::<Option<String>>()?;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resumable state
+// ---------------------------------------------------------------------------------------------
+
+/// Structural facts about one stored message: enough to recompute chains and turns on append
+/// without the text.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Node {
+    /// Which session of the file (index into `State::sessions`).
+    slot: u32,
+    seq: u32,
+    uuid: Option<String>,
+    parent: Option<String>,
+    kind: MessageKind,
+    sidechain: bool,
+    turn: Option<u32>,
+    main: bool,
+}
+
+/// Per-session accumulated facts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SessionState {
+    meta: SessionMeta,
+    /// 3 custom title, 2 ai-title or summary, 1 first prompt, 0 none.
+    title_rank: u8,
+    next_seq: u32,
+    checkpoints: u32,
+    models: Vec<String>,
+    /// Dedupe key -> total tokens kept.
+    usage: HashMap<String, u64>,
+    /// For inline sidechain sessions: the root uuid.
+    sidechain_root: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct State {
+    role: FileRole,
+    sessions: Vec<SessionState>,
+    nodes: Vec<Node>,
+    /// `summary` entries whose `leafUuid` is not (yet) in this file.
+    pending_summaries: Vec<(String, String)>,
+    /// Prompt text of Task/Agent tool calls by tool_use id, to link inline sidechains.
+    task_prompts: Vec<(String, String)>,
+}
+
+/// Work in progress for one session during a parse.
+struct Building {
+    session: Session,
+    /// Index of the first message that is new in this parse.
+    new_from: usize,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------
+
+fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
+    let path = request.path;
+    let role = file_role(path);
+    let (mut state, start, start_line, appending) = match request.resume {
+        Some(r) => match serde_json::from_slice::<State>(r.state) {
+            Ok(s) if s.role == role => (s, r.offset, r.line, true),
+            _ => (new_state(role.clone()), 0, 0, false),
+        },
+        None => (new_state(role.clone()), 0, 0, false),
+    };
+    let meta_sidecar = match &role {
+        FileRole::Subagent { agent_id, .. } => read_meta_sidecar(path, agent_id),
+        FileRole::Main => None,
+    };
+
+    let mut uuid_slot = HashMap::new();
+    for n in &state.nodes {
+        if let Some(u) = &n.uuid {
+            uuid_slot.entry(u.clone()).or_insert((n.slot, n.sidechain));
+        }
+    }
+    let mut parser = Parser {
+        uuid_slot,
+        state: &mut state,
+        building: HashMap::new(),
+        file_stem: path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        meta_sidecar,
+    };
+    let outcome = jsonl::read_lines(path, start, start_line, |pos, line| {
+        parser.line(pos, line)
+    })?;
+    let mut sessions = parser.finish(appending);
+    sessions.retain(|s| !(s.mode == UpdateMode::Replace && s.messages.is_empty() && s.meta.title.is_none() && s.meta.created_at.is_none()));
+    let state_bytes = serde_json::to_vec(&state).ok();
+    Ok(FileParse {
+        sessions,
+        issues: outcome.issues,
+        bytes_parsed: outcome.bytes_parsed,
+        bytes_read: outcome.bytes_read,
+        lines: outcome.lines,
+        state: state_bytes,
+        notes: Vec::new(),
+    })
+}
+
+fn new_state(role: FileRole) -> State {
+    State {
+        role,
+        sessions: Vec::new(),
+        nodes: Vec::new(),
+        pending_summaries: Vec::new(),
+        task_prompts: Vec::new(),
+    }
+}
+
+/// Reads `agent-<id>.meta.json` beside a subagent file for the spawning tool call id.
+fn read_meta_sidecar(path: &Path, agent_id: &str) -> Option<String> {
+    let meta = path.with_file_name(format!("agent-{agent_id}.meta.json"));
+    let bytes = std::fs::read(meta).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    ["toolUseId", "toolUseID", "tool_use_id"]
+        .iter()
+        .find_map(|k| v.get(*k).and_then(|x| x.as_str()).map(str::to_string))
+}
+
+struct Parser<'a> {
+    state: &'a mut State,
+    /// Sessions touched by this parse, by slot.
+    building: HashMap<u32, Building>,
+    file_stem: String,
+    /// uuid -> (slot, sidechain) of the first node with that uuid.
+    uuid_slot: HashMap<String, (u32, bool)>,
+    meta_sidecar: Option<String>,
+}
+
+impl Parser<'_> {
+    fn line(&mut self, pos: LinePos, line: &str) -> Result<(), String> {
+        let entry: RawEntry = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+        let ty = entry
+            .ty
+            .as_deref()
+            .ok_or_else(|| "entry has no \"type\"".to_string())?
+            .to_string();
+        let ts = entry.timestamp.as_ref().and_then(time::from_json);
+        let _ = pos;
+        match ty.as_str() {
+            "summary" => {
+                if let Some(summary) = entry.summary.as_deref().filter(|s| !junk_title(s)) {
+                    let leaf = entry.leaf_uuid.clone().unwrap_or_default();
+                    self.state.pending_summaries.push((leaf, summary.to_string()));
+                }
+                return Ok(());
+            }
+            "custom-title" | "ai-title" => {
+                let (title, rank) = if ty == "custom-title" {
+                    (entry.custom_title.as_deref(), 3)
+                } else {
+                    (entry.ai_title.as_deref(), 2)
+                };
+                if let Some(t) = title.filter(|t| !t.trim().is_empty()) {
+                    let slot = self.main_slot(&entry);
+                    self.set_title(slot, t, rank);
+                }
+                return Ok(());
+            }
+            "pr-link" => {
+                if let Some(url) = entry.pr_url.as_deref() {
+                    let slot = self.main_slot(&entry);
+                    let b = self.building(slot);
+                    for (rt, value) in refs::extract(url, false) {
+                        b.session.add_ref(SessionRef {
+                            ref_type: rt,
+                            value,
+                            turn_index: None,
+                            created_at: ts.clone(),
+                        });
+                    }
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+        // Only chain nodes (entries with a uuid) become messages; other metadata lines
+        // (queue operations, file snapshots, modes) carry nothing to index.
+        let Some(uuid) = entry.uuid.clone() else {
+            return Ok(());
+        };
+        let parent = entry
+            .logical_parent_uuid
+            .clone()
+            .or_else(|| entry.parent_uuid.clone());
+        let sidechain = entry.is_sidechain.unwrap_or(false);
+        let slot = self.slot_for(&entry, sidechain, parent.as_deref(), &uuid);
+        {
+            let st = &mut self.state.sessions[slot as usize];
+            if let Some(ts) = &ts {
+                st.meta.observe_timestamp(ts);
+            }
+            if st.meta.cwd.is_none() {
+                st.meta.cwd = entry.cwd.clone().filter(|c| !c.is_empty());
+            }
+            if let Some(b) = entry.git_branch.as_deref().filter(|b| !b.is_empty()) {
+                if b != "HEAD" || st.meta.branch.is_none() {
+                    st.meta.branch = Some(b.to_string());
+                }
+            }
+            if let Some(v) = entry.version.as_deref() {
+                st.meta.agent_version = Some(v.to_string());
+            }
+        }
+        let base = Message {
+            native_id: Some(uuid.clone()),
+            parent_native_id: parent.clone(),
+            timestamp: ts.clone(),
+            is_sidechain: sidechain,
+            ..Message::default()
+        };
+        let mut out: Vec<Message> = Vec::new();
+        match ty.as_str() {
+            "user" => self.user_messages(&entry, &base, &mut out),
+            "assistant" => self.assistant_messages(slot, &entry, &base, ts.as_deref(), &mut out),
+            "system" => {
+                let sub = entry.subtype.as_deref().unwrap_or("");
+                let text = raw_text(entry.content.as_deref());
+                let (role, kind) = match sub {
+                    "compact_boundary" => (Role::System, MessageKind::Compaction),
+                    "api_error" | "error" | "api_refusal" => (Role::System, MessageKind::Error),
+                    _ if entry.level.as_deref() == Some("error") => {
+                        (Role::System, MessageKind::Error)
+                    }
+                    _ => (Role::System, MessageKind::Meta),
+                };
+                let extra = if kind == MessageKind::Compaction {
+                    entry.compact_metadata.as_ref().map(|m| m.get().to_string())
+                } else {
+                    None
+                };
+                out.push(Message {
+                    role: Some(role),
+                    kind: Some(kind),
+                    text: if text.is_empty() { sub.to_string() } else { text },
+                    is_error: kind == MessageKind::Error,
+                    extra,
+                    ..base.clone()
+                });
+            }
+            "attachment" => {
+                out.push(Message {
+                    role: Some(Role::System),
+                    kind: Some(MessageKind::Meta),
+                    text: attachment_summary(entry.attachment.as_deref()),
+                    extra: entry.attachment.as_ref().map(|a| a.get().to_string()),
+                    ..base.clone()
+                });
+            }
+            "progress" => {
+                out.push(Message {
+                    role: Some(Role::System),
+                    kind: Some(MessageKind::Meta),
+                    ..base.clone()
+                });
+            }
+            _ => {
+                // An unknown chain node: keep it (and the raw line) so the chain stays whole.
+                out.push(Message {
+                    role: Some(Role::System),
+                    kind: Some(MessageKind::Unknown),
+                    extra: Some(line.to_string()),
+                    ..base.clone()
+                });
+            }
+        }
+        if out.is_empty() {
+            out.push(Message {
+                role: Some(Role::System),
+                kind: Some(MessageKind::Meta),
+                ..base
+            });
+        }
+        for m in out {
+            self.push_message(slot, m);
+        }
+        Ok(())
+    }
+
+    fn user_messages(&mut self, entry: &RawEntry, base: &Message, out: &mut Vec<Message>) {
+        let content = entry.message.as_ref().and_then(|m| m.content.as_ref());
+        let mut text = String::new();
+        let mut results: Vec<Message> = Vec::new();
+        match content {
+            Some(Content::Text(t)) => text.push_str(t),
+            Some(Content::Blocks(blocks)) => {
+                for b in blocks {
+                    match b.ty.as_deref() {
+                        Some("text") => push_para(&mut text, b.text.as_deref().unwrap_or("")),
+                        Some("image") => push_para(&mut text, &image_placeholder(b)),
+                        Some("document") => push_para(&mut text, "[document]"),
+                        Some("tool_result") => {
+                            let output = content_text(b.content.as_ref());
+                            results.push(Message {
+                                role: Some(Role::Tool),
+                                kind: Some(MessageKind::ToolResult),
+                                tool_call_id: b.tool_use_id.clone(),
+                                tool_output: Some(output),
+                                is_error: b.is_error.unwrap_or(false),
+                                agent_ref: entry.tool_use_result.clone(),
+                                ..base.clone()
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        out.extend(results);
+        if text.is_empty() {
+            return;
+        }
+        let kind = if entry.is_compact_summary == Some(true) {
+            MessageKind::Summary
+        } else if entry.is_meta == Some(true) || is_interrupt(&text) || is_injected(&text) {
+            MessageKind::Meta
+        } else {
+            MessageKind::Prompt
+        };
+        let role = if kind == MessageKind::Summary {
+            Role::System
+        } else {
+            Role::User
+        };
+        out.push(Message {
+            role: Some(role),
+            kind: Some(kind),
+            text,
+            ..base.clone()
+        });
+    }
+
+    fn assistant_messages(
+        &mut self,
+        slot: u32,
+        entry: &RawEntry,
+        base: &Message,
+        ts: Option<&str>,
+        out: &mut Vec<Message>,
+    ) {
+        let msg = entry.message.as_ref();
+        let model = msg
+            .and_then(|m| m.model.clone())
+            .filter(|m| !m.is_empty() && m != SYNTHETIC_MODEL);
+        let api_error = entry.is_api_error_message == Some(true);
+        if let Some(Content::Blocks(blocks)) = msg.and_then(|m| m.content.as_ref()) {
+            for b in blocks {
+                let m = match b.ty.as_deref() {
+                    Some("text") => Message {
+                        role: Some(Role::Assistant),
+                        kind: Some(if api_error {
+                            MessageKind::Error
+                        } else {
+                            MessageKind::Text
+                        }),
+                        text: b.text.clone().unwrap_or_default(),
+                        is_error: api_error,
+                        ..base.clone()
+                    },
+                    Some("thinking") | Some("redacted_thinking") => Message {
+                        role: Some(Role::Assistant),
+                        kind: Some(MessageKind::Thinking),
+                        text: b.thinking.clone().unwrap_or_default(),
+                        ..base.clone()
+                    },
+                    Some("tool_use") | Some("server_tool_use") | Some("mcp_tool_use") => {
+                        let input = b.input.as_ref().map(|i| i.get().to_string());
+                        if let (Some(id), Some(name), Some(input)) = (&b.id, &b.name, &input) {
+                            if name == "Task" || name == "Agent" {
+                                if let Some(p) = task_prompt(input) {
+                                    self.state.task_prompts.push((id.clone(), p));
+                                }
+                            }
+                        }
+                        Message {
+                            role: Some(Role::Assistant),
+                            kind: Some(MessageKind::ToolCall),
+                            tool_name: b.name.clone(),
+                            tool_call_id: b.id.clone(),
+                            tool_input: input,
+                            ..base.clone()
+                        }
+                    }
+                    Some(other) if other.ends_with("tool_result") => Message {
+                        role: Some(Role::Tool),
+                        kind: Some(MessageKind::ToolResult),
+                        tool_call_id: b.tool_use_id.clone(),
+                        tool_output: Some(content_text(b.content.as_ref())),
+                        is_error: b.is_error.unwrap_or(false),
+                        ..base.clone()
+                    },
+                    _ => Message {
+                        role: Some(Role::Assistant),
+                        kind: Some(MessageKind::Unknown),
+                        extra: Some(format!(
+                            "{{\"type\":{}}}",
+                            serde_json::to_string(b.ty.as_deref().unwrap_or("")).unwrap_or_default()
+                        )),
+                        ..base.clone()
+                    },
+                };
+                out.push(Message {
+                    model: model.clone(),
+                    ..m
+                });
+            }
+        } else if let Some(Content::Text(t)) = msg.and_then(|m| m.content.as_ref()) {
+            out.push(Message {
+                role: Some(Role::Assistant),
+                kind: Some(if api_error {
+                    MessageKind::Error
+                } else {
+                    MessageKind::Text
+                }),
+                text: t.clone(),
+                model: model.clone(),
+                is_error: api_error,
+                ..base.clone()
+            });
+        }
+        let st = &mut self.state.sessions[slot as usize];
+        if let Some(m) = &model {
+            if !st.models.iter().any(|x| x == m) {
+                st.models.push(m.clone());
+            }
+        }
+        // Usage: skip synthetic messages; dedupe streamed chunks.
+        let Some(msg) = msg else { return };
+        let Some(u) = &msg.usage else { return };
+        if msg.model.as_deref() == Some(SYNTHETIC_MODEL) {
+            return;
+        }
+        let cache_creation = match &u.cache_creation {
+            Some(c) if c.ephemeral_5m_input_tokens + c.ephemeral_1h_input_tokens > 0 => {
+                c.ephemeral_5m_input_tokens + c.ephemeral_1h_input_tokens
+            }
+            _ => u.cache_creation_input_tokens,
+        };
+        let usage = Usage {
+            request_key: String::new(),
+            message_id: msg.id.clone(),
+            message_seq: None,
+            model: model.clone(),
+            timestamp: ts.map(str::to_string),
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+            cache_creation_tokens: cache_creation,
+            cache_creation_1h_tokens: u
+                .cache_creation
+                .as_ref()
+                .map(|c| c.ephemeral_1h_input_tokens)
+                .unwrap_or(0),
+            cache_read_tokens: u.cache_read_input_tokens,
+            reasoning_tokens: 0,
+            cost_usd: entry.cost_usd,
+            is_sidechain: entry.is_sidechain.unwrap_or(false),
+            tokens_known: true,
+            has_speed: u.speed.is_some(),
+        };
+        let key = match (msg.id.as_deref(), entry.request_id.as_deref()) {
+            (Some(id), Some(req)) if !id.is_empty() && !req.is_empty() => format!("{id}:{req}"),
+            _ => format!("line:{}", base.native_id.as_deref().unwrap_or("")),
+        };
+        let total = usage.total();
+        let seq = st.next_seq;
+        match st.usage.get(&key) {
+            Some(&prev) if prev >= total => {}
+            _ => {
+                st.usage.insert(key.clone(), total);
+                let b = self.building(slot);
+                b.session.usage.retain(|x| x.request_key != key);
+                b.session.usage.push(Usage {
+                    request_key: key,
+                    message_seq: Some(seq),
+                    ..usage
+                });
+            }
+        }
+    }
+
+    /// Returns the slot of the main session of this file (created on first use).
+    fn main_slot(&mut self, entry: &RawEntry) -> u32 {
+        if let Some(i) = self
+            .state
+            .sessions
+            .iter()
+            .position(|s| s.sidechain_root.is_none())
+        {
+            return i as u32;
+        }
+        let native = entry
+            .session_id
+            .clone()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| self.file_stem.clone());
+        let meta = match &self.state.role {
+            FileRole::Main => {
+                // The file stem is the session id; fall back to it for entries without one.
+                let id = if self.file_stem.is_empty() {
+                    native.clone()
+                } else {
+                    self.file_stem.clone()
+                };
+                SessionMeta::new(SessionId::new(id.clone()), SourceKind::ClaudeCode, id)
+            }
+            FileRole::Subagent {
+                agent_id,
+                parent_hint,
+            } => {
+                let parent = parent_hint.clone().unwrap_or(native);
+                let id = format!("{parent}:agent-{agent_id}");
+                let mut meta = SessionMeta::new(
+                    SessionId::new(id.clone()),
+                    SourceKind::ClaudeCode,
+                    format!("agent-{agent_id}"),
+                );
+                meta.parent = Some(ParentLink {
+                    session_id: SessionId::new(parent),
+                    tool_call_id: self.meta_sidecar.clone(),
+                    agent_ref: Some(agent_id.clone()),
+                });
+                meta
+            }
+        };
+        self.new_session(meta, None)
+    }
+
+    fn new_session(&mut self, meta: SessionMeta, sidechain_root: Option<String>) -> u32 {
+        self.state.sessions.push(SessionState {
+            meta,
+            title_rank: 0,
+            next_seq: 0,
+            checkpoints: 0,
+            models: Vec::new(),
+            usage: HashMap::new(),
+            sidechain_root,
+        });
+        (self.state.sessions.len() - 1) as u32
+    }
+
+    /// Picks the session a chain node belongs to. In a main file, inline sidechain trees become
+    /// their own sessions.
+    fn slot_for(&mut self, entry: &RawEntry, sidechain: bool, parent: Option<&str>, uuid: &str) -> u32 {
+        let main = self.main_slot(entry);
+        if !sidechain || self.state.role != FileRole::Main {
+            return main;
+        }
+        // A sidechain node continues its parent's sidechain session; a sidechain node whose
+        // parent is on the main chain (or unknown) starts a new one.
+        if let Some(&(slot, parent_sidechain)) = parent.and_then(|p| self.uuid_slot.get(p)) {
+            if parent_sidechain && slot != main {
+                return slot;
+            }
+        }
+        // Inline sidechains carry the parent's sessionId.
+        let parent_id = entry
+            .session_id
+            .clone()
+            .filter(|s| !s.is_empty())
+            .map(SessionId::new)
+            .unwrap_or_else(|| self.state.sessions[main as usize].meta.id.clone());
+        let short: String = uuid.chars().take(8).collect();
+        let id = format!("{parent_id}:sidechain-{short}");
+        if let Some(i) = self
+            .state
+            .sessions
+            .iter()
+            .position(|s| s.meta.id.as_str() == id)
+        {
+            return i as u32;
+        }
+        let mut meta = SessionMeta::new(
+            SessionId::new(id),
+            SourceKind::ClaudeCode,
+            format!("sidechain-{uuid}"),
+        );
+        meta.parent = Some(ParentLink {
+            session_id: parent_id,
+            tool_call_id: None,
+            agent_ref: None,
+        });
+        self.new_session(meta, Some(uuid.to_string()))
+    }
+
+    fn set_title(&mut self, slot: u32, title: &str, rank: u8) {
+        let st = &mut self.state.sessions[slot as usize];
+        if rank >= st.title_rank {
+            st.title_rank = rank;
+            st.meta.title = Some(clean_title(title));
+        }
+    }
+
+    fn building(&mut self, slot: u32) -> &mut Building {
+        let st = &self.state.sessions[slot as usize];
+        self.building.entry(slot).or_insert_with(|| Building {
+            session: Session::new(st.meta.clone()),
+            new_from: 0,
+        })
+    }
+
+    fn push_message(&mut self, slot: u32, mut m: Message) {
+        let st = &mut self.state.sessions[slot as usize];
+        m.seq = st.next_seq;
+        st.next_seq += 1;
+        let kind = m.kind();
+        if kind == MessageKind::Prompt && st.title_rank < 1 {
+            let t = clean_title(&strip_system_reminders(&m.text));
+            if !t.is_empty() {
+                st.title_rank = 1;
+                st.meta.title = Some(t);
+            }
+        }
+        // Inline sidechain: link to the Task call whose prompt matches its first prompt.
+        if st.sidechain_root.is_some()
+            && kind == MessageKind::Prompt
+            && st.meta.parent.as_ref().is_some_and(|p| p.tool_call_id.is_none())
+        {
+            let want = m.text.trim();
+            if let Some((id, _)) = self.state.task_prompts.iter().find(|(_, p)| p.trim() == want) {
+                if let Some(p) = st.meta.parent.as_mut() {
+                    p.tool_call_id = Some(id.clone());
+                }
+            }
+        }
+        if let Some(u) = &m.native_id {
+            self.uuid_slot
+                .entry(u.clone())
+                .or_insert((slot, m.is_sidechain));
+        }
+        self.state.nodes.push(Node {
+            slot,
+            seq: m.seq,
+            uuid: m.native_id.clone(),
+            parent: m.parent_native_id.clone(),
+            kind,
+            sidechain: m.is_sidechain,
+            turn: None,
+            main: false,
+        });
+        let b = self.building(slot);
+        b.session.messages.push(m);
+    }
+
+    /// Resolves chains, turns, titles and derived rows for every session of the file.
+    fn finish(mut self, appending: bool) -> Vec<Session> {
+        // Summaries label the conversation holding their leaf.
+        let pending = std::mem::take(&mut self.state.pending_summaries);
+        let mut still_pending = Vec::new();
+        for (leaf, summary) in pending {
+            let slot = self
+                .state
+                .nodes
+                .iter()
+                .find(|n| n.uuid.as_deref() == Some(leaf.as_str()))
+                .map(|n| n.slot);
+            match slot {
+                Some(slot) => self.set_title(slot, &summary, 2),
+                None => still_pending.push((leaf, summary)),
+            }
+        }
+        // A summary whose leaf lies in another file still describes this project's work; use
+        // it as the main session's title only if nothing better exists.
+        if !still_pending.is_empty() && !self.state.sessions.is_empty() {
+            let (_, s) = still_pending[still_pending.len() - 1].clone();
+            if let Some(main) = self.state.sessions.iter().position(|s| s.sidechain_root.is_none()) {
+                if self.state.sessions[main].title_rank == 0 {
+                    self.set_title(main as u32, &s, 1);
+                }
+            }
+        }
+        self.state.pending_summaries = still_pending;
+
+        let slots = self.state.sessions.len() as u32;
+        let mut result = Vec::new();
+        for slot in 0..slots {
+            let changed = self.relink_slot(slot);
+            let touched = self.building.contains_key(&slot) || !changed.is_empty();
+            if !touched && appending {
+                continue;
+            }
+            let st = self.state.sessions[slot as usize].clone();
+            let mut b = self.building.remove(&slot).unwrap_or_else(|| Building {
+                session: Session::new(st.meta.clone()),
+                new_from: 0,
+            });
+            let _ = b.new_from;
+            let session = &mut b.session;
+            session.meta = st.meta.clone();
+            session.models = st.models.clone();
+            // Apply derived fields to new messages and collect relinks for old ones.
+            let first_new_seq = session.messages.first().map(|m| m.seq).unwrap_or(st.next_seq);
+            let node_of: HashMap<u32, &Node> = self
+                .state
+                .nodes
+                .iter()
+                .filter(|n| n.slot == slot)
+                .map(|n| (n.seq, n))
+                .collect();
+            for m in &mut session.messages {
+                if let Some(n) = node_of.get(&m.seq) {
+                    m.turn_index = n.turn;
+                    m.on_main_chain = n.main;
+                }
+            }
+            session.relinks = changed
+                .into_iter()
+                .filter(|seq| *seq < first_new_seq)
+                .filter_map(|seq| {
+                    node_of.get(&seq).map(|n| Relink {
+                        seq,
+                        turn_index: n.turn,
+                        on_main_chain: n.main,
+                    })
+                })
+                .collect();
+            session.turn_count = self
+                .state
+                .nodes
+                .iter()
+                .filter(|n| n.slot == slot)
+                .filter_map(|n| n.turn)
+                .max()
+                .map(|t| t + 1)
+                .unwrap_or(0);
+            derive_rows(session, &mut self.state.sessions[slot as usize]);
+            if appending {
+                session.mode = UpdateMode::Append;
+            } else {
+                session.mode = UpdateMode::Replace;
+                session.turns = turns::build_turns(&session.messages);
+            }
+            session.meta = self.state.sessions[slot as usize].meta.clone();
+            result.push(b.session);
+        }
+        result
+    }
+
+    /// Recomputes the main chain and turn indexes of one session's nodes; returns the seqs whose
+    /// derived fields changed.
+    fn relink_slot(&mut self, slot: u32) -> Vec<u32> {
+        let idx: Vec<usize> = (0..self.state.nodes.len())
+            .filter(|&i| self.state.nodes[i].slot == slot)
+            .collect();
+        if idx.is_empty() {
+            return Vec::new();
+        }
+        let nodes = &self.state.nodes;
+        // uuid -> first node index (a record split into several messages shares its uuid; the
+        // chain continues from its last message).
+        let mut last_of_uuid: HashMap<&str, usize> = HashMap::new();
+        let mut all_of_uuid: HashMap<&str, Vec<usize>> = HashMap::new();
+        for &i in &idx {
+            if let Some(u) = nodes[i].uuid.as_deref() {
+                last_of_uuid.insert(u, i);
+                all_of_uuid.entry(u).or_default().push(i);
+            }
+        }
+        let pos_in_idx: HashMap<usize, usize> =
+            idx.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+        let sidechain_file = self.state.role != FileRole::Main;
+        let eligible = |i: usize| sidechain_file || !nodes[i].sidechain || self.state.sessions[slot as usize].sidechain_root.is_some();
+        // The latest leaf: the last written eligible node.
+        let Some(&leaf) = idx.iter().rev().find(|&&i| eligible(i)) else {
+            return Vec::new();
+        };
+        // Walk up from the leaf (cycles broken by the visited set; a missing parent ends the
+        // walk, so orphans are roots).
+        let mut on_path: HashSet<usize> = HashSet::new();
+        let mut cur = Some(leaf);
+        while let Some(i) = cur {
+            if !on_path.insert(i) {
+                break;
+            }
+            // Messages split from one record: all of them are on the path.
+            if let Some(same) = nodes[i].uuid.as_deref().and_then(|u| all_of_uuid.get(u)) {
+                on_path.extend(same.iter().copied().filter(|&j| j < i));
+            }
+            let parent = nodes[i]
+                .parent
+                .as_deref()
+                .and_then(|p| last_of_uuid.get(p).copied())
+                .filter(|&p| p != i);
+            cur = match parent {
+                Some(p) => Some(p),
+                // A root (or an orphan whose parent is elsewhere): the conversation before it
+                // in the file continues into it, so stitch it to the last eligible node
+                // written earlier that is not on the path yet.
+                None => {
+                    let pos = pos_in_idx.get(&i).copied().unwrap_or(0);
+                    idx[..pos]
+                        .iter()
+                        .rev()
+                        .copied()
+                        .find(|&j| eligible(j) && !on_path.contains(&j))
+                }
+            };
+        }
+        // Structural side branches (tool results, progress, attachments) hanging off the path
+        // belong to the turn; branches starting with a prompt or answer are rewinds/retries.
+        let mut main: HashSet<usize> = on_path.clone();
+        for &i in &idx {
+            if main.contains(&i) || !eligible(i) {
+                continue;
+            }
+            let parent = nodes[i]
+                .parent
+                .as_deref()
+                .and_then(|p| last_of_uuid.get(p).copied());
+            let structural = matches!(
+                nodes[i].kind,
+                MessageKind::ToolResult | MessageKind::Meta | MessageKind::Unknown
+            );
+            if let Some(p) = parent {
+                if main.contains(&p) && structural && p < i {
+                    main.insert(i);
+                }
+            }
+        }
+        // Assign turns in file order.
+        let mut changed = Vec::new();
+        let mut current: Option<u32> = None;
+        let mut count = 0u32;
+        for &i in &idx {
+            let is_main = main.contains(&i);
+            let n = &nodes[i];
+            let turn = if is_main {
+                if n.kind == MessageKind::Prompt {
+                    current = Some(count);
+                    count += 1;
+                }
+                current
+            } else {
+                None
+            };
+            if n.turn != turn || n.main != is_main {
+                changed.push((i, turn, is_main));
+            }
+        }
+        let mut seqs = Vec::with_capacity(changed.len());
+        for (i, turn, is_main) in changed {
+            let n = &mut self.state.nodes[i];
+            n.turn = turn;
+            n.main = is_main;
+            seqs.push(n.seq);
+        }
+        seqs
+    }
+}
+
+/// Derives files, refs and checkpoints from the session's messages (new ones on append).
+fn derive_rows(session: &mut Session, st: &mut SessionState) {
+    let mut calls: HashMap<String, String> = HashMap::new();
+    let mut files = Vec::new();
+    let mut found_refs = Vec::new();
+    let mut checkpoints = Vec::new();
+    for m in &session.messages {
+        match m.kind() {
+            MessageKind::ToolCall => {
+                let name = m.tool_name.clone().unwrap_or_default();
+                if let Some(id) = &m.tool_call_id {
+                    calls.insert(id.clone(), name.clone());
+                }
+                if let Some(input) = &m.tool_input {
+                    if FILE_TOOLS.contains(&name.as_str()) {
+                        if let Some(p) = file_path_of(input) {
+                            files.push(FileTouch {
+                                path: p,
+                                tool_name: Some(name.clone()),
+                                turn_index: m.turn_index,
+                                first_seen_at: m.timestamp.clone(),
+                            });
+                        }
+                    }
+                    for r in refs::extract(input, false) {
+                        found_refs.push((r, m.turn_index, m.timestamp.clone()));
+                    }
+                }
+            }
+            MessageKind::ToolResult => {
+                let shell = m
+                    .tool_call_id
+                    .as_ref()
+                    .and_then(|id| calls.get(id))
+                    .is_some_and(|n| SHELL_TOOLS.contains(&n.as_str()));
+                if let Some(out) = &m.tool_output {
+                    for r in refs::extract(out, shell) {
+                        found_refs.push((r, m.turn_index, m.timestamp.clone()));
+                    }
+                }
+            }
+            MessageKind::Prompt | MessageKind::Text => {
+                for r in refs::extract(&m.text, false) {
+                    found_refs.push((r, m.turn_index, m.timestamp.clone()));
+                }
+            }
+            MessageKind::Summary => {
+                st.checkpoints += 1;
+                let title = first_line_title(&m.text);
+                checkpoints.push(Checkpoint {
+                    number: st.checkpoints,
+                    title: Some(title),
+                    overview: Some(m.text.clone()),
+                    created_at: m.timestamp.clone(),
+                    ..Checkpoint::default()
+                });
+            }
+            _ => {}
+        }
+    }
+    // Fill tool names on results so shows and reports need no join.
+    for m in &mut session.messages {
+        if m.kind() == MessageKind::ToolResult && m.tool_name.is_none() {
+            if let Some(n) = m.tool_call_id.as_ref().and_then(|id| calls.get(id)) {
+                m.tool_name = Some(n.clone());
+            }
+        }
+    }
+    for f in files {
+        session.add_file(f);
+    }
+    for ((rt, value), turn, ts) in found_refs {
+        session.add_ref(SessionRef {
+            ref_type: rt,
+            value,
+            turn_index: turn,
+            created_at: ts,
+        });
+    }
+    session.checkpoints.extend(checkpoints);
+}
+
+fn file_path_of(input: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct P {
+        file_path: Option<String>,
+        notebook_path: Option<String>,
+        path: Option<String>,
+    }
+    let p: P = serde_json::from_str(input).ok()?;
+    p.file_path
+        .or(p.notebook_path)
+        .or(p.path)
+        .filter(|s| !s.is_empty())
+}
+
+fn task_prompt(input: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct P {
+        prompt: Option<String>,
+    }
+    serde_json::from_str::<P>(input).ok()?.prompt
+}
+
+/// Returns the text of a tool_result's content (string, or the text blocks joined).
+fn content_text(c: Option<&Content>) -> String {
+    match c {
+        Some(Content::Text(t)) => t.clone(),
+        Some(Content::Blocks(blocks)) => {
+            let mut s = String::new();
+            for b in blocks {
+                match b.ty.as_deref() {
+                    Some("text") => push_para(&mut s, b.text.as_deref().unwrap_or("")),
+                    Some("image") => push_para(&mut s, &image_placeholder(b)),
+                    Some(other) => push_para(&mut s, &format!("[{other}]")),
+                    None => {}
+                }
+            }
+            s
+        }
+        _ => String::new(),
+    }
+}
+
+fn image_placeholder(b: &Block) -> String {
+    let src = b
+        .source
+        .as_ref()
+        .and_then(|r| serde_json::from_str::<ImageSource>(r.get()).ok());
+    let src = src.as_ref();
+    match (src.and_then(|s| s.media_type.as_deref()), src.and_then(|s| s.url.as_deref())) {
+        (_, Some(url)) => format!("[image: {url}]"),
+        (Some(mt), None) => format!("[image: {mt}]"),
+        (None, None) => "[image]".to_string(),
+    }
+}
+
+fn push_para(s: &mut String, t: &str) {
+    if t.is_empty() {
+        return;
+    }
+    if !s.is_empty() {
+        s.push_str("\n\n");
+    }
+    s.push_str(t);
+}
+
+fn raw_text(v: Option<&RawValue>) -> String {
+    match v.map(|r| serde_json::from_str::<serde_json::Value>(r.get())) {
+        Some(Ok(serde_json::Value::String(s))) => s,
+        Some(Ok(serde_json::Value::Null)) | None | Some(Err(_)) => String::new(),
+        Some(Ok(other)) => other.to_string(),
+    }
+}
+
+fn attachment_summary(v: Option<&RawValue>) -> String {
+    #[derive(Deserialize)]
+    struct A {
+        #[serde(rename = "type")]
+        ty: Option<String>,
+        #[serde(rename = "hookName")]
+        hook_name: Option<String>,
+    }
+    let Some(v) = v else { return String::new() };
+    match serde_json::from_str::<A>(v.get()) {
+        Ok(a) => match (a.ty, a.hook_name) {
+            (Some(t), Some(h)) => format!("[attachment: {t} {h}]"),
+            (Some(t), None) => format!("[attachment: {t}]"),
+            _ => "[attachment]".to_string(),
+        },
+        Err(_) => "[attachment]".to_string(),
+    }
+}
+
+fn is_interrupt(text: &str) -> bool {
+    text.starts_with("[Request interrupted by user")
+}
+
+/// Text Claude Code injects as a user entry that the user did not type.
+fn is_injected(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("<local-command-stdout>")
+        || t.starts_with("<local-command-stderr>")
+        || t.starts_with("<local-command-caveat>")
+        || t.starts_with("Caveat: The messages below were generated by the user while running local commands")
+}
+
+/// Removes `<system-reminder>...</system-reminder>` blocks.
+pub fn strip_system_reminders(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<system-reminder>") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("</system-reminder>") {
+            Some(end) => rest = &rest[start + end + "</system-reminder>".len()..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Makes a one-line title: command tags become the command, whitespace collapses, 120 chars.
+fn clean_title(text: &str) -> String {
+    let text = text.trim();
+    let text = match (text.find("<command-name>"), text.find("</command-name>")) {
+        (Some(a), Some(b)) if b > a => {
+            let name = &text[a + "<command-name>".len()..b];
+            let args = text
+                .find("<command-args>")
+                .zip(text.find("</command-args>"))
+                .map(|(x, y)| text[x + "<command-args>".len()..y].trim().to_string())
+                .unwrap_or_default();
+            if args.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name} {args}")
+            }
+        }
+        _ => text.to_string(),
+    };
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    truncate_chars(&collapsed, 120).to_string()
+}
+
+fn first_line_title(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    truncate_chars(line.trim(), 80).to_string()
+}
+
+/// Summaries that are API failures, not titles.
+fn junk_title(s: &str) -> bool {
+    let s = s.trim();
+    s.is_empty() || s.starts_with("API Error") || s.starts_with("Invalid API key")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_from_paths() {
+        assert_eq!(file_role(Path::new("/p/-x/abc.jsonl")), FileRole::Main);
+        assert_eq!(
+            file_role(Path::new("/p/-x/abc/subagents/agent-a1.jsonl")),
+            FileRole::Subagent {
+                agent_id: "a1".into(),
+                parent_hint: Some("abc".into())
+            }
+        );
+        assert_eq!(
+            file_role(Path::new("/p/-x/agent-a1.jsonl")),
+            FileRole::Subagent {
+                agent_id: "a1".into(),
+                parent_hint: None
+            }
+        );
+    }
+
+    #[test]
+    fn titles_are_cleaned() {
+        assert_eq!(
+            clean_title("<command-message>init is analyzing</command-message>\n<command-name>/init</command-name>"),
+            "/init"
+        );
+        assert_eq!(clean_title("  fix\n the   test "), "fix the test");
+        assert_eq!(
+            strip_system_reminders("a<system-reminder>x</system-reminder>b"),
+            "ab"
+        );
+    }
+}

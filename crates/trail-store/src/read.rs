@@ -1,0 +1,394 @@
+//! Queries behind `list`, `show` and `doctor`. Every value is bound, never formatted into SQL.
+
+use rusqlite::{params, OptionalExtension, ToSql};
+use serde::Serialize;
+
+use crate::{Result, Store, StoreError};
+
+/// A session as `list` shows it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    pub source: String,
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+    pub repository: Option<String>,
+    pub branch: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub turns: i64,
+    pub messages: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_creation_tokens: i64,
+    pub cache_read_tokens: i64,
+    pub models: Vec<String>,
+    pub parent_session_id: Option<String>,
+    pub parent_tool_call_id: Option<String>,
+    pub agent_version: Option<String>,
+    pub source_path: Option<String>,
+    pub source_missing: bool,
+}
+
+impl SessionRow {
+    /// Returns all tokens (input, output, cache write, cache read).
+    pub fn total_tokens(&self) -> i64 {
+        self.input_tokens + self.output_tokens + self.cache_creation_tokens + self.cache_read_tokens
+    }
+}
+
+/// Filters for `list`.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub source: Option<String>,
+    /// Matches `repository` or `cwd` containing this text.
+    pub repo: Option<String>,
+    /// ISO timestamp: sessions updated at or after it.
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub limit: Option<usize>,
+    /// Include subagent sessions.
+    pub include_subagents: bool,
+}
+
+const SESSION_COLUMNS: &str = "id, source, summary, cwd, repository, branch, created_at, updated_at,
+    turn_count, message_count, input_tokens, output_tokens, cache_creation_tokens,
+    cache_read_tokens, models, parent_session_id, parent_tool_call_id, agent_version,
+    source_path, source_missing";
+
+fn session_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
+    let models: Option<String> = r.get(14)?;
+    Ok(SessionRow {
+        id: r.get(0)?,
+        source: r.get(1)?,
+        title: r.get(2)?,
+        cwd: r.get(3)?,
+        repository: r.get(4)?,
+        branch: r.get(5)?,
+        created_at: r.get(6)?,
+        updated_at: r.get(7)?,
+        turns: r.get(8)?,
+        messages: r.get(9)?,
+        input_tokens: r.get(10)?,
+        output_tokens: r.get(11)?,
+        cache_creation_tokens: r.get(12)?,
+        cache_read_tokens: r.get(13)?,
+        models: models
+            .and_then(|m| serde_json::from_str(&m).ok())
+            .unwrap_or_default(),
+        parent_session_id: r.get(15)?,
+        parent_tool_call_id: r.get(16)?,
+        agent_version: r.get(17)?,
+        source_path: r.get(18)?,
+        source_missing: r.get::<_, i64>(19)? != 0,
+    })
+}
+
+/// One message as `show` prints it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MessageRow {
+    pub seq: i64,
+    pub role: Option<String>,
+    pub kind: Option<String>,
+    pub text: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub tool_input: Option<String>,
+    pub tool_output: Option<String>,
+    pub is_error: bool,
+    pub model: Option<String>,
+    pub timestamp: Option<String>,
+    pub is_sidechain: bool,
+    pub on_main_chain: bool,
+    pub turn_index: Option<i64>,
+}
+
+/// A session with its messages, subagents, files and refs.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionDetail {
+    pub session: SessionRow,
+    pub messages: Vec<MessageRow>,
+    pub subagents: Vec<SessionRow>,
+    pub files: Vec<(String, Option<String>)>,
+    pub refs: Vec<(String, String)>,
+    pub checkpoints: Vec<(i64, Option<String>)>,
+}
+
+/// Per-source counts for `doctor`.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct SourceStats {
+    pub source: String,
+    pub sessions: i64,
+    pub files: i64,
+    pub files_missing: i64,
+    pub parse_issues: i64,
+}
+
+/// Per-file counts for `doctor --files`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DoctorFileStats {
+    pub path: String,
+    pub source: String,
+    pub bytes_parsed: i64,
+    pub issue_count: i64,
+    pub missing: bool,
+    pub last_error: Option<String>,
+    pub notes: Option<String>,
+}
+
+/// A parse problem.
+#[derive(Debug, Clone, Serialize)]
+pub struct IssueRow {
+    pub path: String,
+    pub source: String,
+    pub line: Option<i64>,
+    pub byte_offset: Option<i64>,
+    pub excerpt: Option<String>,
+    pub reason: String,
+}
+
+impl Store {
+    /// Lists sessions, most recently updated first.
+    pub fn list_sessions(&self, f: &ListFilter) -> Result<Vec<SessionRow>> {
+        let mut sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE 1=1");
+        let mut args: Vec<Box<dyn ToSql>> = Vec::new();
+        if let Some(s) = &f.source {
+            sql.push_str(" AND source = ?");
+            args.push(Box::new(s.clone()));
+        }
+        if let Some(r) = &f.repo {
+            sql.push_str(" AND (repository LIKE ? ESCAPE '\\' OR cwd LIKE ? ESCAPE '\\')");
+            let pat = format!("%{}%", like_escape(r));
+            args.push(Box::new(pat.clone()));
+            args.push(Box::new(pat));
+        }
+        if let Some(s) = &f.since {
+            sql.push_str(" AND updated_at >= ?");
+            args.push(Box::new(s.clone()));
+        }
+        if let Some(u) = &f.until {
+            sql.push_str(" AND coalesce(created_at, updated_at) < ?");
+            args.push(Box::new(u.clone()));
+        }
+        if !f.include_subagents {
+            sql.push_str(" AND parent_session_id IS NULL");
+        }
+        sql.push_str(" ORDER BY updated_at DESC, id");
+        if let Some(l) = f.limit {
+            sql.push_str(" LIMIT ?");
+            args.push(Box::new(l as i64));
+        }
+        let mut stmt = self.conn.prepare(&sql)?;
+        let refs: Vec<&dyn ToSql> = args.iter().map(|b| b.as_ref()).collect();
+        let rows = stmt.query_map(refs.as_slice(), session_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Resolves a session id or a unique prefix of one.
+    pub fn resolve_session_id(&self, id_or_prefix: &str) -> Result<String> {
+        if self
+            .conn
+            .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+            .exists([id_or_prefix])?
+        {
+            return Ok(id_or_prefix.to_string());
+        }
+        let pat = format!("{}%", like_escape(id_or_prefix));
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE '\\' ORDER BY length(id), id LIMIT 6",
+        )?;
+        let ids: Vec<String> = stmt
+            .query_map([pat], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        match ids.len() {
+            0 => Err(StoreError::NotFound(id_or_prefix.to_string())),
+            1 => Ok(ids[0].clone()),
+            n => {
+                // A main session and its subagents share a prefix: prefer the shortest when the
+                // others all extend it.
+                if ids[1..].iter().all(|i| i.starts_with(&ids[0])) && n < 6 {
+                    return Ok(ids[0].clone());
+                }
+                Err(StoreError::Ambiguous {
+                    prefix: id_or_prefix.to_string(),
+                    count: if n < 6 { n } else { self.count_prefix(id_or_prefix)? },
+                    examples: ids[..2].join(", "),
+                })
+            }
+        }
+    }
+
+    fn count_prefix(&self, prefix: &str) -> Result<usize> {
+        let pat = format!("{}%", like_escape(prefix));
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM sessions WHERE id LIKE ?1 ESCAPE '\\'",
+            [pat],
+            |r| r.get::<_, i64>(0),
+        )? as usize)
+    }
+
+    /// Returns one session row.
+    pub fn session(&self, id: &str) -> Result<SessionRow> {
+        self.conn
+            .query_row(
+                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"),
+                [id],
+                session_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(id.to_string()))
+    }
+
+    /// Returns a session with everything `show` needs.
+    pub fn session_detail(&self, id: &str) -> Result<SessionDetail> {
+        let session = self.session(id)?;
+        let mut stmt = self.conn.prepare(
+            "SELECT seq, role, kind, text, tool_name, tool_call_id, tool_input, tool_output, is_error,
+                    model, timestamp, is_sidechain, on_main_chain, turn_index
+             FROM messages WHERE session_id = ?1 ORDER BY seq",
+        )?;
+        let messages = stmt
+            .query_map([id], |r| {
+                Ok(MessageRow {
+                    seq: r.get(0)?,
+                    role: r.get(1)?,
+                    kind: r.get(2)?,
+                    text: r.get(3)?,
+                    tool_name: r.get(4)?,
+                    tool_call_id: r.get(5)?,
+                    tool_input: r.get(6)?,
+                    tool_output: r.get(7)?,
+                    is_error: r.get::<_, i64>(8)? != 0,
+                    model: r.get(9)?,
+                    timestamp: r.get(10)?,
+                    is_sidechain: r.get::<_, i64>(11)? != 0,
+                    on_main_chain: r.get::<_, i64>(12)? != 0,
+                    turn_index: r.get(13)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions WHERE parent_session_id = ?1 ORDER BY created_at, id"
+        ))?;
+        let subagents = stmt
+            .query_map([id], session_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let files = self
+            .conn
+            .prepare("SELECT file_path, tool_name FROM session_files WHERE session_id = ?1 ORDER BY id")?
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let refs = self
+            .conn
+            .prepare("SELECT ref_type, ref_value FROM session_refs WHERE session_id = ?1 ORDER BY id")?
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let checkpoints = self
+            .conn
+            .prepare(
+                "SELECT checkpoint_number, title FROM checkpoints WHERE session_id = ?1 ORDER BY checkpoint_number",
+            )?
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(SessionDetail {
+            session,
+            messages,
+            subagents,
+            files,
+            refs,
+            checkpoints,
+        })
+    }
+
+    /// Returns per-source counts.
+    pub fn source_stats(&self) -> Result<Vec<SourceStats>> {
+        let mut out: Vec<SourceStats> = Vec::new();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT source, count(*) FROM sessions GROUP BY source")?;
+        for r in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+            let (source, n) = r?;
+            stats_for(&mut out, &source).sessions = n;
+        }
+        let mut stmt = self.conn.prepare(
+            "SELECT source, count(*), sum(missing), sum(issue_count) FROM source_files GROUP BY source",
+        )?;
+        for r in stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Option<i64>>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+            ))
+        })? {
+            let (source, files, missing, issues) = r?;
+            let s = stats_for(&mut out, &source);
+            s.files = files;
+            s.files_missing = missing.unwrap_or(0);
+            s.parse_issues = issues.unwrap_or(0);
+        }
+        Ok(out)
+    }
+
+    /// Returns parse problems, newest files first, at most `limit`.
+    pub fn parse_issues(&self, source: Option<&str>, limit: usize) -> Result<Vec<IssueRow>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT path, source, line, byte_offset, excerpt, reason FROM parse_issues
+             WHERE ?1 IS NULL OR source = ?1 ORDER BY path, line LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![source, limit as i64], |r| {
+            Ok(IssueRow {
+                path: r.get(0)?,
+                source: r.get(1)?,
+                line: r.get(2)?,
+                byte_offset: r.get(3)?,
+                excerpt: r.get(4)?,
+                reason: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Returns files that failed or carry notes.
+    pub fn file_notes(&self) -> Result<Vec<DoctorFileStats>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT path, source, bytes_parsed, issue_count, missing, last_error, notes FROM source_files
+             WHERE last_error IS NOT NULL OR notes IS NOT NULL ORDER BY path",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(DoctorFileStats {
+                path: r.get(0)?,
+                source: r.get(1)?,
+                bytes_parsed: r.get(2)?,
+                issue_count: r.get(3)?,
+                missing: r.get::<_, i64>(4)? != 0,
+                last_error: r.get(5)?,
+                notes: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+fn stats_for<'a>(v: &'a mut Vec<SourceStats>, source: &str) -> &'a mut SourceStats {
+    if let Some(i) = v.iter().position(|s| s.source == source) {
+        return &mut v[i];
+    }
+    v.push(SourceStats {
+        source: source.to_string(),
+        ..SourceStats::default()
+    });
+    v.last_mut().expect("just pushed")
+}
+
+/// Escapes `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`.
+pub fn like_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

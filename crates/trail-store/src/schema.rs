@@ -1,0 +1,49 @@
+//! Migrations: SQL files under `migrations/`, embedded at compile time and applied in order.
+//! `PRAGMA user_version` records how many have run. Never edit one that has shipped.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use crate::{Result, StoreError};
+
+/// Every migration, in order. Append only.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+
+/// The schema version this build writes.
+pub const CURRENT: i64 = MIGRATIONS.len() as i64;
+
+/// Applies the migrations the store lacks, each in its own immediate transaction.
+pub fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+    loop {
+        let version = check_version(conn, path)?;
+        if version >= CURRENT {
+            return Ok(());
+        }
+        // Another process may migrate at the same time: re-check inside the lock.
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let now: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if now == version {
+            let sql = MIGRATIONS[version as usize];
+            if let Err(e) = conn.execute_batch(sql) {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e.into());
+            }
+            conn.execute_batch(&format!("PRAGMA user_version = {}", version + 1))?;
+        }
+        conn.execute_batch("COMMIT")?;
+    }
+}
+
+/// Returns the store's version, or an error when a newer trail wrote it.
+pub fn check_version(conn: &Connection, path: &Path) -> Result<i64> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > CURRENT {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found: version,
+            supported: CURRENT,
+        });
+    }
+    Ok(version)
+}

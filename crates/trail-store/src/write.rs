@@ -1,0 +1,810 @@
+//! The writer: applies parsed files to the store in batched immediate transactions.
+//!
+//! Each file's rows and its `source_files` bookkeeping change in the same transaction, so a
+//! killed index leaves either the old or the new state of every file, never a mix, and the next
+//! index redoes what was not committed. A batch re-checks each file's stored state inside the
+//! lock (compare and swap), so two indexers running at once never apply the same delta twice.
+
+use std::collections::{BTreeSet, HashMap};
+
+use rusqlite::{params, OptionalExtension, Transaction};
+use trail_model::{
+    turns, Checkpoint, Message, MessageKind, ParseIssue, Role, Session, SessionMeta, SourceKind,
+    UpdateMode,
+};
+
+use crate::{Result, Store};
+
+/// FTS rowids of checkpoint sections start here (turn rows use their `turns.id`).
+pub(crate) const CHECKPOINT_ROWID_BASE: i64 = 1 << 50;
+/// Chronicle's checkpoint sections, in `source_type` order.
+pub(crate) const CHECKPOINT_SECTIONS: [&str; 6] = [
+    "checkpoint_overview",
+    "checkpoint_history",
+    "checkpoint_work_done",
+    "checkpoint_technical",
+    "checkpoint_files",
+    "checkpoint_next_steps",
+];
+
+/// What identifies a file's content cheaply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fingerprint {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub inode: u64,
+}
+
+/// What the store knows of a source file.
+#[derive(Debug, Clone, Default)]
+pub struct StoredFile {
+    pub path: String,
+    pub source: String,
+    pub fingerprint: Fingerprint,
+    pub bytes_parsed: u64,
+    pub lines: u64,
+    pub head_hash: Option<i64>,
+    pub tail_hash: Option<i64>,
+    pub state: Option<Vec<u8>>,
+    pub sessions: Vec<String>,
+    pub missing: bool,
+}
+
+/// One parsed file to write.
+#[derive(Debug, Default)]
+pub struct FileRecord {
+    pub path: String,
+    pub source: Option<SourceKind>,
+    pub fingerprint: Fingerprint,
+    pub head_hash: Option<i64>,
+    pub tail_hash: Option<i64>,
+    /// `bytes_parsed` of the stored state this parse resumed from; `None` for a full parse.
+    pub resumed_from: Option<u64>,
+    pub sessions: Vec<Session>,
+    pub issues: Vec<ParseIssue>,
+    pub bytes_parsed: u64,
+    pub lines: u64,
+    pub state: Option<Vec<u8>>,
+    pub notes: Vec<String>,
+    pub title_hints: Vec<(String, String)>,
+    /// The whole file failed to parse: keep what was indexed before, record the error.
+    pub error: Option<String>,
+}
+
+/// What a batch changed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct WriteStats {
+    pub sessions_new: u64,
+    pub sessions_updated: u64,
+    pub messages: u64,
+    pub files_written: u64,
+    /// Files another process had already written (skipped by the compare-and-swap).
+    pub files_stale: u64,
+}
+
+impl WriteStats {
+    pub fn add(&mut self, o: WriteStats) {
+        self.sessions_new += o.sessions_new;
+        self.sessions_updated += o.sessions_updated;
+        self.messages += o.messages;
+        self.files_written += o.files_written;
+        self.files_stale += o.files_stale;
+    }
+}
+
+impl Store {
+    /// Returns what the store knows of every source file, by path.
+    pub fn stored_files(&self) -> Result<HashMap<String, StoredFile>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
+                    state, sessions, missing FROM source_files",
+        )?;
+        let rows = stmt.query_map([], stored_file_from_row)?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let f = r?;
+            out.insert(f.path.clone(), f);
+        }
+        Ok(out)
+    }
+
+    /// Writes a batch of parsed files in one transaction.
+    #[tracing::instrument(level = "debug", skip_all, fields(files = records.len()), err)]
+    pub fn write_batch(&mut self, records: Vec<FileRecord>) -> Result<WriteStats> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut stats = WriteStats::default();
+        for record in records {
+            stats.add(write_file(&tx, record)?);
+        }
+        tx.commit()?;
+        Ok(stats)
+    }
+
+    /// Marks files (and the sessions they hold) as gone from disk; their content stays.
+    pub fn mark_missing(&mut self, paths: &[String]) -> Result<usize> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut n = 0;
+        for p in paths {
+            n += tx.execute(
+                "UPDATE source_files SET missing = 1 WHERE path = ?1 AND missing = 0",
+                [p],
+            )?;
+            tx.execute(
+                "UPDATE sessions SET source_missing = 1 WHERE source_path = ?1",
+                [p],
+            )?;
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Resolves links that span files: subagent sessions to the tool call that started them,
+    /// and titles that name a conversation in another file.
+    pub fn resolve_links(&mut self) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute(
+            "UPDATE sessions SET parent_tool_call_id = (
+                 SELECT m.tool_call_id FROM messages m
+                 WHERE m.session_id = sessions.parent_session_id
+                   AND m.agent_ref = sessions.parent_agent_ref
+                   AND m.tool_call_id IS NOT NULL
+                 ORDER BY m.seq LIMIT 1)
+             WHERE parent_tool_call_id IS NULL AND parent_agent_ref IS NOT NULL
+               AND parent_session_id IS NOT NULL",
+            [],
+        )?;
+        tx.execute(
+            "UPDATE sessions SET summary = (
+                 SELECT h.title FROM title_hints h JOIN messages m ON m.native_id = h.leaf_native_id
+                 WHERE m.session_id = sessions.id LIMIT 1),
+               title_rank = 2
+             WHERE title_rank < 2 AND id IN (
+                 SELECT m.session_id FROM title_hints h JOIN messages m
+                 ON m.native_id = h.leaf_native_id)",
+            [],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
+    let sessions: String = r.get(10)?;
+    Ok(StoredFile {
+        path: r.get(0)?,
+        source: r.get(1)?,
+        fingerprint: Fingerprint {
+            size: r.get::<_, i64>(2)? as u64,
+            mtime_ns: r.get(3)?,
+            inode: r.get::<_, i64>(4)? as u64,
+        },
+        bytes_parsed: r.get::<_, i64>(5)? as u64,
+        lines: r.get::<_, i64>(6)? as u64,
+        head_hash: r.get(7)?,
+        tail_hash: r.get(8)?,
+        state: r.get(9)?,
+        sessions: serde_json::from_str(&sessions).unwrap_or_default(),
+        missing: r.get::<_, i64>(11)? != 0,
+    })
+}
+
+fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
+    let mut stats = WriteStats::default();
+    let stored: Option<StoredFile> = tx
+        .query_row(
+            "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
+                    state, sessions, missing FROM source_files WHERE path = ?1",
+            [&record.path],
+            stored_file_from_row,
+        )
+        .optional()?;
+    // Compare and swap: skip work another process already committed.
+    match (&stored, record.resumed_from) {
+        (Some(s), Some(from)) if s.bytes_parsed != from => {
+            stats.files_stale = 1;
+            return Ok(stats);
+        }
+        (None, Some(_)) => {
+            stats.files_stale = 1;
+            return Ok(stats);
+        }
+        (Some(s), None)
+            if record.error.is_none()
+                && s.fingerprint == record.fingerprint
+                && s.bytes_parsed == record.bytes_parsed
+                && !s.missing =>
+        {
+            stats.files_stale = 1;
+            return Ok(stats);
+        }
+        _ => {}
+    }
+    let source = record
+        .source
+        .map(|s| s.as_str().to_string())
+        .or_else(|| stored.as_ref().map(|s| s.source.clone()))
+        .unwrap_or_default();
+    let now = now_iso();
+    if let Some(err) = &record.error {
+        // Keep what was indexed; remember the failure for doctor.
+        tx.execute(
+            "INSERT INTO source_files (path, source, size, mtime_ns, inode, bytes_parsed, indexed_at, last_error)
+             VALUES (?1, ?2, 0, 0, 0, 0, ?3, ?4)
+             ON CONFLICT(path) DO UPDATE SET last_error = excluded.last_error",
+            params![record.path, source, now, err],
+        )?;
+        return Ok(stats);
+    }
+    if record.resumed_from.is_none() {
+        tx.execute("DELETE FROM parse_issues WHERE path = ?1", [&record.path])?;
+        tx.execute("DELETE FROM title_hints WHERE path = ?1", [&record.path])?;
+    }
+    let mut session_ids: Vec<String> = stored
+        .as_ref()
+        .filter(|_| record.resumed_from.is_some())
+        .map(|s| s.sessions.clone())
+        .unwrap_or_default();
+    for session in &record.sessions {
+        let existed = session_exists(tx, session.meta.id.as_str())?;
+        if existed {
+            stats.sessions_updated += 1;
+        } else {
+            stats.sessions_new += 1;
+        }
+        stats.messages += session.messages.len() as u64;
+        match session.mode {
+            UpdateMode::Replace => replace_session(tx, session, &record.path, existed, &now)?,
+            UpdateMode::Append if existed => append_session(tx, session, &record.path, &now)?,
+            // An append to a session the store lost (deleted by hand): write what we have.
+            UpdateMode::Append => replace_session(tx, session, &record.path, false, &now)?,
+        }
+        if !session_ids.iter().any(|s| s == session.meta.id.as_str()) {
+            session_ids.push(session.meta.id.0.clone());
+        }
+    }
+    {
+        let mut stmt = tx.prepare_cached(
+            "INSERT INTO parse_issues (path, source, line, byte_offset, excerpt, reason, found_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for i in &record.issues {
+            stmt.execute(params![
+                i.path,
+                source,
+                i.line.map(|l| l as i64),
+                i.byte_offset.map(|o| o as i64),
+                i.excerpt,
+                i.reason,
+                now
+            ])?;
+        }
+    }
+    for (leaf, title) in &record.title_hints {
+        tx.execute(
+            "INSERT OR REPLACE INTO title_hints (leaf_native_id, title, path) VALUES (?1, ?2, ?3)",
+            params![leaf, title, record.path],
+        )?;
+    }
+    let issue_count: i64 = tx.query_row(
+        "SELECT count(*) FROM parse_issues WHERE path = ?1",
+        [&record.path],
+        |r| r.get(0),
+    )?;
+    tx.execute(
+        "INSERT INTO source_files (path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash,
+             tail_hash, state, sessions, issue_count, notes, missing, last_error, indexed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 0, NULL, ?14)
+         ON CONFLICT(path) DO UPDATE SET source = excluded.source, size = excluded.size,
+             mtime_ns = excluded.mtime_ns, inode = excluded.inode,
+             bytes_parsed = excluded.bytes_parsed, lines = excluded.lines,
+             head_hash = excluded.head_hash, tail_hash = excluded.tail_hash,
+             state = excluded.state, sessions = excluded.sessions,
+             issue_count = excluded.issue_count, notes = excluded.notes, missing = 0,
+             last_error = NULL, indexed_at = excluded.indexed_at",
+        params![
+            record.path,
+            source,
+            record.fingerprint.size as i64,
+            record.fingerprint.mtime_ns,
+            record.fingerprint.inode as i64,
+            record.bytes_parsed as i64,
+            record.lines as i64,
+            record.head_hash,
+            record.tail_hash,
+            record.state,
+            serde_json::to_string(&session_ids).unwrap_or_else(|_| "[]".into()),
+            issue_count,
+            if record.notes.is_empty() {
+                None
+            } else {
+                Some(record.notes.join("\n"))
+            },
+            now,
+        ],
+    )?;
+    stats.files_written = 1;
+    Ok(stats)
+}
+
+fn session_exists(tx: &Transaction<'_>, id: &str) -> Result<bool> {
+    Ok(tx
+        .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+        .exists([id])?)
+}
+
+/// Deletes everything stored under a session except its `sessions` row.
+fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<()> {
+    tx.execute(
+        "DELETE FROM search_index WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
+        [id],
+    )?;
+    let ckpt_ids: Vec<i64> = tx
+        .prepare_cached("SELECT id FROM checkpoints WHERE session_id = ?1")?
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for cid in ckpt_ids {
+        delete_checkpoint_fts(tx, cid)?;
+    }
+    for table in [
+        "turns",
+        "checkpoints",
+        "session_files",
+        "session_refs",
+        "messages",
+        "tool_calls",
+        "usage",
+    ] {
+        tx.execute(&format!("DELETE FROM {table} WHERE session_id = ?1"), [id])?;
+    }
+    Ok(())
+}
+
+fn delete_checkpoint_fts(tx: &Transaction<'_>, checkpoint_id: i64) -> Result<()> {
+    let base = CHECKPOINT_ROWID_BASE + checkpoint_id * 8;
+    tx.execute(
+        "DELETE FROM search_index WHERE rowid >= ?1 AND rowid < ?2",
+        params![base, base + 8],
+    )?;
+    Ok(())
+}
+
+fn replace_session(
+    tx: &Transaction<'_>,
+    session: &Session,
+    path: &str,
+    existed: bool,
+    now: &str,
+) -> Result<()> {
+    let id = session.meta.id.as_str();
+    if existed {
+        delete_session_children(tx, id)?;
+    }
+    upsert_session_row(tx, &session.meta, &session.models, path, now, false)?;
+    insert_messages(tx, id, &session.messages)?;
+    for c in &session.checkpoints {
+        upsert_checkpoint(tx, id, c)?;
+    }
+    insert_files_refs_usage(tx, session)?;
+    let turns = if session.turns.is_empty() && !session.messages.is_empty() {
+        turns::build_turns(&session.messages)
+    } else {
+        session.turns.clone()
+    };
+    for t in &turns {
+        upsert_turn(tx, id, t, false)?;
+    }
+    update_aggregates(tx, id, session.turn_count.max(turns.len() as u32))?;
+    Ok(())
+}
+
+fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str) -> Result<()> {
+    let id = session.meta.id.as_str();
+    upsert_session_row(tx, &session.meta, &session.models, path, now, true)?;
+    let mut dirty: BTreeSet<u32> = BTreeSet::new();
+    {
+        let mut old = tx.prepare_cached(
+            "SELECT turn_index FROM messages WHERE session_id = ?1 AND seq = ?2",
+        )?;
+        let mut upd = tx.prepare_cached(
+            "UPDATE messages SET turn_index = ?3, on_main_chain = ?4 WHERE session_id = ?1 AND seq = ?2",
+        )?;
+        for r in &session.relinks {
+            let before: Option<Option<i64>> = old
+                .query_row(params![id, r.seq as i64], |row| row.get(0))
+                .optional()?;
+            if let Some(Some(t)) = before {
+                dirty.insert(t as u32);
+            }
+            if let Some(t) = r.turn_index {
+                dirty.insert(t);
+            }
+            upd.execute(params![
+                id,
+                r.seq as i64,
+                r.turn_index.map(|t| t as i64),
+                r.on_main_chain
+            ])?;
+        }
+    }
+    for m in &session.messages {
+        if let Some(t) = m.turn_index {
+            dirty.insert(t);
+        }
+    }
+    insert_messages(tx, id, &session.messages)?;
+    for c in &session.checkpoints {
+        upsert_checkpoint(tx, id, c)?;
+    }
+    insert_files_refs_usage(tx, session)?;
+    // Rebuild the touched turns from what is stored.
+    if !dirty.is_empty() {
+        let lo = *dirty.iter().next().unwrap_or(&0) as i64;
+        let mut stmt = tx.prepare_cached(
+            "SELECT seq, role, kind, turn_index, timestamp, text FROM messages
+             WHERE session_id = ?1 AND on_main_chain = 1 AND turn_index >= ?2
+               AND kind IN ('prompt', 'text')",
+        )?;
+        let rows = stmt.query_map(params![id, lo], |r| {
+            Ok(Message {
+                seq: r.get::<_, i64>(0)? as u32,
+                role: r.get::<_, Option<String>>(1)?.as_deref().and_then(Role::parse),
+                kind: r
+                    .get::<_, Option<String>>(2)?
+                    .as_deref()
+                    .and_then(MessageKind::parse),
+                turn_index: r.get::<_, Option<i64>>(3)?.map(|t| t as u32),
+                timestamp: r.get(4)?,
+                text: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                on_main_chain: true,
+                ..Message::default()
+            })
+        })?;
+        let mut msgs = Vec::new();
+        for m in rows {
+            let m = m?;
+            if m.turn_index.is_some_and(|t| dirty.contains(&t)) {
+                msgs.push(m);
+            }
+        }
+        for t in turns::build_turns(&msgs) {
+            upsert_turn(tx, id, &t, true)?;
+        }
+    }
+    // Turns past the end (a rewind made the conversation shorter).
+    let gone: Vec<i64> = tx
+        .prepare_cached("SELECT id FROM turns WHERE session_id = ?1 AND turn_index >= ?2")?
+        .query_map(params![id, session.turn_count as i64], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for tid in gone {
+        tx.execute("DELETE FROM search_index WHERE rowid = ?1", [tid])?;
+        tx.execute("DELETE FROM turns WHERE id = ?1", [tid])?;
+    }
+    update_aggregates(tx, id, session.turn_count)?;
+    Ok(())
+}
+
+fn upsert_session_row(
+    tx: &Transaction<'_>,
+    meta: &SessionMeta,
+    models: &[String],
+    path: &str,
+    now: &str,
+    merge: bool,
+) -> Result<()> {
+    let parent = meta.parent.as_ref();
+    let title_rank: i64 = if meta.title.is_some() { 1 } else { 0 };
+    let models_json = if models.is_empty() {
+        None
+    } else {
+        serde_json::to_string(models).ok()
+    };
+    // Chronicle's rule on merge: earliest created_at, latest updated_at, other fields take the
+    // new value when it is not null.
+    let sql = if merge {
+        "INSERT INTO sessions (id, cwd, repository, host_type, branch, summary, created_at, updated_at,
+             source, native_id, agent_version, title_rank, parent_session_id, parent_tool_call_id,
+             parent_agent_ref, source_path, source_missing, models, indexed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17)
+         ON CONFLICT(id) DO UPDATE SET
+             cwd = coalesce(excluded.cwd, cwd),
+             repository = coalesce(excluded.repository, repository),
+             branch = coalesce(excluded.branch, branch),
+             summary = CASE WHEN excluded.summary IS NOT NULL AND sessions.title_rank < 2
+                            THEN excluded.summary ELSE summary END,
+             created_at = min(coalesce(excluded.created_at, created_at), coalesce(created_at, excluded.created_at)),
+             updated_at = max(coalesce(excluded.updated_at, updated_at), coalesce(updated_at, excluded.updated_at)),
+             agent_version = coalesce(excluded.agent_version, agent_version),
+             parent_session_id = coalesce(excluded.parent_session_id, parent_session_id),
+             parent_tool_call_id = coalesce(excluded.parent_tool_call_id, parent_tool_call_id),
+             parent_agent_ref = coalesce(excluded.parent_agent_ref, parent_agent_ref),
+             source_path = excluded.source_path, source_missing = 0,
+             models = coalesce(excluded.models, models), indexed_at = excluded.indexed_at"
+    } else {
+        "INSERT INTO sessions (id, cwd, repository, host_type, branch, summary, created_at, updated_at,
+             source, native_id, agent_version, title_rank, parent_session_id, parent_tool_call_id,
+             parent_agent_ref, source_path, source_missing, models, indexed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17)
+         ON CONFLICT(id) DO UPDATE SET
+             cwd = excluded.cwd, repository = excluded.repository, host_type = excluded.host_type,
+             branch = excluded.branch,
+             summary = CASE WHEN sessions.title_rank >= 2 AND excluded.title_rank < 2
+                            THEN summary ELSE excluded.summary END,
+             created_at = excluded.created_at, updated_at = excluded.updated_at,
+             source = excluded.source, native_id = excluded.native_id,
+             agent_version = excluded.agent_version,
+             parent_session_id = excluded.parent_session_id,
+             parent_tool_call_id = coalesce(excluded.parent_tool_call_id, parent_tool_call_id),
+             parent_agent_ref = excluded.parent_agent_ref, source_path = excluded.source_path,
+             source_missing = 0, models = excluded.models, indexed_at = excluded.indexed_at"
+    };
+    tx.prepare_cached(sql)?.execute(params![
+        meta.id.as_str(),
+        meta.cwd,
+        meta.repository,
+        meta.source.as_str(),
+        meta.branch,
+        meta.title,
+        meta.created_at,
+        meta.updated_at,
+        meta.native_id,
+        meta.agent_version,
+        title_rank,
+        parent.map(|p| p.session_id.as_str()),
+        parent.and_then(|p| p.tool_call_id.as_deref()),
+        parent.and_then(|p| p.agent_ref.as_deref()),
+        path,
+        models_json,
+        now,
+    ])?;
+    Ok(())
+}
+
+fn insert_messages(tx: &Transaction<'_>, id: &str, messages: &[Message]) -> Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR REPLACE INTO messages (session_id, seq, native_id, parent_native_id, role, kind,
+             tool_name, tool_call_id, is_error, model, timestamp, is_sidechain, on_main_chain,
+             turn_index, agent_ref, text, tool_input, tool_output, extra)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+    )?;
+    let mut call = tx.prepare_cached(
+        "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, call_seq, turn_index, timestamp)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    let mut result = tx.prepare_cached(
+        "UPDATE tool_calls SET result_seq = ?3, is_error = ?4
+         WHERE session_id = ?1 AND tool_call_id = ?2 AND result_seq IS NULL",
+    )?;
+    for m in messages {
+        stmt.execute(params![
+            id,
+            m.seq as i64,
+            m.native_id,
+            m.parent_native_id,
+            m.role.map(|r| r.as_str()),
+            m.kind.map(|k| k.as_str()),
+            m.tool_name,
+            m.tool_call_id,
+            m.is_error,
+            m.model,
+            m.timestamp,
+            m.is_sidechain,
+            m.on_main_chain,
+            m.turn_index.map(|t| t as i64),
+            m.agent_ref,
+            if m.text.is_empty() {
+                None
+            } else {
+                Some(m.text.as_str())
+            },
+            m.tool_input,
+            m.tool_output,
+            m.extra,
+        ])?;
+        match m.kind() {
+            MessageKind::ToolCall => {
+                call.execute(params![
+                    id,
+                    m.tool_call_id,
+                    m.tool_name,
+                    m.seq as i64,
+                    m.turn_index.map(|t| t as i64),
+                    m.timestamp
+                ])?;
+            }
+            MessageKind::ToolResult if m.tool_call_id.is_some() => {
+                result.execute(params![id, m.tool_call_id, m.seq as i64, m.is_error])?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()> {
+    let id = session.meta.id.as_str();
+    let mut f = tx.prepare_cached(
+        "INSERT OR IGNORE INTO session_files (session_id, file_path, tool_name, turn_index, first_seen_at)
+         VALUES (?1, ?2, ?3, ?4, coalesce(?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+    )?;
+    for file in &session.files {
+        f.execute(params![
+            id,
+            file.path,
+            file.tool_name,
+            file.turn_index.map(|t| t as i64),
+            file.first_seen_at
+        ])?;
+    }
+    let mut r = tx.prepare_cached(
+        "INSERT OR IGNORE INTO session_refs (session_id, ref_type, ref_value, turn_index, created_at)
+         VALUES (?1, ?2, ?3, ?4, coalesce(?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+    )?;
+    for rf in &session.refs {
+        r.execute(params![
+            id,
+            rf.ref_type.as_str(),
+            rf.value,
+            rf.turn_index.map(|t| t as i64),
+            rf.created_at
+        ])?;
+    }
+    // Keep the larger total on a repeated request (streamed chunks, replays).
+    let mut u = tx.prepare_cached(
+        "INSERT INTO usage (session_id, request_key, message_id, message_seq, model, timestamp,
+             input_tokens, output_tokens, cache_creation_tokens, cache_creation_1h_tokens,
+             cache_read_tokens, reasoning_tokens, cost_usd, is_sidechain, tokens_known, has_speed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+         ON CONFLICT(session_id, request_key) DO UPDATE SET
+             message_seq = excluded.message_seq, model = excluded.model,
+             timestamp = excluded.timestamp, input_tokens = excluded.input_tokens,
+             output_tokens = excluded.output_tokens,
+             cache_creation_tokens = excluded.cache_creation_tokens,
+             cache_creation_1h_tokens = excluded.cache_creation_1h_tokens,
+             cache_read_tokens = excluded.cache_read_tokens,
+             reasoning_tokens = excluded.reasoning_tokens, cost_usd = excluded.cost_usd,
+             has_speed = excluded.has_speed
+         WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_creation_tokens
+               + excluded.cache_read_tokens
+             > usage.input_tokens + usage.output_tokens + usage.cache_creation_tokens
+               + usage.cache_read_tokens",
+    )?;
+    for x in &session.usage {
+        u.execute(params![
+            id,
+            x.request_key,
+            x.message_id,
+            x.message_seq.map(|s| s as i64),
+            x.model,
+            x.timestamp,
+            x.input_tokens as i64,
+            x.output_tokens as i64,
+            x.cache_creation_tokens as i64,
+            x.cache_creation_1h_tokens as i64,
+            x.cache_read_tokens as i64,
+            x.reasoning_tokens as i64,
+            x.cost_usd,
+            x.is_sidechain,
+            x.tokens_known,
+            x.has_speed
+        ])?;
+    }
+    Ok(())
+}
+
+fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<()> {
+    let cid: i64 = tx
+        .prepare_cached(
+            "INSERT INTO checkpoints (session_id, checkpoint_number, title, overview, history,
+                 work_done, technical_details, important_files, next_steps, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, coalesce(?10, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))
+             ON CONFLICT(session_id, checkpoint_number) DO UPDATE SET title = excluded.title,
+                 overview = excluded.overview, history = excluded.history,
+                 work_done = excluded.work_done, technical_details = excluded.technical_details,
+                 important_files = excluded.important_files, next_steps = excluded.next_steps
+             RETURNING id",
+        )?
+        .query_row(
+            params![
+                id,
+                c.number as i64,
+                c.title,
+                c.overview,
+                c.history,
+                c.work_done,
+                c.technical_details,
+                c.important_files,
+                c.next_steps,
+                c.created_at
+            ],
+            |r| r.get(0),
+        )?;
+    delete_checkpoint_fts(tx, cid)?;
+    let sections = [
+        &c.overview,
+        &c.history,
+        &c.work_done,
+        &c.technical_details,
+        &c.important_files,
+        &c.next_steps,
+    ];
+    let mut ins = tx.prepare_cached(
+        "INSERT INTO search_index (rowid, content, session_id, source_type, source_id)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (i, (text, kind)) in sections.iter().zip(CHECKPOINT_SECTIONS).enumerate() {
+        if let Some(text) = text.as_deref().filter(|t| !t.trim().is_empty()) {
+            let short = kind.trim_start_matches("checkpoint_");
+            ins.execute(params![
+                CHECKPOINT_ROWID_BASE + cid * 8 + i as i64,
+                text,
+                id,
+                kind,
+                format!("{id}:ckpt:{}:{short}", c.number)
+            ])?;
+        }
+    }
+    Ok(())
+}
+
+fn upsert_turn(tx: &Transaction<'_>, id: &str, t: &trail_model::Turn, replace_fts: bool) -> Result<()> {
+    let tid: i64 = tx
+        .prepare_cached(
+            "INSERT INTO turns (session_id, turn_index, user_message, assistant_response, timestamp)
+             VALUES (?1, ?2, ?3, ?4, coalesce(?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))
+             ON CONFLICT(session_id, turn_index) DO UPDATE SET user_message = excluded.user_message,
+                 assistant_response = excluded.assistant_response, timestamp = excluded.timestamp
+             RETURNING id",
+        )?
+        .query_row(
+            params![
+                id,
+                t.index as i64,
+                t.user_message,
+                t.assistant_response,
+                t.timestamp
+            ],
+            |r| r.get(0),
+        )?;
+    if replace_fts {
+        tx.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?
+            .execute([tid])?;
+    }
+    // Chronicle: a turn's searchable content is the prompt and the answer joined by a newline.
+    let content = match (&t.user_message, &t.assistant_response) {
+        (Some(u), Some(a)) => format!("{u}\n{a}"),
+        (Some(u), None) => u.clone(),
+        (None, Some(a)) => a.clone(),
+        (None, None) => return Ok(()),
+    };
+    tx.prepare_cached(
+        "INSERT INTO search_index (rowid, content, session_id, source_type, source_id)
+         VALUES (?1, ?2, ?3, 'turn', ?4)",
+    )?
+    .execute(params![tid, content, id, format!("{id}:turn:{}", t.index)])?;
+    Ok(())
+}
+
+fn update_aggregates(tx: &Transaction<'_>, id: &str, turn_count: u32) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE sessions SET turn_count = ?2,
+             message_count = (SELECT count(*) FROM messages WHERE session_id = ?1),
+             input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM usage WHERE session_id = ?1),
+             output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM usage WHERE session_id = ?1),
+             cache_creation_tokens = (SELECT coalesce(sum(cache_creation_tokens), 0) FROM usage WHERE session_id = ?1),
+             cache_read_tokens = (SELECT coalesce(sum(cache_read_tokens), 0) FROM usage WHERE session_id = ?1)
+         WHERE id = ?1",
+    )?
+    .execute(params![id, turn_count as i64])?;
+    Ok(())
+}
+
+/// Returns the current time in the store's timestamp format.
+pub fn now_iso() -> String {
+    trail_model::time::format_utc(chrono::Utc::now())
+}
