@@ -162,10 +162,16 @@ mod tests {
     #[test]
     fn store_precedence() {
         let e = env(&[("HOME", "/h"), ("TRAIL_STORE", "/s.db")]);
-        assert_eq!(store_path(Some(Path::new("/f.db")), &e), Some("/f.db".into()));
+        assert_eq!(
+            store_path(Some(Path::new("/f.db")), &e),
+            Some("/f.db".into())
+        );
         assert_eq!(store_path(None, &e), Some("/s.db".into()));
         let e = env(&[("HOME", "/h")]);
-        assert_eq!(store_path(None, &e), Some("/h/.local/share/trail/trail.db".into()));
+        assert_eq!(
+            store_path(None, &e),
+            Some("/h/.local/share/trail/trail.db".into())
+        );
         let e = env(&[("HOME", "/h"), ("XDG_DATA_HOME", "/x")]);
         assert_eq!(store_path(None, &e), Some("/x/trail/trail.db".into()));
     }
@@ -176,7 +182,10 @@ mod tests {
         let r = source_roots(&e, None, &[]);
         assert_eq!(
             r.by_source[&SourceKind::ClaudeCode],
-            vec![PathBuf::from("/h/.claude/projects"), "/h/.config/claude/projects".into()]
+            vec![
+                PathBuf::from("/h/.claude/projects"),
+                "/h/.config/claude/projects".into()
+            ]
         );
         let e = env(&[("HOME", "/h"), ("CLAUDE_CONFIG_DIR", "/a, /b/projects")]);
         let r = source_roots(&e, None, &[]);
@@ -186,6 +195,9 @@ mod tests {
         );
         // A sample home ignores the environment.
         let r = source_roots(&e, Some(Path::new("/demo")), &[]);
-        assert_eq!(r.by_source[&SourceKind::ClaudeCode][0], PathBuf::from("/demo/.claude/projects"));
+        assert_eq!(
+            r.by_source[&SourceKind::ClaudeCode][0],
+            PathBuf::from("/demo/.claude/projects")
+        );
     }
 }

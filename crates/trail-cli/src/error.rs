@@ -53,9 +53,9 @@ impl<E: Into<anyhow::Error>> From<E> for CliError {
     fn from(e: E) -> Self {
         let error: anyhow::Error = e.into();
         let kind = match error.downcast_ref::<trail_store::StoreError>() {
-            Some(trail_store::StoreError::NotFound(_) | trail_store::StoreError::Ambiguous { .. }) => {
-                ErrorKind::Usage
-            }
+            Some(
+                trail_store::StoreError::NotFound(_) | trail_store::StoreError::Ambiguous { .. },
+            ) => ErrorKind::Usage,
             _ => ErrorKind::Runtime,
         };
         CliError {

@@ -35,10 +35,15 @@ mod tests {
 
     #[test]
     fn durations_and_dates() {
-        let now = DateTime::parse_from_rfc3339("2026-11-21T12:00:00Z").unwrap().with_timezone(&Utc);
+        let now = DateTime::parse_from_rfc3339("2026-11-21T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
         assert_eq!(parse_time("24h", now).unwrap(), "2026-11-20T12:00:00.000Z");
         assert_eq!(parse_time("7d", now).unwrap(), "2026-11-14T12:00:00.000Z");
-        assert_eq!(parse_time("2026-11-01", now).unwrap(), "2026-11-01T00:00:00.000Z");
+        assert_eq!(
+            parse_time("2026-11-01", now).unwrap(),
+            "2026-11-01T00:00:00.000Z"
+        );
         assert!(parse_time("soon", now).is_err());
     }
 }

@@ -91,7 +91,11 @@ pub fn owner_name(url: &str) -> Option<String> {
     if parts.len() < 2 {
         return None;
     }
-    Some(format!("{}/{}", parts[parts.len() - 2], parts[parts.len() - 1]))
+    Some(format!(
+        "{}/{}",
+        parts[parts.len() - 2],
+        parts[parts.len() - 1]
+    ))
 }
 
 #[cfg(test)]
@@ -100,9 +104,18 @@ mod tests {
 
     #[test]
     fn urls() {
-        assert_eq!(owner_name("git@github.com:acme/widgets.git").as_deref(), Some("acme/widgets"));
-        assert_eq!(owner_name("https://github.com/acme/widgets").as_deref(), Some("acme/widgets"));
-        assert_eq!(owner_name("ssh://git@gitlab.example.com:2222/grp/sub/proj.git").as_deref(), Some("sub/proj"));
+        assert_eq!(
+            owner_name("git@github.com:acme/widgets.git").as_deref(),
+            Some("acme/widgets")
+        );
+        assert_eq!(
+            owner_name("https://github.com/acme/widgets").as_deref(),
+            Some("acme/widgets")
+        );
+        assert_eq!(
+            owner_name("ssh://git@gitlab.example.com:2222/grp/sub/proj.git").as_deref(),
+            Some("sub/proj")
+        );
         assert_eq!(owner_name("nothing"), None);
     }
 
@@ -116,7 +129,10 @@ mod tests {
         )
         .unwrap();
         std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
-        assert_eq!(repository_of(&dir.path().join("src/deep")).as_deref(), Some("me/x"));
+        assert_eq!(
+            repository_of(&dir.path().join("src/deep")).as_deref(),
+            Some("me/x")
+        );
         assert_eq!(repository_of(Path::new("/nonexistent/place")), None);
     }
 }

@@ -205,7 +205,7 @@ pub fn index(
         }
     }
     // Biggest first: better balance across workers.
-    plan.sort_by(|a, b| b.fingerprint.size.cmp(&a.fingerprint.size));
+    plan.sort_by_key(|p| std::cmp::Reverse(p.fingerprint.size));
     progress.start(plan.len() as u64, total_bytes);
 
     // Parse in parallel, write on this thread.

@@ -44,12 +44,10 @@ pub fn build_turns<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<T
         }
         let turn = turns.last_mut().expect("pushed above");
         match (m.kind(), m.role()) {
-            (MessageKind::Prompt, _) => {
-                if turn.user_message.is_none() {
-                    turn.user_message = Some(m.text.clone());
-                    if m.timestamp.is_some() {
-                        turn.timestamp = m.timestamp.clone();
-                    }
+            (MessageKind::Prompt, _) if turn.user_message.is_none() => {
+                turn.user_message = Some(m.text.clone());
+                if m.timestamp.is_some() {
+                    turn.timestamp = m.timestamp.clone();
                 }
             }
             (MessageKind::Text, Role::Assistant) if !m.text.trim().is_empty() => {
@@ -99,7 +97,10 @@ mod tests {
         let turns = build_turns(&ms);
         assert_eq!(turns.len(), 2);
         assert_eq!(turns[0].user_message.as_deref(), Some("fix it"));
-        assert_eq!(turns[0].assistant_response.as_deref(), Some("looking\n\ndone"));
+        assert_eq!(
+            turns[0].assistant_response.as_deref(),
+            Some("looking\n\ndone")
+        );
         assert_eq!(turns[1].assistant_response, None);
     }
 }

@@ -7,18 +7,33 @@ use trail_sources::{registry, ParseRequest};
 fn main() {
     for arg in std::env::args().skip(1) {
         let path = Path::new(&arg);
-        let head = std::fs::read(path).map(|b| b[..b.len().min(65536)].to_vec()).unwrap_or_default();
+        let head = std::fs::read(path)
+            .map(|b| b[..b.len().min(65536)].to_vec())
+            .unwrap_or_default();
         for src in registry() {
             if !src.detect(path, &head) {
                 continue;
             }
-            let parse = src.parse(ParseRequest { path, resume: None }).expect("parse");
-            println!("{} [{}] bytes={} lines={} issues={}", arg, src.kind(), parse.bytes_parsed, parse.lines, parse.issues.len());
+            let parse = src
+                .parse(ParseRequest { path, resume: None })
+                .expect("parse");
+            println!(
+                "{} [{}] bytes={} lines={} issues={}",
+                arg,
+                src.kind(),
+                parse.bytes_parsed,
+                parse.lines,
+                parse.issues.len()
+            );
             for i in &parse.issues {
                 println!("  issue line {:?}: {}", i.line, i.reason);
             }
             for s in &parse.sessions {
-                let tools = s.messages.iter().filter(|m| m.kind == Some(trail_model::MessageKind::ToolCall)).count();
+                let tools = s
+                    .messages
+                    .iter()
+                    .filter(|m| m.kind == Some(trail_model::MessageKind::ToolCall))
+                    .count();
                 let tok: u64 = s.usage.iter().map(|u| u.total()).sum();
                 println!(
                     "  session {} title={:?} parent={:?} msgs={} turns={} tools={} usage_rows={} tokens={} files={} refs={} ckpt={} models={:?} cwd={:?} branch={:?} {:?}..{:?}",

@@ -247,7 +247,7 @@ impl<'de> Deserialize<'de> for Content {
                 let mut blocks = Vec::new();
                 while let Some(b) = seq.next_element::<BlockOrOther>()? {
                     if let BlockOrOther::Block(b) = b {
-                        blocks.push(b);
+                        blocks.push(*b);
                     }
                 }
                 Ok(Content::Blocks(blocks))
@@ -281,7 +281,7 @@ impl<'de> Deserialize<'de> for Content {
 
 /// A content array element: a block object, or anything else (skipped).
 enum BlockOrOther {
-    Block(Block),
+    Block(Box<Block>),
     Other,
 }
 
@@ -290,7 +290,7 @@ impl<'de> Deserialize<'de> for BlockOrOther {
         let v = serde_json::Value::deserialize(d)?;
         if v.is_object() {
             Block::deserialize(v)
-                .map(BlockOrOther::Block)
+                .map(|b| BlockOrOther::Block(Box::new(b)))
                 .map_err(de::Error::custom)
         } else {
             Ok(BlockOrOther::Other)
@@ -434,11 +434,14 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
             .unwrap_or_default(),
         meta_sidecar,
     };
-    let outcome = jsonl::read_lines(path, start, start_line, |pos, line| {
-        parser.line(pos, line)
-    })?;
+    let outcome = jsonl::read_lines(path, start, start_line, |pos, line| parser.line(pos, line))?;
     let mut sessions = parser.finish(appending);
-    sessions.retain(|s| !(s.mode == UpdateMode::Replace && s.messages.is_empty() && s.meta.title.is_none() && s.meta.created_at.is_none()));
+    sessions.retain(|s| {
+        !(s.mode == UpdateMode::Replace
+            && s.messages.is_empty()
+            && s.meta.title.is_none()
+            && s.meta.created_at.is_none())
+    });
     let state_bytes = serde_json::to_vec(&state).ok();
     Ok(FileParse {
         sessions,
@@ -483,7 +486,8 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn line(&mut self, pos: LinePos, line: &str) -> Result<(), String> {
-        let entry: RawEntry = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+        let entry: RawEntry =
+            serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
         let ty = entry
             .ty
             .as_deref()
@@ -495,7 +499,9 @@ impl Parser<'_> {
             "summary" => {
                 if let Some(summary) = entry.summary.as_deref().filter(|s| !junk_title(s)) {
                     let leaf = entry.leaf_uuid.clone().unwrap_or_default();
-                    self.state.pending_summaries.push((leaf, summary.to_string()));
+                    self.state
+                        .pending_summaries
+                        .push((leaf, summary.to_string()));
                 }
                 return Ok(());
             }
@@ -586,7 +592,11 @@ impl Parser<'_> {
                 out.push(Message {
                     role: Some(role),
                     kind: Some(kind),
-                    text: if text.is_empty() { sub.to_string() } else { text },
+                    text: if text.is_empty() {
+                        sub.to_string()
+                    } else {
+                        text
+                    },
                     is_error: kind == MessageKind::Error,
                     extra,
                     ..base.clone()
@@ -749,7 +759,8 @@ impl Parser<'_> {
                         kind: Some(MessageKind::Unknown),
                         extra: Some(format!(
                             "{{\"type\":{}}}",
-                            serde_json::to_string(b.ty.as_deref().unwrap_or("")).unwrap_or_default()
+                            serde_json::to_string(b.ty.as_deref().unwrap_or(""))
+                                .unwrap_or_default()
                         )),
                         ..base.clone()
                     },
@@ -895,7 +906,13 @@ impl Parser<'_> {
 
     /// Picks the session a chain node belongs to. In a main file, inline sidechain trees become
     /// their own sessions.
-    fn slot_for(&mut self, entry: &RawEntry, sidechain: bool, parent: Option<&str>, uuid: &str) -> u32 {
+    fn slot_for(
+        &mut self,
+        entry: &RawEntry,
+        sidechain: bool,
+        parent: Option<&str>,
+        uuid: &str,
+    ) -> u32 {
         let main = self.main_slot(entry);
         if !sidechain || self.state.role != FileRole::Main {
             return main;
@@ -968,10 +985,19 @@ impl Parser<'_> {
         // Inline sidechain: link to the Task call whose prompt matches its first prompt.
         if st.sidechain_root.is_some()
             && kind == MessageKind::Prompt
-            && st.meta.parent.as_ref().is_some_and(|p| p.tool_call_id.is_none())
+            && st
+                .meta
+                .parent
+                .as_ref()
+                .is_some_and(|p| p.tool_call_id.is_none())
         {
             let want = m.text.trim();
-            if let Some((id, _)) = self.state.task_prompts.iter().find(|(_, p)| p.trim() == want) {
+            if let Some((id, _)) = self
+                .state
+                .task_prompts
+                .iter()
+                .find(|(_, p)| p.trim() == want)
+            {
                 if let Some(p) = st.meta.parent.as_mut() {
                     p.tool_call_id = Some(id.clone());
                 }
@@ -1017,7 +1043,12 @@ impl Parser<'_> {
         // it as the main session's title only if nothing better exists.
         if !still_pending.is_empty() && !self.state.sessions.is_empty() {
             let (_, s) = still_pending[still_pending.len() - 1].clone();
-            if let Some(main) = self.state.sessions.iter().position(|s| s.sidechain_root.is_none()) {
+            if let Some(main) = self
+                .state
+                .sessions
+                .iter()
+                .position(|s| s.sidechain_root.is_none())
+            {
                 if self.state.sessions[main].title_rank == 0 {
                     self.set_title(main as u32, &s, 1);
                 }
@@ -1043,7 +1074,11 @@ impl Parser<'_> {
             session.meta = st.meta.clone();
             session.models = st.models.clone();
             // Apply derived fields to new messages and collect relinks for old ones.
-            let first_new_seq = session.messages.first().map(|m| m.seq).unwrap_or(st.next_seq);
+            let first_new_seq = session
+                .messages
+                .first()
+                .map(|m| m.seq)
+                .unwrap_or(st.next_seq);
             let node_of: HashMap<u32, &Node> = self
                 .state
                 .nodes
@@ -1113,7 +1148,11 @@ impl Parser<'_> {
         let pos_in_idx: HashMap<usize, usize> =
             idx.iter().enumerate().map(|(p, &i)| (i, p)).collect();
         let sidechain_file = self.state.role != FileRole::Main;
-        let eligible = |i: usize| sidechain_file || !nodes[i].sidechain || self.state.sessions[slot as usize].sidechain_root.is_some();
+        let eligible = |i: usize| {
+            sidechain_file
+                || !nodes[i].sidechain
+                || self.state.sessions[slot as usize].sidechain_root.is_some()
+        };
         // The latest leaf: the last written eligible node.
         let Some(&leaf) = idx.iter().rev().find(|&&i| eligible(i)) else {
             return Vec::new();
@@ -1332,7 +1371,10 @@ fn image_placeholder(b: &Block) -> String {
         .as_ref()
         .and_then(|r| serde_json::from_str::<ImageSource>(r.get()).ok());
     let src = src.as_ref();
-    match (src.and_then(|s| s.media_type.as_deref()), src.and_then(|s| s.url.as_deref())) {
+    match (
+        src.and_then(|s| s.media_type.as_deref()),
+        src.and_then(|s| s.url.as_deref()),
+    ) {
         (_, Some(url)) => format!("[image: {url}]"),
         (Some(mt), None) => format!("[image: {mt}]"),
         (None, None) => "[image]".to_string(),
@@ -1386,7 +1428,9 @@ fn is_injected(text: &str) -> bool {
     t.starts_with("<local-command-stdout>")
         || t.starts_with("<local-command-stderr>")
         || t.starts_with("<local-command-caveat>")
-        || t.starts_with("Caveat: The messages below were generated by the user while running local commands")
+        || t.starts_with(
+            "Caveat: The messages below were generated by the user while running local commands",
+        )
 }
 
 /// Removes `<system-reminder>...</system-reminder>` blocks.

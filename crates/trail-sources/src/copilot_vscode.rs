@@ -1,1 +1,1636 @@
-//! (module being written)
+//! GitHub Copilot Chat in VS Code: the chat sessions VS Code stores per workspace.
+//!
+//! Layout (under a VS Code user-data folder such as `~/.config/Code`):
+//! - `User/workspaceStorage/<hash>/chatSessions/<sessionId>.json` (flat snapshot, versions 1-3)
+//!   or `<sessionId>.jsonl` (mutation log, VS Code 1.109 and later); `workspace.json` beside
+//!   `chatSessions/` names the workspace folder, which becomes the session's cwd.
+//! - `User/globalStorage/emptyWindowChatSessions/<sessionId>.json[l]` for windows without a
+//!   folder, and the older `User/workspaceStorage/no-workspace/chatSessions/`.
+//!
+//! The mutation log holds one JSON entry per line: kind 0 (the whole object), 1 (set the value
+//! at a key path), 2 (push to the array at a key path, first truncating it to `i` when given)
+//! and 3 (delete the property at a key path). Replaying it yields the object a `.json`
+//! snapshot would hold, which is then parsed by the same code.
+//!
+//! Duplicate rules applied by discovery:
+//! - a `.json` and a `.jsonl` for the same session id in the same folder: only the `.jsonl`
+//!   (the log is what current VS Code reads and writes);
+//! - a session copied from an empty window into a workspace (VS Code copies, the original
+//!   stays): when the same file stem (the session id) exists under a workspace's
+//!   `chatSessions/`, the empty-window copies (`emptyWindowChatSessions/` and
+//!   `workspaceStorage/no-workspace/`) are dropped, so the session is indexed once, with the
+//!   workspace's cwd.
+//!
+//! The request-to-messages code here is shared with [`crate::vscode_export`].
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use trail_model::turns::{assign_turn_indexes, build_turns};
+use trail_model::{
+    time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParseIssue, Role, Session,
+    SessionId, SessionMeta, SessionRef, SourceKind, Usage,
+};
+
+use crate::{discover, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
+
+/// The marker VS Code writes in place of strings too long to persist.
+pub const TRUNCATION_MARKER: &str = "[JustRide: value truncated";
+
+/// Longest key path accepted in a mutation-log entry (keeps replayed objects shallow).
+const MAX_PATH_LEN: usize = 64;
+/// Array holes a single entry may create (JavaScript fills them, JSON writes them as null).
+const MAX_HOLES: usize = 4096;
+/// Characters of the first prompt used as a title.
+const TITLE_CHARS: usize = 200;
+
+/// The operating system whose default VS Code locations [`default_roots`] lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    Linux,
+    MacOs,
+    Windows,
+}
+
+impl Platform {
+    /// Returns the platform this binary was built for.
+    pub fn current() -> Platform {
+        if cfg!(target_os = "windows") {
+            Platform::Windows
+        } else if cfg!(target_os = "macos") {
+            Platform::MacOs
+        } else {
+            Platform::Linux
+        }
+    }
+}
+
+/// VS Code builds whose user-data folders are searched by default.
+pub const PRODUCT_FOLDERS: [&str; 4] = ["Code", "Code - Insiders", "VSCodium", "Code - OSS"];
+
+/// Returns the default user-data folders of VS Code, VS Code Insiders, VSCodium and Code - OSS
+/// for `platform`. `appdata` is `%APPDATA%` on Windows (the caller reads the environment);
+/// without it `<home>/AppData/Roaming` is used. Folders that do not exist are listed too:
+/// discovery skips them.
+pub fn default_roots(home: &Path, platform: Platform, appdata: Option<&Path>) -> Vec<PathBuf> {
+    let base = match platform {
+        Platform::Linux => home.join(".config"),
+        Platform::MacOs => home.join("Library").join("Application Support"),
+        Platform::Windows => appdata
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| home.join("AppData").join("Roaming")),
+    };
+    PRODUCT_FOLDERS.iter().map(|p| base.join(p)).collect()
+}
+
+/// GitHub Copilot Chat sessions stored by VS Code.
+pub struct CopilotVscode;
+
+impl Source for CopilotVscode {
+    fn kind(&self) -> SourceKind {
+        SourceKind::CopilotVscode
+    }
+
+    fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        discover_sessions(roots)
+    }
+
+    fn detect(&self, path: &Path, head: &[u8]) -> bool {
+        detect_stored(path, head)
+    }
+
+    fn appendable(&self, _path: &Path) -> bool {
+        // Logs are compacted (rewritten as one Initial line) and snapshots are rewritten whole:
+        // reparse the file when it changes.
+        false
+    }
+
+    fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
+        let path = request.path;
+        if discover::has_extension(path, "jsonl") {
+            parse_log_file(path)
+        } else {
+            parse_snapshot_file(path)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discovery and detection
+
+fn is_session_file(p: &Path) -> bool {
+    discover::has_extension(p, "json") || discover::has_extension(p, "jsonl")
+}
+
+fn parent_name(p: &Path) -> Option<&str> {
+    p.parent()?.file_name()?.to_str()
+}
+
+/// The `workspaceStorage` and `globalStorage` folders a root stands for.
+fn storage_dirs(root: &Path) -> (Option<PathBuf>, Option<PathBuf>) {
+    if root.file_name().is_some_and(|n| n == "workspaceStorage") {
+        return (Some(root.to_path_buf()), None);
+    }
+    let user = if root.join("User").is_dir() {
+        root.join("User")
+    } else {
+        root.to_path_buf()
+    };
+    (
+        Some(user.join("workspaceStorage")),
+        Some(user.join("globalStorage")),
+    )
+}
+
+fn discover_sessions(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        let (ws, global) = storage_dirs(root);
+        if let Some(ws) = ws {
+            // <ws>/<hash>/chatSessions/<file>
+            found.extend(discover::walk_files(&ws, 3, |p| {
+                is_session_file(p) && parent_name(p) == Some("chatSessions")
+            }));
+        }
+        if let Some(global) = global {
+            let dir = global.join("emptyWindowChatSessions");
+            found.extend(discover::walk_files(&dir, 1, is_session_file));
+        }
+    }
+    found.sort();
+    found.dedup();
+    select_authoritative(found)
+}
+
+/// Whether a session file belongs to an empty window rather than a workspace.
+fn is_empty_window_file(p: &Path) -> bool {
+    let parent = parent_name(p);
+    if parent == Some("emptyWindowChatSessions") {
+        return true;
+    }
+    parent == Some("chatSessions")
+        && p.parent()
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "no-workspace")
+}
+
+/// Applies the duplicate rules described in the module docs.
+fn select_authoritative(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    // A .jsonl wins over a .json with the same stem in the same folder.
+    let logs: HashSet<PathBuf> = files
+        .iter()
+        .filter(|p| discover::has_extension(p, "jsonl"))
+        .map(|p| p.with_extension(""))
+        .collect();
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|p| !(discover::has_extension(p, "json") && logs.contains(&p.with_extension(""))))
+        .collect();
+    // Session ids present in a workspace.
+    let in_workspace: HashSet<String> = files
+        .iter()
+        .filter(|p| !is_empty_window_file(p))
+        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_string))
+        .collect();
+    let mut out: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|p| {
+            !(is_empty_window_file(p)
+                && p.file_stem()
+                    .and_then(|s| s.to_str())
+                    .is_some_and(|s| in_workspace.contains(s)))
+        })
+        .collect();
+    // Empty-window copies in both the old and the new folder: keep one (the log if any).
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut keep = vec![true; out.len()];
+    for (i, p) in out.iter().enumerate() {
+        if !is_empty_window_file(p) {
+            continue;
+        }
+        let Some(stem) = p.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        match seen.get(stem) {
+            Some(&j) => {
+                let prefer_new = discover::has_extension(p, "jsonl")
+                    && !discover::has_extension(&out[j], "jsonl");
+                if prefer_new {
+                    keep[j] = false;
+                    seen.insert(stem.to_string(), i);
+                } else {
+                    keep[i] = false;
+                }
+            }
+            None => {
+                seen.insert(stem.to_string(), i);
+            }
+        }
+    }
+    let mut i = 0;
+    out.retain(|_| {
+        let k = keep[i];
+        i += 1;
+        k
+    });
+    out
+}
+
+/// Finds `needle` in `hay`.
+pub(crate) fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(hay, needle)
+}
+
+fn trim_start(head: &[u8]) -> &[u8] {
+    let skip = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF)
+        .unwrap_or(head.len());
+    &head[skip..]
+}
+
+/// Whether the head of a JSONL file starts with a mutation log's Initial entry.
+fn looks_like_log(head: &[u8]) -> bool {
+    let compact: Vec<u8> = trim_start(head)
+        .iter()
+        .take(64)
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    compact.starts_with(b"{\"kind\":0,\"v\":{")
+}
+
+/// Whether the head of a JSON document is a chat object (stored session or export).
+pub(crate) fn looks_like_chat_json(head: &[u8]) -> bool {
+    let head = trim_start(head);
+    head.first() == Some(&b'{')
+        && find_bytes(head, b"\"requests\"").is_some()
+        && (find_bytes(head, b"\"responderUsername\"").is_some()
+            || find_bytes(head, b"\"initialLocation\"").is_some()
+            || find_bytes(head, b"\"requesterUsername\"").is_some())
+}
+
+/// Whether the chat JSON head has a top-level `version` before its requests (stored sessions
+/// of versions 2 and 3 start with it; exports never have it).
+pub(crate) fn has_version_before_requests(head: &[u8]) -> bool {
+    match (
+        find_bytes(head, b"\"version\""),
+        find_bytes(head, b"\"requests\""),
+    ) {
+        (Some(v), Some(r)) => v < r,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// Whether `path` sits in a folder VS Code stores sessions in.
+pub(crate) fn in_session_folder(path: &Path) -> bool {
+    matches!(
+        parent_name(path),
+        Some("chatSessions" | "emptyWindowChatSessions" | "transferredChatSessions")
+    )
+}
+
+fn detect_stored(path: &Path, head: &[u8]) -> bool {
+    if discover::has_extension(path, "jsonl") {
+        return looks_like_log(head);
+    }
+    if !discover::has_extension(path, "json") {
+        return false;
+    }
+    let head_t = trim_start(head);
+    if in_session_folder(path) {
+        return head_t.first() == Some(&b'{');
+    }
+    looks_like_chat_json(head_t) && has_version_before_requests(head_t)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+fn read_file(path: &Path) -> Result<Vec<u8>, SourceError> {
+    std::fs::read(path).map_err(|e| SourceError::io(path, e))
+}
+
+fn parse_snapshot_file(path: &Path) -> Result<FileParse, SourceError> {
+    let bytes = read_file(path)?;
+    let root: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| SourceError::format(path, format!("not a VS Code chat session: {e}")))?;
+    if !root.is_object() {
+        return Err(SourceError::format(
+            path,
+            "not a VS Code chat session: the document is not an object",
+        ));
+    }
+    let mut out = FileParse {
+        bytes_parsed: bytes.len() as u64,
+        bytes_read: bytes.len() as u64,
+        ..FileParse::default()
+    };
+    stored_session(path, &root, &mut out);
+    Ok(out)
+}
+
+fn parse_log_file(path: &Path) -> Result<FileParse, SourceError> {
+    let display = path.display().to_string();
+    let mut state: Option<Value> = None;
+    let outcome = jsonl::read_lines(path, 0, 0, |_pos, line| {
+        let entry: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+        apply_entry(&mut state, entry)
+    })?;
+    let mut out = FileParse {
+        bytes_parsed: outcome.bytes_parsed,
+        bytes_read: outcome.bytes_read,
+        lines: outcome.lines,
+        issues: outcome.issues,
+        ..FileParse::default()
+    };
+    match state {
+        Some(root) if root.is_object() => stored_session(path, &root, &mut out),
+        Some(_) => out.issues.push(file_issue(
+            &display,
+            "the replayed mutation log is not an object",
+        )),
+        None => {
+            let has_entries = out.lines > 0 && !out.issues.is_empty();
+            let reason = if outcome.bytes_read == 0 || (out.lines == 0 && !has_entries) {
+                "empty chat session log"
+            } else {
+                "chat session log has no initial entry (kind 0); nothing to replay"
+            };
+            out.issues.push(file_issue(&display, reason));
+        }
+    }
+    Ok(out)
+}
+
+fn file_issue(path: &str, reason: &str) -> ParseIssue {
+    ParseIssue {
+        path: path.to_string(),
+        line: None,
+        byte_offset: None,
+        excerpt: None,
+        reason: reason.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mutation log replay
+
+/// One step of a key path: an object key or an array index.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn path_steps(k: Option<&Value>) -> Result<Vec<Step>, String> {
+    let Some(Value::Array(items)) = k else {
+        return Err("entry has no key path (`k`)".into());
+    };
+    if items.len() > MAX_PATH_LEN {
+        return Err(format!("key path longer than {MAX_PATH_LEN}"));
+    }
+    items
+        .iter()
+        .map(|s| match s {
+            Value::String(k) => Ok(Step::Key(k.clone())),
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|i| usize::try_from(i).ok())
+                .map(Step::Index)
+                .ok_or_else(|| "key path index is not a non-negative integer".to_string()),
+            _ => Err("key path step is neither a string nor an index".to_string()),
+        })
+        .collect()
+}
+
+/// Adapts a step to the container it applies to, as JavaScript property access does: a
+/// numeric string indexes an array, a number names an object property.
+fn fit_step(cur: &Value, step: &Step) -> Step {
+    match (cur, step) {
+        (Value::Array(_), Step::Key(k)) => match k.parse::<usize>() {
+            Ok(i) => Step::Index(i),
+            Err(_) => Step::Key(k.clone()),
+        },
+        (Value::Object(_), Step::Index(i)) => Step::Key(i.to_string()),
+        (_, Step::Key(k)) => Step::Key(k.clone()),
+        (_, Step::Index(i)) => Step::Index(*i),
+    }
+}
+
+/// Returns the existing container a step leads to. Like VS Code's reader, a missing
+/// intermediate value is an error (the entry is rejected, nothing is changed).
+fn descend<'v>(cur: &'v mut Value, step: &Step) -> Result<&'v mut Value, String> {
+    let step = fit_step(cur, step);
+    let next = match (cur, &step) {
+        (Value::Object(map), Step::Key(k)) => map.get_mut(k.as_str()),
+        (Value::Array(arr), Step::Index(i)) => arr.get_mut(*i),
+        _ => None,
+    };
+    match next {
+        Some(v) if v.is_object() || v.is_array() => Ok(v),
+        _ => Err(
+            "key path goes through a missing value or one that is not an object or array".into(),
+        ),
+    }
+}
+
+/// Walks to the parent of the last step.
+fn walk_to_parent<'v>(
+    root: &'v mut Value,
+    steps: &[Step],
+) -> Result<(&'v mut Value, Step), String> {
+    let mut cur = root;
+    for step in &steps[..steps.len() - 1] {
+        cur = descend(cur, step)?;
+    }
+    let last = fit_step(cur, &steps[steps.len() - 1]);
+    Ok((cur, last))
+}
+
+fn set_at(root: &mut Value, steps: &[Step], value: Option<Value>) -> Result<(), String> {
+    if steps.is_empty() {
+        if let Some(v) = value {
+            *root = v;
+        }
+        return Ok(());
+    }
+    let (parent, step) = walk_to_parent(root, steps)?;
+    match (parent, &step) {
+        (Value::Object(map), Step::Key(k)) => {
+            match value {
+                Some(v) => {
+                    map.insert(k.clone(), v);
+                }
+                None => {
+                    map.remove(k.as_str());
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(arr), Step::Index(i)) => {
+            let i = *i;
+            if i >= arr.len() {
+                if value.is_none() {
+                    return Ok(());
+                }
+                if i - arr.len() > MAX_HOLES {
+                    return Err("index far beyond the array's end".into());
+                }
+                arr.resize(i + 1, Value::Null);
+            }
+            // A deleted array element serializes as null.
+            arr[i] = value.unwrap_or(Value::Null);
+            Ok(())
+        }
+        _ => Err("cannot set a value there: parent type does not match the key".into()),
+    }
+}
+
+fn push_at(
+    root: &mut Value,
+    steps: &[Step],
+    values: Option<Value>,
+    truncate: Option<&Value>,
+) -> Result<(), String> {
+    let truncate = match truncate {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .and_then(|i| usize::try_from(i).ok())
+                .ok_or_else(|| "push index `i` is not a non-negative integer".to_string())?,
+        ),
+    };
+    let values = match values {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(v)) => v,
+        Some(_) => return Err("push values `v` is not an array".into()),
+    };
+    let target: &mut Value = if steps.is_empty() {
+        root
+    } else {
+        let (parent, step) = walk_to_parent(root, steps)?;
+        match (parent, &step) {
+            (Value::Object(map), Step::Key(k)) => map.entry(k.clone()).or_insert(Value::Null),
+            (Value::Array(arr), Step::Index(i)) => {
+                let i = *i;
+                if i >= arr.len() {
+                    if i - arr.len() > MAX_HOLES {
+                        return Err("index far beyond the array's end".into());
+                    }
+                    arr.resize(i + 1, Value::Null);
+                }
+                &mut arr[i]
+            }
+            _ => return Err("cannot push there: parent type does not match the key".into()),
+        }
+    };
+    if target.is_null() {
+        *target = Value::Array(Vec::new());
+    }
+    let Value::Array(arr) = target else {
+        return Err("push target is not an array".into());
+    };
+    if let Some(i) = truncate {
+        if i <= arr.len() {
+            arr.truncate(i);
+        } else if i - arr.len() > MAX_HOLES {
+            return Err("push index far beyond the array's end".into());
+        } else {
+            arr.resize(i, Value::Null);
+        }
+    }
+    arr.extend(values);
+    Ok(())
+}
+
+/// Applies one mutation-log entry to the replayed state.
+fn apply_entry(state: &mut Option<Value>, entry: Value) -> Result<(), String> {
+    let Value::Object(mut entry) = entry else {
+        return Err("entry is not an object".into());
+    };
+    let kind = entry.get("kind").and_then(Value::as_u64);
+    if kind == Some(0) {
+        *state = Some(entry.remove("v").unwrap_or(Value::Null));
+        return Ok(());
+    }
+    let Some(root) = state.as_mut() else {
+        return Err("entry before the log's initial entry (kind 0)".into());
+    };
+    match kind {
+        Some(1) => {
+            let value = entry.remove("v").unwrap_or(Value::Null);
+            let steps = path_steps(entry.get("k"))?;
+            set_at(root, &steps, Some(value))
+        }
+        Some(2) => {
+            let values = entry.remove("v");
+            let steps = path_steps(entry.get("k"))?;
+            push_at(root, &steps, values, entry.get("i"))
+        }
+        Some(3) => {
+            let steps = path_steps(entry.get("k"))?;
+            set_at(root, &steps, None)
+        }
+        _ => Err("unknown mutation-log entry kind".into()),
+    }
+}
+
+/// Replays a mutation log given as text (one entry per line) and returns the object it
+/// describes, or why it cannot. Lines that do not parse are skipped, as in [`CopilotVscode`]'s
+/// parse. Exposed for tests and tools.
+pub fn replay_log(text: &str) -> Result<Value, String> {
+    let mut state = None;
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Ok(entry) = serde_json::from_str::<Value>(line) {
+            let _ = apply_entry(&mut state, entry);
+        }
+    }
+    state.ok_or_else(|| "log has no initial entry".to_string())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session building (shared with vscode_export)
+
+fn looks_like_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+fn stored_session(path: &Path, root: &Value, out: &mut FileParse) {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
+    let native = root
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .unwrap_or(stem);
+    let id = if looks_like_uuid(&native) {
+        native.clone()
+    } else {
+        format!("{}:{}", SourceKind::CopilotVscode.as_str(), native)
+    };
+    let mut meta = SessionMeta::new(SessionId::new(id), SourceKind::CopilotVscode, native);
+    meta.cwd = workspace_cwd(path).or_else(|| root.get("workingDirectory").and_then(uri_to_path));
+    let (session, notes) = build_session(meta, root, &path.display().to_string(), out);
+    out.notes.extend(notes);
+    out.sessions.push(session);
+}
+
+/// Reads `workspace.json` beside the `chatSessions/` folder holding `path`.
+fn workspace_cwd(path: &Path) -> Option<String> {
+    let dir = path.parent()?;
+    if dir.file_name()? != "chatSessions" {
+        return None;
+    }
+    let bytes = std::fs::read(dir.parent()?.join("workspace.json")).ok()?;
+    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    v.get("folder")
+        .or_else(|| v.get("workspace"))
+        .and_then(uri_to_path)
+}
+
+/// Decodes `%XX` escapes (invalid escapes are kept as they are).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = |c: u8| (c as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Turns a file URI's path (`/c:/x/y` or `/home/x`) and authority into a local path, the way
+/// VS Code's `fsPath` does: Windows drive paths get a lower-case drive and backslashes.
+fn file_path_from_parts(authority: &str, path: &str) -> String {
+    let b = path.as_bytes();
+    if b.len() >= 3 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b':' {
+        let mut s = String::with_capacity(path.len());
+        s.push(b[1].to_ascii_lowercase() as char);
+        s.push_str(&path[2..].replace('/', "\\"));
+        return s;
+    }
+    if !authority.is_empty() {
+        return format!("\\\\{}{}", authority, path.replace('/', "\\"));
+    }
+    path.to_string()
+}
+
+/// Converts a serialized URI (a `UriComponents` object or a URI string) to a local path for
+/// `file` URIs, or the URI text for others.
+pub(crate) fn uri_to_path(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => {
+            let s = s.trim();
+            if s.is_empty() {
+                return None;
+            }
+            if let Some(rest) = s.strip_prefix("file://") {
+                let (authority, path) = match rest.find('/') {
+                    Some(i) => (&rest[..i], &rest[i..]),
+                    None => (rest, "/"),
+                };
+                let path = path.split(['?', '#']).next().unwrap_or_default();
+                return Some(file_path_from_parts(
+                    &percent_decode(authority),
+                    &percent_decode(path),
+                ));
+            }
+            Some(s.to_string())
+        }
+        Value::Object(o) => {
+            let scheme = o.get("scheme").and_then(Value::as_str).unwrap_or_default();
+            let path = o.get("path").and_then(Value::as_str).unwrap_or_default();
+            let authority = o
+                .get("authority")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if scheme == "file" {
+                if let Some(fs) = o.get("fsPath").and_then(Value::as_str) {
+                    if !fs.is_empty() {
+                        return Some(fs.to_string());
+                    }
+                }
+                if path.is_empty() {
+                    return None;
+                }
+                return Some(file_path_from_parts(authority, path));
+            }
+            if let Some(ext) = o.get("external").and_then(Value::as_str) {
+                if !ext.is_empty() {
+                    return Some(ext.to_string());
+                }
+            }
+            if scheme.is_empty() {
+                return None;
+            }
+            let mut s = format!("{scheme}://{authority}{path}");
+            if let Some(q) = o
+                .get("query")
+                .and_then(Value::as_str)
+                .filter(|q| !q.is_empty())
+            {
+                s.push('?');
+                s.push_str(q);
+            }
+            if let Some(f) = o
+                .get("fragment")
+                .and_then(Value::as_str)
+                .filter(|f| !f.is_empty())
+            {
+                s.push('#');
+                s.push_str(f);
+            }
+            Some(s)
+        }
+        _ => None,
+    }
+}
+
+/// The path of a file a URI names: `file` URIs become local paths; `vscode-remote` URIs (WSL,
+/// SSH, containers) give the path on the remote machine. Other schemes give None.
+fn file_uri_path(v: &Value) -> Option<String> {
+    match v {
+        Value::Object(o) => match o.get("scheme").and_then(Value::as_str) {
+            Some("file") => uri_to_path(v),
+            Some("vscode-remote") => o
+                .get("path")
+                .and_then(Value::as_str)
+                .filter(|p| !p.is_empty())
+                .map(str::to_string),
+            _ => None,
+        },
+        Value::String(s) => {
+            let s = s.trim();
+            if s.starts_with("file://") {
+                uri_to_path(v)
+            } else if let Some(rest) = s.strip_prefix("vscode-remote://") {
+                let path = &rest[rest.find('/')?..];
+                let path = path.split(['?', '#']).next().unwrap_or_default();
+                Some(percent_decode(path))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Counts strings carrying VS Code's truncation marker.
+fn count_truncated(v: &Value) -> usize {
+    match v {
+        Value::String(s) => usize::from(s.starts_with(TRUNCATION_MARKER)),
+        Value::Array(a) => a.iter().map(count_truncated).sum(),
+        Value::Object(o) => o.values().map(count_truncated).sum(),
+        _ => 0,
+    }
+}
+
+/// Text of a markdown-ish value: a string, an `IMarkdownString` (`{value}`) or a
+/// `markdownContent` part (`{content: {value}}`).
+fn markdown_text(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Object(o) => match o.get("value") {
+            Some(Value::String(s)) => Some(s),
+            _ => o.get("content").and_then(markdown_text),
+        },
+        _ => None,
+    }
+}
+
+/// Concatenates the text leaves of a tool result (plain strings, prompt-tsx node trees).
+fn collect_text(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => out.push_str(s),
+        Value::Array(a) => a.iter().for_each(|x| collect_text(x, out)),
+        Value::Object(o) => {
+            if let Some(Value::String(t)) = o.get("text") {
+                out.push_str(t);
+            } else if let Some(val) = o.get("value") {
+                collect_text(val, out);
+            } else if let Some(node) = o.get("node") {
+                collect_text(node, out);
+            } else if let Some(children) = o.get("children") {
+                collect_text(children, out);
+            } else if let Some(content) = o.get("content") {
+                collect_text(content, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn result_text(v: &Value) -> String {
+    let mut s = String::new();
+    match v.get("content") {
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 && !s.is_empty() && !s.ends_with('\n') {
+                    s.push('\n');
+                }
+                collect_text(item, &mut s);
+            }
+        }
+        _ => collect_text(v, &mut s),
+    }
+    s
+}
+
+fn first_line(s: &str) -> String {
+    truncate_chars(
+        s.lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim(),
+        300,
+    )
+    .to_string()
+}
+
+fn json_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn is_shell_tool(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("terminal") || n.contains("shell") || n.contains("bash") || n == "run_in_terminal"
+}
+
+fn is_file_tool(name: &str) -> bool {
+    let n = name.to_ascii_lowercase().replace('_', "");
+    [
+        "readfile",
+        "createfile",
+        "editfile",
+        "insertedit",
+        "replacestring",
+        "applypatch",
+        "editnotebook",
+        "createnotebook",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
+}
+
+/// Paths a tool call's input names: `filePath`, `filePaths` and apply-patch file headers.
+fn input_files(input: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let Value::Object(o) = input else {
+        return out;
+    };
+    if let Some(p) = o.get("filePath").and_then(Value::as_str) {
+        out.push(p.to_string());
+    }
+    if let Some(Value::Array(ps)) = o.get("filePaths") {
+        out.extend(ps.iter().filter_map(Value::as_str).map(str::to_string));
+    }
+    if let Some(Value::Array(rs)) = o.get("replacements") {
+        for r in rs {
+            if let Some(p) = r.get("filePath").and_then(Value::as_str) {
+                out.push(p.to_string());
+            }
+        }
+    }
+    if let Some(patch) = o.get("input").and_then(Value::as_str) {
+        for line in patch.lines() {
+            for prefix in ["*** Update File: ", "*** Add File: ", "*** Delete File: "] {
+                if let Some(p) = line.strip_prefix(prefix) {
+                    out.push(p.trim().to_string());
+                }
+            }
+        }
+    }
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// A tool call the model made, from `result.metadata.toolCallRounds`.
+struct RoundCall<'a> {
+    call: &'a Value,
+    timestamp: Option<&'a Value>,
+}
+
+/// Builds messages from a chat object's requests. Shared by both VS Code formats.
+struct Builder<'a> {
+    session: Session,
+    issues: &'a mut Vec<ParseIssue>,
+    path: &'a str,
+    seq: u32,
+    /// The turn of the request being built (files and refs carry it).
+    turn: u32,
+    prompts: u32,
+    tool_counter: u32,
+}
+
+/// Joins adjacent markdown (or thinking) parts into one message.
+#[derive(Default)]
+struct Pending {
+    kind: Option<MessageKind>,
+    text: String,
+}
+
+impl<'a> Builder<'a> {
+    fn push(&mut self, mut m: Message) -> usize {
+        m.seq = self.seq;
+        m.on_main_chain = true;
+        self.seq += 1;
+        self.session.messages.push(m);
+        self.session.messages.len() - 1
+    }
+
+    fn add_file(&mut self, path: String, tool: Option<&str>, ts: &Option<String>) {
+        self.session.add_file(FileTouch {
+            path,
+            tool_name: tool.map(str::to_string),
+            turn_index: Some(self.turn),
+            first_seen_at: ts.clone(),
+        });
+    }
+
+    fn add_refs(&mut self, text: &str, git_output: bool, ts: &Option<String>) {
+        for (ref_type, value) in refs::extract(text, git_output) {
+            self.session.add_ref(SessionRef {
+                ref_type,
+                value,
+                turn_index: Some(self.turn),
+                created_at: ts.clone(),
+            });
+        }
+    }
+
+    fn flush(&mut self, pending: &mut Pending, ctx: &RequestCtx) {
+        let Some(kind) = pending.kind.take() else {
+            return;
+        };
+        let text = std::mem::take(&mut pending.text);
+        if text.trim().is_empty() {
+            return;
+        }
+        if kind == MessageKind::Text {
+            self.add_refs(&text, false, &ctx.ts);
+        }
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(Role::Assistant),
+            kind: Some(kind),
+            text,
+            model: ctx.model.clone(),
+            timestamp: ctx.ts.clone(),
+            ..Message::default()
+        });
+    }
+
+    fn append(&mut self, pending: &mut Pending, kind: MessageKind, text: &str, ctx: &RequestCtx) {
+        if pending.kind != Some(kind) {
+            self.flush(pending, ctx);
+            pending.kind = Some(kind);
+        }
+        pending.text.push_str(text);
+    }
+
+    fn next_tool_id(&mut self, ctx: &RequestCtx) -> String {
+        self.tool_counter += 1;
+        format!(
+            "{}#tool{}",
+            ctx.native_id.as_deref().unwrap_or("request"),
+            self.tool_counter
+        )
+    }
+
+    /// A model tool call from `toolCallRounds`, with its result from `toolCallResults`.
+    fn emit_round_call(&mut self, rc: &RoundCall<'_>, results: Option<&Value>, ctx: &RequestCtx) {
+        let name = rc
+            .call
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("tool")
+            .to_string();
+        let id = match rc.call.get("id").and_then(Value::as_str) {
+            Some(s) if !s.is_empty() => s.to_string(),
+            _ => self.next_tool_id(ctx),
+        };
+        let input_text = rc.call.get("arguments").map(json_text);
+        let ts = rc
+            .timestamp
+            .and_then(time::from_json)
+            .or_else(|| ctx.ts.clone());
+        if let Some(ts) = &ts {
+            self.session.meta.observe_timestamp(ts);
+        }
+        if let Some(input) = &input_text {
+            self.add_refs(input, false, &ts);
+            let parsed: Value = serde_json::from_str(input).unwrap_or(Value::Null);
+            for f in input_files(&parsed) {
+                self.add_file(f, Some(&name), &ts);
+            }
+        }
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(Role::Assistant),
+            kind: Some(MessageKind::ToolCall),
+            tool_name: Some(name.clone()),
+            tool_call_id: Some(id.clone()),
+            tool_input: input_text,
+            model: ctx.model.clone(),
+            timestamp: ts.clone(),
+            ..Message::default()
+        });
+        let Some(result) = results.and_then(|r| r.get(&id)) else {
+            return;
+        };
+        let output = result_text(result);
+        let is_error = result
+            .get("isError")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        self.add_refs(&output, is_shell_tool(&name), &ts);
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(Role::Tool),
+            kind: Some(MessageKind::ToolResult),
+            tool_name: Some(name),
+            tool_call_id: Some(id),
+            tool_output: Some(output),
+            is_error,
+            timestamp: ts,
+            ..Message::default()
+        });
+    }
+
+    /// A tool invocation part (`toolInvocationSerialized`), used when the request carries no
+    /// model tool-call rounds.
+    fn emit_invocation(&mut self, part: &Map<String, Value>, ctx: &RequestCtx) {
+        let name = part
+            .get("toolId")
+            .and_then(Value::as_str)
+            .unwrap_or("tool")
+            .to_string();
+        let id = match part.get("toolCallId").and_then(Value::as_str) {
+            Some(s) if !s.is_empty() => s.to_string(),
+            _ => self.next_tool_id(ctx),
+        };
+        let intent = part
+            .get("invocationMessage")
+            .and_then(markdown_text)
+            .map(first_line)
+            .unwrap_or_default();
+        let details = part.get("resultDetails");
+        let specific = part.get("toolSpecificData");
+        let input = details
+            .and_then(|d| d.get("input"))
+            .map(json_text)
+            .or_else(|| {
+                specific.map(|s| match s.get("rawInput") {
+                    Some(raw) => json_text(raw),
+                    None => s.to_string(),
+                })
+            });
+        if let Some(input) = &input {
+            self.add_refs(input, false, &ctx.ts);
+        }
+        if is_file_tool(&name) {
+            for key in ["invocationMessage", "pastTenseMessage"] {
+                if let Some(Value::Object(uris)) = part.get(key).and_then(|m| m.get("uris")) {
+                    let paths: Vec<String> = uris.values().filter_map(file_uri_path).collect();
+                    for p in paths {
+                        self.add_file(p, Some(&name), &ctx.ts);
+                    }
+                }
+            }
+        }
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(Role::Assistant),
+            kind: Some(MessageKind::ToolCall),
+            text: intent,
+            tool_name: Some(name.clone()),
+            tool_call_id: Some(id.clone()),
+            tool_input: input,
+            model: ctx.model.clone(),
+            timestamp: ctx.ts.clone(),
+            ..Message::default()
+        });
+        let complete = part.get("isComplete").and_then(Value::as_bool) == Some(true);
+        if !complete && details.is_none() {
+            return;
+        }
+        let mut output = String::new();
+        let mut is_error = false;
+        match details {
+            Some(Value::Object(d)) => {
+                if let Some(o) = d.get("output") {
+                    collect_text(o, &mut output);
+                }
+                is_error = d.get("isError").and_then(Value::as_bool).unwrap_or(false);
+            }
+            Some(Value::Array(locations)) => {
+                let lines: Vec<String> = locations
+                    .iter()
+                    .filter_map(|l| l.get("uri").map_or_else(|| uri_to_path(l), uri_to_path))
+                    .collect();
+                output = lines.join("\n");
+            }
+            _ => {}
+        }
+        if output.is_empty() {
+            if let Some(t) = part.get("pastTenseMessage").and_then(markdown_text) {
+                output = t.to_string();
+            }
+        }
+        self.add_refs(&output, is_shell_tool(&name), &ctx.ts);
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(Role::Tool),
+            kind: Some(MessageKind::ToolResult),
+            tool_name: Some(name),
+            tool_call_id: Some(id),
+            tool_output: Some(output),
+            is_error,
+            timestamp: ctx.ts.clone(),
+            ..Message::default()
+        });
+    }
+
+    fn emit_other(
+        &mut self,
+        role: Role,
+        kind: MessageKind,
+        text: String,
+        raw: &Value,
+        ctx: &RequestCtx,
+    ) {
+        let extra = (kind == MessageKind::Unknown).then(|| raw.to_string());
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(role),
+            kind: Some(kind),
+            text,
+            timestamp: ctx.ts.clone(),
+            extra,
+            ..Message::default()
+        });
+    }
+
+    fn request(&mut self, index: usize, req: &Value) {
+        let Value::Object(r) = req else {
+            self.issues.push(ParseIssue {
+                path: self.path.to_string(),
+                line: None,
+                byte_offset: None,
+                excerpt: Some(truncate_chars(&req.to_string(), jsonl::EXCERPT_CHARS).to_string()),
+                reason: format!("request {index} is not an object; kept as an empty turn"),
+            });
+            let ctx = RequestCtx::default();
+            self.prompt(String::new(), &ctx);
+            return;
+        };
+        let ts = r.get("timestamp").and_then(time::from_json);
+        if let Some(t) = &ts {
+            self.session.meta.observe_timestamp(t);
+        }
+        let model = r
+            .get("modelId")
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty())
+            .map(str::to_string);
+        if let Some(m) = &model {
+            self.session.observe_model(m);
+        }
+        let ctx = RequestCtx {
+            native_id: r
+                .get("requestId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            ts,
+            model,
+        };
+        let prompt = match r.get("message") {
+            Some(Value::String(s)) => s.clone(),
+            Some(m @ Value::Object(_)) => m
+                .get("text")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| parts_text(m.get("parts"))),
+            _ => r
+                .get("prompt")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        };
+        self.prompt(prompt, &ctx);
+
+        let metadata = r.get("result").and_then(|x| x.get("metadata"));
+        let mut rounds: Vec<RoundCall<'_>> = Vec::new();
+        if let Some(Value::Array(rs)) = metadata.and_then(|m| m.get("toolCallRounds")) {
+            for round in rs {
+                if let Some(Value::Array(calls)) = round.get("toolCalls") {
+                    for call in calls {
+                        rounds.push(RoundCall {
+                            call,
+                            timestamp: round.get("timestamp"),
+                        });
+                    }
+                }
+            }
+        }
+        let results = metadata.and_then(|m| m.get("toolCallResults"));
+        let use_rounds = !rounds.is_empty();
+        let mut rounds = rounds.into_iter();
+
+        let mut pending = Pending::default();
+        match r.get("response") {
+            Some(Value::Array(parts)) => {
+                for part in parts {
+                    self.part(part, &mut pending, &ctx, use_rounds, &mut rounds, results);
+                }
+            }
+            Some(Value::String(s)) => self.append(&mut pending, MessageKind::Text, s, &ctx),
+            _ => {}
+        }
+        if let Some(Value::String(s)) = r.get("completion") {
+            self.append(&mut pending, MessageKind::Text, s, &ctx);
+        }
+        self.flush(&mut pending, &ctx);
+        for rc in rounds {
+            self.emit_round_call(&rc, results, &ctx);
+        }
+
+        // Conversation summaries written by the agent when it compacted its context.
+        if let Some(summary) = metadata
+            .and_then(|m| m.get("summary"))
+            .and_then(|s| s.get("text"))
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+        {
+            let number = self.session.checkpoints.len() as u32 + 1;
+            self.session.checkpoints.push(Checkpoint {
+                number,
+                title: Some("Conversation summary".into()),
+                overview: Some(summary.to_string()),
+                created_at: ctx.ts.clone(),
+                ..Checkpoint::default()
+            });
+            self.emit_other(
+                Role::System,
+                MessageKind::Summary,
+                summary.to_string(),
+                &Value::Null,
+                &ctx,
+            );
+        }
+
+        for e in r
+            .get("editedFileEvents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(p) = e.get("uri").and_then(file_uri_path) {
+                self.add_file(p, Some("editedFileEvents"), &ctx.ts);
+            }
+        }
+
+        self.error(r, &ctx);
+        self.usage(index, r, &ctx);
+    }
+
+    fn prompt(&mut self, text: String, ctx: &RequestCtx) {
+        self.turn = self.prompts;
+        self.prompts += 1;
+        self.add_refs(&text, false, &ctx.ts);
+        if self.session.meta.title.is_none() {
+            let t = text.trim();
+            if !t.is_empty() {
+                self.session.meta.title = Some(truncate_chars(t, TITLE_CHARS).to_string());
+            }
+        }
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(Role::User),
+            kind: Some(MessageKind::Prompt),
+            text,
+            timestamp: ctx.ts.clone(),
+            ..Message::default()
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn part<'v>(
+        &mut self,
+        part: &'v Value,
+        pending: &mut Pending,
+        ctx: &RequestCtx,
+        use_rounds: bool,
+        rounds: &mut impl Iterator<Item = RoundCall<'v>>,
+        results: Option<&Value>,
+    ) {
+        let obj = match part {
+            Value::String(s) => {
+                self.append(pending, MessageKind::Text, s, ctx);
+                return;
+            }
+            Value::Object(o) => o,
+            Value::Null => return,
+            other => {
+                self.flush(pending, ctx);
+                self.emit_other(
+                    Role::Assistant,
+                    MessageKind::Unknown,
+                    String::new(),
+                    other,
+                    ctx,
+                );
+                return;
+            }
+        };
+        let kind = obj.get("kind").and_then(Value::as_str);
+        match kind {
+            None | Some("markdownContent") => match markdown_text(part) {
+                Some(t) => self.append(pending, MessageKind::Text, t, ctx),
+                None => {
+                    // A bare tree part or something newer: keep it.
+                    self.flush(pending, ctx);
+                    self.emit_other(
+                        Role::Assistant,
+                        MessageKind::Unknown,
+                        String::new(),
+                        part,
+                        ctx,
+                    );
+                }
+            },
+            Some("markdownVuln") => {
+                if let Some(t) = obj.get("content").and_then(markdown_text) {
+                    self.append(pending, MessageKind::Text, t, ctx);
+                }
+            }
+            Some("inlineReference") => {
+                let name = obj
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .or_else(|| {
+                        let r = obj.get("inlineReference")?;
+                        let target = r.get("uri").unwrap_or(r);
+                        let p = uri_to_path(target)?;
+                        let base = p.rsplit(['/', '\\']).next().unwrap_or(&p).to_string();
+                        Some(base)
+                    })
+                    .unwrap_or_default();
+                if !name.is_empty() {
+                    self.append(pending, MessageKind::Text, &format!("`{name}`"), ctx);
+                }
+            }
+            Some("thinking") => {
+                let mut text = String::new();
+                match obj.get("value") {
+                    Some(Value::String(s)) => text.push_str(s),
+                    Some(Value::Array(a)) => {
+                        for s in a.iter().filter_map(Value::as_str) {
+                            text.push_str(s);
+                        }
+                    }
+                    _ => {}
+                }
+                if !text.is_empty() {
+                    self.append(pending, MessageKind::Thinking, &text, ctx);
+                }
+            }
+            Some("toolInvocationSerialized" | "toolInvocation") => {
+                self.flush(pending, ctx);
+                if use_rounds {
+                    if let Some(rc) = rounds.next() {
+                        self.emit_round_call(&rc, results, ctx);
+                    }
+                } else {
+                    self.emit_invocation(obj, ctx);
+                }
+            }
+            Some("textEditGroup" | "notebookEditGroup") => {
+                if let Some(p) = obj.get("uri").and_then(file_uri_path) {
+                    self.add_file(p, kind, &ctx.ts);
+                }
+            }
+            Some("codeblockUri") => {
+                if obj.get("isEdit").and_then(Value::as_bool) == Some(true) {
+                    if let Some(p) = obj.get("uri").and_then(file_uri_path) {
+                        self.add_file(p, Some("codeblockUri"), &ctx.ts);
+                    }
+                }
+            }
+            Some(
+                "undoStop"
+                | "prepareToolInvocation"
+                | "mcpServersStarting"
+                | "clearToPreviousToolInvocation"
+                | "codeCitation",
+            ) => {}
+            Some(
+                "progressMessage"
+                | "progressTask"
+                | "progressTaskSerialized"
+                | "warning"
+                | "confirmation",
+            ) => {
+                let mut text = String::new();
+                if let Some(t) = obj.get("title").and_then(Value::as_str) {
+                    text.push_str(t);
+                }
+                if let Some(t) = obj
+                    .get("content")
+                    .or_else(|| obj.get("message"))
+                    .and_then(markdown_text)
+                {
+                    if !text.is_empty() {
+                        text.push_str(": ");
+                    }
+                    text.push_str(t);
+                }
+                self.flush(pending, ctx);
+                self.emit_other(Role::System, MessageKind::Meta, text, part, ctx);
+            }
+            Some(_) => {
+                self.flush(pending, ctx);
+                self.emit_other(
+                    Role::Assistant,
+                    MessageKind::Unknown,
+                    String::new(),
+                    part,
+                    ctx,
+                );
+            }
+        }
+    }
+
+    fn error(&mut self, r: &Map<String, Value>, ctx: &RequestCtx) {
+        let details = r.get("result").and_then(|x| x.get("errorDetails"));
+        let state = r
+            .get("modelState")
+            .and_then(|m| m.get("value"))
+            .and_then(Value::as_u64);
+        let cancelled =
+            state == Some(2) || r.get("isCanceled").and_then(Value::as_bool) == Some(true);
+        let failed = state == Some(3);
+        let text = match details
+            .and_then(|d| d.get("message"))
+            .and_then(Value::as_str)
+        {
+            Some(m) if !m.is_empty() => m.to_string(),
+            _ if failed => "request failed".to_string(),
+            _ if cancelled => "request cancelled".to_string(),
+            _ if details.is_some_and(|d| !d.is_null()) => "request error".to_string(),
+            _ => return,
+        };
+        let role = if details.is_some_and(|d| !d.is_null()) {
+            Role::Assistant
+        } else {
+            Role::System
+        };
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(role),
+            kind: Some(MessageKind::Error),
+            text,
+            is_error: true,
+            model: ctx.model.clone(),
+            timestamp: ctx.ts.clone(),
+            extra: details.filter(|d| !d.is_null()).map(Value::to_string),
+            ..Message::default()
+        });
+    }
+
+    fn usage(&mut self, index: usize, r: &Map<String, Value>, ctx: &RequestCtx) {
+        let result = r.get("result");
+        let candidates = [
+            r.get("usage"),
+            result.and_then(|x| x.get("usage")),
+            result
+                .and_then(|x| x.get("metadata"))
+                .and_then(|m| m.get("usage")),
+            result.and_then(|x| x.get("metadata")),
+        ];
+        for c in candidates.into_iter().flatten() {
+            let n = |keys: &[&str]| keys.iter().find_map(|k| c.get(*k).and_then(Value::as_u64));
+            let input = n(&[
+                "promptTokens",
+                "prompt_tokens",
+                "inputTokens",
+                "input_tokens",
+            ]);
+            let output = n(&[
+                "completionTokens",
+                "completion_tokens",
+                "outputTokens",
+                "output_tokens",
+            ]);
+            if input.is_none() && output.is_none() {
+                continue;
+            }
+            let key = ctx
+                .native_id
+                .clone()
+                .unwrap_or_else(|| format!("request-{index}"));
+            if self.session.usage.iter().any(|u| u.request_key == key) {
+                return;
+            }
+            let message_seq = self
+                .session
+                .messages
+                .iter()
+                .rev()
+                .find(|m| m.native_id == ctx.native_id && m.role == Some(Role::Assistant))
+                .map(|m| m.seq);
+            self.session.usage.push(Usage {
+                request_key: key,
+                message_seq,
+                model: ctx.model.clone(),
+                timestamp: ctx.ts.clone(),
+                input_tokens: input.unwrap_or(0),
+                output_tokens: output.unwrap_or(0),
+                cache_read_tokens: n(&["cachedTokens", "cache_read_tokens", "cacheReadTokens"])
+                    .unwrap_or(0),
+                reasoning_tokens: n(&["reasoningTokens", "reasoning_tokens"]).unwrap_or(0),
+                tokens_known: input.unwrap_or(0) + output.unwrap_or(0) > 0,
+                ..Usage::default()
+            });
+            return;
+        }
+    }
+}
+
+fn parts_text(parts: Option<&Value>) -> String {
+    let mut s = String::new();
+    for p in parts.and_then(Value::as_array).into_iter().flatten() {
+        if let Some(t) = p.get("text").and_then(Value::as_str) {
+            s.push_str(t);
+        }
+    }
+    s
+}
+
+#[derive(Default)]
+struct RequestCtx {
+    native_id: Option<String>,
+    ts: Option<String>,
+    model: Option<String>,
+}
+
+/// Builds a session from a chat object (stored session or export): one turn per request.
+/// Returns the session and notes for `doctor`. Used by both VS Code formats.
+pub(crate) fn build_session(
+    mut meta: SessionMeta,
+    root: &Value,
+    path: &str,
+    out: &mut FileParse,
+) -> (Session, Vec<String>) {
+    if let Some(title) = ["customTitle", "computedTitle"]
+        .iter()
+        .find_map(|k| root.get(*k).and_then(Value::as_str))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        meta.title = Some(title.to_string());
+    }
+    for key in ["creationDate", "lastMessageDate"] {
+        if let Some(ts) = root.get(key).and_then(time::from_json) {
+            meta.observe_timestamp(&ts);
+        }
+    }
+    let mut b = Builder {
+        session: Session::new(meta),
+        issues: &mut out.issues,
+        path,
+        seq: 0,
+        turn: 0,
+        prompts: 0,
+        tool_counter: 0,
+    };
+    match root.get("requests") {
+        Some(Value::Array(reqs)) => {
+            for (i, req) in reqs.iter().enumerate() {
+                b.request(i, req);
+            }
+        }
+        None | Some(Value::Null) => {}
+        Some(_) => b
+            .issues
+            .push(file_issue(path, "`requests` is not an array")),
+    }
+    let mut session = b.session;
+    let order: Vec<usize> = (0..session.messages.len()).collect();
+    session.turn_count = assign_turn_indexes(&mut session.messages, &order);
+    session.turns = build_turns(&session.messages);
+    let mut notes = Vec::new();
+    let truncated = count_truncated(root);
+    if truncated > 0 {
+        notes.push(format!("truncated values: {truncated}"));
+    }
+    (session, notes)
+}

@@ -124,7 +124,16 @@ pub trait Source: Send + Sync {
 
 /// Returns every source, in a fixed order.
 pub fn registry() -> Vec<Box<dyn Source>> {
-    vec![Box::new(claude_code::ClaudeCode)]
+    vec![
+        Box::new(claude_code::ClaudeCode),
+        Box::new(copilot_vscode::CopilotVscode),
+        Box::new(vscode_export::VscodeExport),
+        Box::new(copilot_cli::CopilotCli),
+        Box::new(codex::Codex),
+        Box::new(gemini::Gemini),
+        Box::new(opencode::Opencode),
+        Box::new(cursor::Cursor),
+    ]
 }
 
 /// Returns the source for `kind`, if it is built in.

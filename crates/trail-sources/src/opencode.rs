@@ -1,1 +1,1259 @@
-//! (module being written)
+//! OpenCode (`sst/opencode`, now `anomalyco/opencode`): sessions in a SQLite store, or in the
+//! older JSON tree, under OpenCode's data dir (`~/.local/share/opencode`, resolved by the CLI).
+//!
+//! # What was checked, and where
+//! Read in the agent's own source (`anomalyco/opencode`, `packages/opencode/src/`):
+//! - `storage/db.ts`: the store is `<data>/opencode.db`; non-release channels use
+//!   `<data>/opencode-<channel>.db`. OpenCode opens it in WAL mode.
+//! - `session/session.sql.ts`: tables `session(id, project_id, parent_id, slug, directory, title,
+//!   version, ..., time_created, time_updated)`, `message(id, session_id, time_created,
+//!   time_updated, data)` and `part(id, message_id, session_id, time_created, time_updated,
+//!   data)`. `data` is the JSON of the message or part without its ids.
+//! - `session/message-v2.ts`: a message is `{role: "user"|"assistant", time{created,
+//!   completed?}, ...}`; an assistant message adds `parentID, modelID, providerID, path{cwd,
+//!   root}, summary?, cost, tokens{input, output, reasoning, cache{read, write}}, error?`. Parts
+//!   are `text` (`synthetic?`, `ignored?`), `reasoning`, `file` (`mime, filename?, url,
+//!   source?{path}`), `tool` (`callID, tool, state{status: pending|running|completed|error,
+//!   input, output?, error?, title?, metadata?, time{start, end?}}`), `step-start`,
+//!   `step-finish` (per-step tokens), `snapshot`, `patch` (`hash, files[]`), `agent`, `subtask`,
+//!   `retry` (`attempt, error`), `compaction` (`auto`). Messages are listed by
+//!   `(time_created, id)`, parts by `(message_id, id)`.
+//! - `storage/json-migration.ts` and `storage/storage.ts`: the older tree is
+//!   `storage/session/<projectID>/<sessionID>.json`, `storage/message/<sessionID>/<msgID>.json`
+//!   and `storage/part/<msgID>/<partID>.json`; ids come from the file paths. OpenCode imports
+//!   the tree into the database once and leaves the files in place.
+//! - `tool/task.ts`: a subagent is a child session (`parentID` = the caller's session); the
+//!   caller's `task` tool part records the child id in `state.metadata.sessionId`.
+//! - Token accounting (seen in `session.ts` `getUsage` quoted by third-party notes):
+//!   `tokens.input` excludes cache reads and writes, `tokens.output` excludes reasoning.
+//!
+//! # Mapping
+//! - Session ids are `opencode:<ses_...>` (OpenCode's ids are unique but not UUIDs). A title
+//!   OpenCode generated as a placeholder (`New session - ...`, `Child session - ...`) is replaced
+//!   by the first prompt. `directory` is the cwd (else an assistant message's `path.cwd`),
+//!   `version` the agent version, `parent_id` a [`ParentLink`] whose `agent_ref` is the child
+//!   id; the parent's `task` tool call carries the same `agent_ref`, and inside one database the
+//!   link's `tool_call_id` is filled in.
+//! - Every message of a part keeps the OpenCode message id as `native_id` (assistant messages
+//!   have their user message as `parent_native_id`). A user's first real text part is the
+//!   prompt; synthetic or later text, files, agents and subtasks are `(User, Meta)`.
+//! - Usage: one [`Usage`] per assistant message (key: message id), counted at the message level
+//!   only (`step-finish` parts repeat it per step). `output_tokens` = output + reasoning.
+//!   All-zero tokens (an interrupted request) are `tokens_known = false`.
+//! - `step-start`, `step-finish` and `snapshot` parts carry no content and make no message.
+//!   Unknown part types become `(System, Unknown)` with the part JSON in `extra`.
+//!
+//! # Parse units
+//! - A database file: every session in it (`appendable` is false).
+//! - A JSON-tree session info file `storage/session/<project>/<id>.json`: that session, read
+//!   with its message and part files. (OpenCode rewrites the info file whenever the session is
+//!   touched, so its change tracks new messages.) When a root has a database, its JSON tree is
+//!   not discovered: OpenCode has imported it into the database, and reading both would give
+//!   every old session twice.
+//!
+//! The shared read-only SQLite opener [`open_readonly`] lives here too.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+use serde_json::Value;
+use trail_model::turns::{assign_turn_indexes, build_turns};
+use trail_model::{
+    time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParentLink, ParseIssue,
+    Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, Usage,
+};
+
+use crate::{discover, refs, FileParse, ParseRequest, Source, SourceError};
+
+/// The first bytes of every SQLite database file.
+pub(crate) const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+/// Characters of a bad value kept in its parse issue.
+const EXCERPT_CHARS: usize = 200;
+/// Characters of a prompt used as a title.
+const TITLE_CHARS: usize = 200;
+
+/// OpenCode's SQLite store and older JSON tree.
+pub struct Opencode;
+
+impl Source for Opencode {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Opencode
+    }
+
+    fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for root in roots {
+            let dbs = discover::walk_files(root, 1, is_db_name);
+            if dbs.is_empty() {
+                let tree = root.join("storage").join("session");
+                out.extend(discover::walk_files(&tree, 2, is_session_info_path));
+            } else {
+                out.extend(dbs);
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn detect(&self, path: &Path, head: &[u8]) -> bool {
+        if is_db_name(path) {
+            return head.starts_with(SQLITE_MAGIC);
+        }
+        is_session_info_path(path) && first_non_space(head) == Some(b'{')
+    }
+
+    fn appendable(&self, _path: &Path) -> bool {
+        false
+    }
+
+    fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
+        let path = request.path;
+        if is_sqlite_file(path) {
+            parse_db(path)
+        } else {
+            parse_tree(path)
+        }
+    }
+}
+
+fn first_non_space(head: &[u8]) -> Option<u8> {
+    head.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+/// `opencode.db` or `opencode-<channel>.db`.
+fn is_db_name(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    name == "opencode.db" || (name.starts_with("opencode-") && name.ends_with(".db"))
+}
+
+/// `.../storage/session/<project>/<id>.json`.
+fn is_session_info_path(path: &Path) -> bool {
+    let name_ok = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".json") && !n.starts_with('.'));
+    let session_dir = path.parent().and_then(Path::parent);
+    let in_session = session_dir
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "session");
+    let in_storage = session_dir
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "storage");
+    name_ok && in_session && in_storage
+}
+
+fn is_sqlite_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    match fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)) {
+        Ok(()) => head == SQLITE_MAGIC,
+        Err(_) => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read-only SQLite access shared by the SQLite-backed sources.
+// ---------------------------------------------------------------------------------------------
+
+/// A private copy of a database (and its `-wal`/`-journal`), removed with its folder on drop.
+/// Drop the [`Connection`] reading it first.
+#[derive(Debug)]
+pub(crate) struct TempCopy {
+    dir: PathBuf,
+    db: PathBuf,
+}
+
+impl TempCopy {
+    /// The copied database file.
+    #[allow(dead_code)]
+    pub(crate) fn path(&self) -> &Path {
+        &self.db
+    }
+}
+
+impl Drop for TempCopy {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Opens `path` read-only without taking write locks (`mode=ro` URI). When the owner's locks
+/// or an unreadable WAL stop that (busy, locked, cannot open the shared memory...), copies the
+/// database with its `-wal` and `-journal` into a private temporary folder and opens the copy.
+/// The returned [`TempCopy`] must outlive the connection.
+pub(crate) fn open_readonly(path: &Path) -> Result<(Connection, Option<TempCopy>), SourceError> {
+    fs::metadata(path).map_err(|e| SourceError::io(path, e))?;
+    match open_direct(path) {
+        Ok(conn) => Ok((conn, None)),
+        Err(e) if !wants_copy(&e) => Err(db_error(path, &e)),
+        Err(first) => {
+            let copy = make_copy(path).map_err(|e| SourceError::Database {
+                path: path.to_path_buf(),
+                reason: format!("{first}; copying the database failed: {e}"),
+            })?;
+            let conn = open_copy(&copy.db).map_err(|e| db_error(path, &e))?;
+            Ok((conn, Some(copy)))
+        }
+    }
+}
+
+fn db_error(path: &Path, e: &rusqlite::Error) -> SourceError {
+    SourceError::Database {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
+fn open_direct(path: &Path) -> rusqlite::Result<Connection> {
+    let uri = format!("{}?mode=ro", file_uri(path));
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(uri, flags)?;
+    conn.busy_timeout(Duration::from_millis(250))?;
+    probe(&conn)?;
+    Ok(conn)
+}
+
+fn open_copy(path: &Path) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)?;
+    probe(&conn)?;
+    Ok(conn)
+}
+
+/// Reads the schema, which is where a held lock or an unreadable WAL shows up.
+fn probe(conn: &Connection) -> rusqlite::Result<()> {
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+        r.get::<_, i64>(0)
+    })?;
+    Ok(())
+}
+
+/// Whether an open failure comes from another process holding the database.
+fn wants_copy(e: &rusqlite::Error) -> bool {
+    match e.sqlite_error_code() {
+        Some(code) => !matches!(
+            code,
+            ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt | ErrorCode::OutOfMemory
+        ),
+        None => false,
+    }
+}
+
+/// A `file:` URI for SQLite with every byte outside the unreserved set percent-encoded.
+fn file_uri(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let bytes = abs.as_os_str().as_encoded_bytes();
+    let mut out = String::from("file://");
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if drive {
+        out.push('/');
+    }
+    for &b in bytes {
+        let b = if b == b'\\' && cfg!(windows) { b'/' } else { b };
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/' | b':') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+fn make_copy(path: &Path) -> std::io::Result<TempCopy> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let base = std::env::temp_dir();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let mut made = None;
+    for _ in 0..32 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = base.join(format!("trail-sqlite-{}-{n}-{nanos}", std::process::id()));
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        match builder.create(&dir) {
+            Ok(()) => {
+                made = Some(dir);
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    let dir = made.ok_or_else(|| std::io::Error::other("no free temporary folder name"))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "db".into());
+    let copy = TempCopy {
+        db: dir.join(&name),
+        dir,
+    };
+    fs::copy(path, &copy.db)?;
+    for suffix in ["-wal", "-journal"] {
+        let src = with_suffix(path, suffix);
+        match fs::copy(&src, with_suffix(&copy.db, suffix)) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(copy)
+}
+
+/// Names of the tables in a database.
+pub(crate) fn table_names(conn: &Connection) -> rusqlite::Result<HashSet<String>> {
+    let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    rows.collect()
+}
+
+fn column_names(conn: &Connection, table: &str) -> rusqlite::Result<HashSet<String>> {
+    let mut stmt = conn.prepare(&format!("PRAGMA table_info(\"{table}\")"))?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(1))?;
+    rows.collect()
+}
+
+/// A TEXT or BLOB cell as text (invalid UTF-8 replaced).
+pub(crate) fn cell_text(v: ValueRef<'_>) -> Option<String> {
+    match v {
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        ValueRef::Integer(i) => Some(i.to_string()),
+        ValueRef::Real(f) => Some(f.to_string()),
+        ValueRef::Null => None,
+    }
+}
+
+fn cell_json(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        ValueRef::Text(b) | ValueRef::Blob(b) => {
+            Value::String(String::from_utf8_lossy(b).into_owned())
+        }
+    }
+}
+
+/// A parse issue about one database row or JSON file (no line numbers).
+pub(crate) fn record_issue(path: &Path, what: &str, excerpt: &str, reason: &str) -> ParseIssue {
+    ParseIssue {
+        path: path.display().to_string(),
+        line: None,
+        byte_offset: None,
+        excerpt: Some(truncate_chars(excerpt, EXCERPT_CHARS).to_string()),
+        reason: format!("{what}: {reason}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON helpers shared with the other modules of this crate.
+// ---------------------------------------------------------------------------------------------
+
+pub(crate) fn jstr<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// A non-negative count from a JSON number (floats truncated, negatives and junk are 0).
+pub(crate) fn jcount(v: Option<&Value>) -> u64 {
+    match v {
+        Some(Value::Number(n)) => n.as_u64().unwrap_or_else(|| {
+            n.as_f64()
+                .filter(|f| f.is_finite() && *f > 0.0)
+                .map_or(0, |f| f as u64)
+        }),
+        _ => 0,
+    }
+}
+
+/// A JSON value as text: strings as they are, anything else serialized.
+pub(crate) fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A file a tool touched, waiting for turn indexes.
+pub(crate) struct PendingFile {
+    pub seq: Option<u32>,
+    pub path: String,
+    pub tool_name: Option<String>,
+    pub timestamp: Option<String>,
+}
+
+/// Assigns turns, builds turn rows, and derives files and refs for a linear session.
+/// Tool results of `shell_tools` are scanned for git's commit lines.
+pub(crate) fn finish_linear_session(
+    session: &mut Session,
+    files: Vec<PendingFile>,
+    shell_tools: &[&str],
+) {
+    let order: Vec<usize> = (0..session.messages.len()).collect();
+    for m in &mut session.messages {
+        m.on_main_chain = true;
+    }
+    session.turn_count = assign_turn_indexes(&mut session.messages, &order);
+    session.turns = build_turns(&session.messages);
+    for f in files {
+        let turn_index = f
+            .seq
+            .and_then(|s| session.messages.get(s as usize))
+            .and_then(|m| m.turn_index);
+        session.add_file(FileTouch {
+            path: f.path,
+            tool_name: f.tool_name,
+            turn_index,
+            first_seen_at: f.timestamp,
+        });
+    }
+    let mut found = Vec::new();
+    for m in &session.messages {
+        let (text, git) = match m.kind() {
+            MessageKind::Prompt | MessageKind::Text => (Some(m.text.as_str()), false),
+            MessageKind::ToolCall => (m.tool_input.as_deref(), false),
+            MessageKind::ToolResult => {
+                let shell = m
+                    .tool_name
+                    .as_deref()
+                    .is_some_and(|t| shell_tools.contains(&t));
+                (m.tool_output.as_deref().filter(|_| shell), true)
+            }
+            _ => (None, false),
+        };
+        if let Some(text) = text {
+            for (ref_type, value) in refs::extract(text, git) {
+                found.push(SessionRef {
+                    ref_type,
+                    value,
+                    turn_index: m.turn_index,
+                    created_at: m.timestamp.clone(),
+                });
+            }
+        }
+    }
+    for r in found {
+        session.add_ref(r);
+    }
+}
+
+/// Appends `m` with the next `seq`; returns the seq.
+pub(crate) fn push_message(session: &mut Session, mut m: Message) -> u32 {
+    let seq = u32::try_from(session.messages.len()).unwrap_or(u32::MAX);
+    m.seq = seq;
+    m.on_main_chain = true;
+    if let Some(ts) = &m.timestamp {
+        session.meta.observe_timestamp(ts);
+    }
+    session.messages.push(m);
+    seq
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenCode records, from either storage.
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Default)]
+struct SessionInfo {
+    id: String,
+    parent_id: Option<String>,
+    title: Option<String>,
+    directory: Option<String>,
+    version: Option<String>,
+    created: Option<String>,
+    updated: Option<String>,
+}
+
+impl SessionInfo {
+    /// From the JSON tree's session file (the id comes from the file name).
+    fn from_json(id: String, v: &Value) -> Self {
+        SessionInfo {
+            id,
+            parent_id: nonempty(jstr(v, "parentID")),
+            title: nonempty(jstr(v, "title")),
+            directory: nonempty(jstr(v, "directory")),
+            version: nonempty(jstr(v, "version")),
+            created: v.pointer("/time/created").and_then(time::from_json),
+            updated: v.pointer("/time/updated").and_then(time::from_json),
+        }
+    }
+
+    /// From a `session` table row turned into a JSON object.
+    fn from_row(id: String, row: &Value) -> Self {
+        SessionInfo {
+            id,
+            parent_id: nonempty(jstr(row, "parent_id")),
+            title: nonempty(jstr(row, "title")),
+            directory: nonempty(jstr(row, "directory")),
+            version: nonempty(jstr(row, "version")),
+            created: row.get("time_created").and_then(time::from_json),
+            updated: row.get("time_updated").and_then(time::from_json),
+        }
+    }
+}
+
+fn nonempty(s: Option<&str>) -> Option<String> {
+    s.map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+struct RawPart {
+    id: String,
+    data: Value,
+}
+
+struct RawMessage {
+    id: String,
+    info: Value,
+    parts: Vec<RawPart>,
+}
+
+fn session_id(native: &str) -> SessionId {
+    SessionId(format!("opencode:{native}"))
+}
+
+/// Titles OpenCode gives a session before it has generated one.
+fn is_placeholder_title(t: &str) -> bool {
+    t.starts_with("New session - ") || t.starts_with("Child session - ")
+}
+
+const SHELL_TOOLS: &[&str] = &["bash", "shell"];
+
+struct Builder {
+    session: Session,
+    files: Vec<PendingFile>,
+    first_prompt: Option<String>,
+    cwd_fallback: Option<String>,
+}
+
+fn build_session(info: SessionInfo, messages: &[RawMessage]) -> Session {
+    let mut meta = SessionMeta::new(session_id(&info.id), SourceKind::Opencode, &info.id);
+    meta.title = info.title.filter(|t| !is_placeholder_title(t));
+    meta.cwd = info.directory;
+    meta.agent_version = info.version;
+    if let Some(parent) = info.parent_id {
+        meta.parent = Some(ParentLink {
+            session_id: session_id(&parent),
+            tool_call_id: None,
+            agent_ref: Some(info.id.clone()),
+        });
+    }
+    for ts in [info.created, info.updated].into_iter().flatten() {
+        meta.observe_timestamp(&ts);
+    }
+    let mut b = Builder {
+        session: Session::new(meta),
+        files: Vec::new(),
+        first_prompt: None,
+        cwd_fallback: None,
+    };
+    for m in messages {
+        map_message(&mut b, m);
+    }
+    let Builder {
+        mut session,
+        files,
+        first_prompt,
+        cwd_fallback,
+    } = b;
+    if session.meta.title.is_none() {
+        session.meta.title = first_prompt;
+    }
+    if session.meta.cwd.is_none() {
+        session.meta.cwd = cwd_fallback;
+    }
+    finish_linear_session(&mut session, files, SHELL_TOOLS);
+    session
+}
+
+fn base_message(
+    native_id: &str,
+    parent: Option<&str>,
+    role: Role,
+    kind: MessageKind,
+    ts: &Option<String>,
+) -> Message {
+    Message {
+        native_id: Some(native_id.to_string()),
+        parent_native_id: parent.map(str::to_string),
+        role: Some(role),
+        kind: Some(kind),
+        timestamp: ts.clone(),
+        ..Message::default()
+    }
+}
+
+fn map_message(b: &mut Builder, m: &RawMessage) {
+    let info = &m.info;
+    let role = jstr(info, "role");
+    let ts = info.pointer("/time/created").and_then(time::from_json);
+    if let Some(ts) = &ts {
+        b.session.meta.observe_timestamp(ts);
+    }
+    let is_assistant = role == Some("assistant");
+    let is_user = role == Some("user");
+    let model = if is_assistant {
+        jstr(info, "modelID")
+    } else {
+        info.pointer("/model/modelID").and_then(Value::as_str)
+    }
+    .filter(|s| !s.is_empty())
+    .map(str::to_string);
+    if is_assistant {
+        if let Some(model) = &model {
+            b.session.observe_model(model);
+        }
+        if b.cwd_fallback.is_none() {
+            b.cwd_fallback = nonempty(info.pointer("/path/cwd").and_then(Value::as_str));
+        }
+    }
+    let parent = if is_assistant {
+        jstr(info, "parentID")
+    } else {
+        None
+    };
+    let is_summary = is_assistant && info.get("summary") == Some(&Value::Bool(true));
+    let first_seq = b.session.messages.len();
+    let mut prompt_taken = false;
+
+    if !is_user && !is_assistant {
+        let mut msg = base_message(&m.id, None, Role::System, MessageKind::Unknown, &ts);
+        msg.extra = Some(info.to_string());
+        push_message(&mut b.session, msg);
+        for part in &m.parts {
+            let mut msg = base_message(&m.id, None, Role::System, MessageKind::Unknown, &ts);
+            msg.extra = Some(part.data.to_string());
+            push_message(&mut b.session, msg);
+        }
+        return;
+    }
+    let ctx = PartCtx {
+        msg_id: &m.id,
+        parent,
+        is_user,
+        is_summary,
+        model: model.as_deref(),
+        ts: &ts,
+    };
+    for part in &m.parts {
+        map_part(b, &ctx, part, &mut prompt_taken);
+    }
+    if is_assistant {
+        if let Some(err) = info.get("error").filter(|e| !e.is_null()) {
+            let name = jstr(err, "name").unwrap_or("Error");
+            let detail = err
+                .pointer("/data/message")
+                .and_then(Value::as_str)
+                .or_else(|| jstr(err, "message"));
+            let mut msg = base_message(&m.id, parent, Role::Assistant, MessageKind::Error, &ts);
+            msg.text = match detail {
+                Some(d) => format!("{name}: {d}"),
+                None => name.to_string(),
+            };
+            msg.is_error = true;
+            msg.model = model.clone();
+            msg.extra = Some(err.to_string());
+            push_message(&mut b.session, msg);
+        }
+        if let Some(tokens) = info.get("tokens").filter(|t| t.is_object()) {
+            let input = jcount(tokens.get("input"));
+            let output = jcount(tokens.get("output"));
+            let reasoning = jcount(tokens.get("reasoning"));
+            let cache_read = jcount(tokens.pointer("/cache/read"));
+            let cache_write = jcount(tokens.pointer("/cache/write"));
+            let known = input | output | reasoning | cache_read | cache_write != 0;
+            let message_seq = (first_seq < b.session.messages.len())
+                .then(|| u32::try_from(first_seq).ok())
+                .flatten();
+            b.session.usage.push(Usage {
+                request_key: m.id.clone(),
+                message_id: Some(m.id.clone()),
+                message_seq,
+                model: model.clone(),
+                timestamp: ts.clone(),
+                input_tokens: input,
+                output_tokens: output.saturating_add(reasoning),
+                cache_creation_tokens: cache_write,
+                cache_read_tokens: cache_read,
+                reasoning_tokens: reasoning,
+                cost_usd: info
+                    .get("cost")
+                    .and_then(Value::as_f64)
+                    .filter(|c| c.is_finite()),
+                tokens_known: known,
+                ..Usage::default()
+            });
+        }
+    }
+}
+
+struct PartCtx<'a> {
+    msg_id: &'a str,
+    parent: Option<&'a str>,
+    is_user: bool,
+    is_summary: bool,
+    model: Option<&'a str>,
+    ts: &'a Option<String>,
+}
+
+fn part_time(part: &Value, pointer: &str, fallback: &Option<String>) -> Option<String> {
+    part.pointer(pointer)
+        .and_then(time::from_json)
+        .or_else(|| fallback.clone())
+}
+
+fn next_checkpoint(session: &Session) -> u32 {
+    u32::try_from(session.checkpoints.len() + 1).unwrap_or(u32::MAX)
+}
+
+fn map_part(b: &mut Builder, ctx: &PartCtx<'_>, part: &RawPart, prompt_taken: &mut bool) {
+    let p = &part.data;
+    let kind = jstr(p, "type").unwrap_or("");
+    let (role_user, role_asst) = (Role::User, Role::Assistant);
+    let own_role = if ctx.is_user { role_user } else { role_asst };
+    let mk = |role: Role, kind: MessageKind, ts: &Option<String>| {
+        let mut m = base_message(ctx.msg_id, ctx.parent, role, kind, ts);
+        if role == Role::Assistant {
+            m.model = ctx.model.map(str::to_string);
+        }
+        m
+    };
+    match kind {
+        "text" => {
+            let text = jstr(p, "text").unwrap_or("");
+            if text.trim().is_empty() {
+                return;
+            }
+            let ts = part_time(p, "/time/start", ctx.ts);
+            let injected = p.get("synthetic") == Some(&Value::Bool(true))
+                || p.get("ignored") == Some(&Value::Bool(true));
+            let mut m = if ctx.is_user {
+                if !injected && !*prompt_taken {
+                    *prompt_taken = true;
+                    if b.first_prompt.is_none() {
+                        let t = truncate_chars(text.trim(), TITLE_CHARS).to_string();
+                        b.first_prompt = Some(t);
+                    }
+                    mk(Role::User, MessageKind::Prompt, &ts)
+                } else {
+                    mk(Role::User, MessageKind::Meta, &ts)
+                }
+            } else if ctx.is_summary {
+                let number = next_checkpoint(&b.session);
+                match b.session.checkpoints.last_mut() {
+                    Some(c) if c.overview.is_none() => c.overview = Some(text.to_string()),
+                    _ => b.session.checkpoints.push(Checkpoint {
+                        number,
+                        title: Some("Summary".into()),
+                        overview: Some(text.to_string()),
+                        created_at: ts.clone(),
+                        ..Checkpoint::default()
+                    }),
+                }
+                mk(Role::System, MessageKind::Summary, &ts)
+            } else {
+                mk(Role::Assistant, MessageKind::Text, &ts)
+            };
+            m.text = text.to_string();
+            push_message(&mut b.session, m);
+        }
+        "reasoning" => {
+            let text = jstr(p, "text").unwrap_or("");
+            if text.trim().is_empty() {
+                return;
+            }
+            let ts = part_time(p, "/time/start", ctx.ts);
+            let mut m = mk(Role::Assistant, MessageKind::Thinking, &ts);
+            m.text = text.to_string();
+            push_message(&mut b.session, m);
+        }
+        "tool" => map_tool(b, ctx, part, &mk),
+        "file" => {
+            let source_path = p.pointer("/source/path").and_then(Value::as_str);
+            let url = jstr(p, "url").filter(|u| !u.starts_with("data:"));
+            let label = jstr(p, "filename")
+                .or(source_path)
+                .or(url)
+                .unwrap_or("attachment");
+            let mut m = mk(own_role, MessageKind::Meta, ctx.ts);
+            m.text = format!("[file] {label}");
+            let seq = push_message(&mut b.session, m);
+            let file = source_path.map(str::to_string).or_else(|| {
+                url.and_then(|u| u.strip_prefix("file://"))
+                    .map(str::to_string)
+            });
+            if let Some(path) = file {
+                b.files.push(PendingFile {
+                    seq: Some(seq),
+                    path,
+                    tool_name: None,
+                    timestamp: ctx.ts.clone(),
+                });
+            }
+        }
+        "patch" => {
+            if let Some(files) = p.get("files").and_then(Value::as_array) {
+                let seq = b.session.messages.len().checked_sub(1);
+                for f in files.iter().filter_map(Value::as_str) {
+                    b.files.push(PendingFile {
+                        seq: seq.and_then(|s| u32::try_from(s).ok()),
+                        path: f.to_string(),
+                        tool_name: Some("patch".into()),
+                        timestamp: ctx.ts.clone(),
+                    });
+                }
+            }
+        }
+        "agent" => {
+            let mut m = mk(own_role, MessageKind::Meta, ctx.ts);
+            m.text = format!("@{}", jstr(p, "name").unwrap_or(""));
+            push_message(&mut b.session, m);
+        }
+        "subtask" => {
+            let mut m = mk(own_role, MessageKind::Meta, ctx.ts);
+            let agent = jstr(p, "agent").unwrap_or("");
+            let prompt = jstr(p, "prompt").or_else(|| jstr(p, "description"));
+            m.text = format!("[subtask @{agent}] {}", prompt.unwrap_or(""));
+            m.extra = Some(p.to_string());
+            push_message(&mut b.session, m);
+        }
+        "compaction" => {
+            let auto = p.get("auto") == Some(&Value::Bool(true));
+            let mut m = mk(Role::System, MessageKind::Compaction, ctx.ts);
+            m.text = if auto {
+                "Conversation compacted (automatic)".into()
+            } else {
+                "Conversation compacted".into()
+            };
+            push_message(&mut b.session, m);
+            let number = next_checkpoint(&b.session);
+            b.session.checkpoints.push(Checkpoint {
+                number,
+                title: Some("Compaction".into()),
+                created_at: ctx.ts.clone(),
+                ..Checkpoint::default()
+            });
+        }
+        "retry" => {
+            let ts = part_time(p, "/time/created", ctx.ts);
+            let mut m = mk(Role::System, MessageKind::Error, &ts);
+            let err = p.get("error").unwrap_or(&Value::Null);
+            let detail = err
+                .pointer("/data/message")
+                .and_then(Value::as_str)
+                .or_else(|| jstr(err, "message"))
+                .unwrap_or("request failed");
+            m.text = format!("retry {}: {detail}", jcount(p.get("attempt")));
+            m.is_error = true;
+            m.extra = Some(p.to_string());
+            push_message(&mut b.session, m);
+        }
+        // Step boundaries (their tokens repeat the message's) and snapshots carry no content.
+        "step-start" | "step-finish" | "snapshot" => {}
+        _ => {
+            let mut m = base_message(
+                ctx.msg_id,
+                ctx.parent,
+                Role::System,
+                MessageKind::Unknown,
+                ctx.ts,
+            );
+            m.extra = Some(p.to_string());
+            push_message(&mut b.session, m);
+        }
+    }
+}
+
+fn map_tool(
+    b: &mut Builder,
+    ctx: &PartCtx<'_>,
+    part: &RawPart,
+    mk: &dyn Fn(Role, MessageKind, &Option<String>) -> Message,
+) {
+    let p = &part.data;
+    let name = nonempty(jstr(p, "tool"));
+    let call_id = nonempty(jstr(p, "callID")).unwrap_or_else(|| part.id.clone());
+    let state = p.get("state").unwrap_or(&Value::Null);
+    let input = state.get("input").filter(|v| !v.is_null());
+    let start = part_time(state, "/time/start", ctx.ts);
+    let mut call = mk(Role::Assistant, MessageKind::ToolCall, &start);
+    call.tool_name = name.clone();
+    call.tool_call_id = Some(call_id.clone());
+    call.tool_input = input.map(Value::to_string);
+    call.text = jstr(state, "title")
+        .map(|t| t.lines().next().unwrap_or("").to_string())
+        .unwrap_or_default();
+    if name.as_deref() == Some("task") {
+        call.agent_ref = nonempty(state.pointer("/metadata/sessionId").and_then(Value::as_str));
+    }
+    let agent_ref = call.agent_ref.clone();
+    let seq = push_message(&mut b.session, call);
+    if let Some(input) = input {
+        for key in ["filePath", "file_path"] {
+            if let Some(path) = input.get(key).and_then(Value::as_str) {
+                b.files.push(PendingFile {
+                    seq: Some(seq),
+                    path: path.to_string(),
+                    tool_name: name.clone(),
+                    timestamp: start.clone(),
+                });
+            }
+        }
+    }
+    let (output, is_error) = match jstr(state, "status") {
+        Some("completed") => (
+            state.get("output").map(value_text).unwrap_or_default(),
+            false,
+        ),
+        Some("error") => (state.get("error").map(value_text).unwrap_or_default(), true),
+        _ => return,
+    };
+    let end = part_time(state, "/time/end", &start);
+    let mut result = mk(Role::Tool, MessageKind::ToolResult, &end);
+    result.tool_name = name;
+    result.tool_call_id = Some(call_id);
+    result.tool_output = Some(output);
+    result.is_error = is_error;
+    result.agent_ref = agent_ref;
+    push_message(&mut b.session, result);
+}
+
+/// Fills `tool_call_id` of child sessions whose parent's `task` call is in the same parse.
+fn link_children(sessions: &mut [Session]) {
+    let mut calls: HashMap<String, String> = HashMap::new();
+    for s in sessions.iter() {
+        for m in &s.messages {
+            if let (MessageKind::ToolCall, Some(child), Some(call)) =
+                (m.kind(), &m.agent_ref, &m.tool_call_id)
+            {
+                calls.entry(child.clone()).or_insert_with(|| call.clone());
+            }
+        }
+    }
+    for s in sessions.iter_mut() {
+        let native = s.meta.native_id.clone();
+        if let Some(link) = &mut s.meta.parent {
+            if link.tool_call_id.is_none() {
+                link.tool_call_id = calls.get(&native).cloned();
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLite store.
+// ---------------------------------------------------------------------------------------------
+
+fn parse_db(path: &Path) -> Result<FileParse, SourceError> {
+    let (conn, copy) = open_readonly(path)?;
+    let result = read_db(path, &conn);
+    drop(conn);
+    let mut out = result?;
+    if copy.is_some() {
+        out.notes
+            .push("the database was busy: read a private copy".to_string());
+    }
+    drop(copy);
+    let size = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    out.bytes_parsed = size;
+    out.bytes_read = size;
+    Ok(out)
+}
+
+/// Parses a JSON data cell; a bad one becomes an issue naming the row.
+fn parse_data(
+    path: &Path,
+    what: &str,
+    raw: Option<String>,
+    issues: &mut Vec<ParseIssue>,
+) -> Option<Value> {
+    let raw = raw.unwrap_or_default();
+    match serde_json::from_str::<Value>(&raw) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            issues.push(record_issue(
+                path,
+                what,
+                &raw,
+                &format!("invalid JSON: {e}"),
+            ));
+            None
+        }
+    }
+}
+
+fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
+    let err = |e: rusqlite::Error| db_error(path, &e);
+    let tables = table_names(conn).map_err(err)?;
+    if !tables.contains("session") || !tables.contains("message") {
+        return Err(SourceError::format(
+            path,
+            "not an OpenCode database: no session and message tables",
+        ));
+    }
+    let mut out = FileParse::default();
+    let msg_cols = column_names(conn, "message").map_err(err)?;
+    let has_parts = tables.contains("part");
+    let part_cols = if has_parts {
+        column_names(conn, "part").map_err(err)?
+    } else {
+        HashSet::new()
+    };
+
+    // Sessions, plus sessions only messages mention.
+    let mut infos: Vec<SessionInfo> = Vec::new();
+    {
+        let mut stmt = conn.prepare("SELECT * FROM session").map_err(err)?;
+        let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+        let mut rows = stmt.query([]).map_err(err)?;
+        while let Some(row) = rows.next().map_err(err)? {
+            let mut obj = serde_json::Map::new();
+            for (i, name) in names.iter().enumerate() {
+                let v = row.get_ref(i).map(cell_json).unwrap_or(Value::Null);
+                obj.insert(name.clone(), v);
+            }
+            let obj = Value::Object(obj);
+            let Some(id) = nonempty(obj.get("id").map(value_text).as_deref()) else {
+                out.issues
+                    .push(record_issue(path, "session row", &obj.to_string(), "no id"));
+                continue;
+            };
+            infos.push(SessionInfo::from_row(id, &obj));
+        }
+    }
+    let known: HashSet<String> = infos.iter().map(|i| i.id.clone()).collect();
+    {
+        let mut stmt = conn
+            .prepare("SELECT DISTINCT session_id FROM message")
+            .map_err(err)?;
+        let mut rows = stmt.query([]).map_err(err)?;
+        while let Some(row) = rows.next().map_err(err)? {
+            if let Some(id) = row.get_ref(0).ok().and_then(cell_text) {
+                if !known.contains(&id) {
+                    infos.push(SessionInfo {
+                        id,
+                        ..SessionInfo::default()
+                    });
+                }
+            }
+        }
+    }
+    infos.sort_by(|a, b| (&a.created, &a.id).cmp(&(&b.created, &b.id)));
+
+    let msg_order = if msg_cols.contains("time_created") {
+        "time_created, id"
+    } else {
+        "id"
+    };
+    let msg_sql =
+        format!("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY {msg_order}");
+    let by_session = part_cols.contains("session_id");
+    let part_sql = if by_session {
+        "SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id"
+    } else {
+        "SELECT id, message_id, data FROM part WHERE message_id = ?1 ORDER BY id"
+    };
+    let mut msg_stmt = conn.prepare(&msg_sql).map_err(err)?;
+    let mut part_stmt = if has_parts {
+        Some(conn.prepare(part_sql).map_err(err)?)
+    } else {
+        None
+    };
+
+    for info in infos {
+        let mut messages: Vec<RawMessage> = Vec::new();
+        {
+            let mut rows = msg_stmt.query([&info.id]).map_err(err)?;
+            while let Some(row) = rows.next().map_err(err)? {
+                let id = row.get_ref(0).ok().and_then(cell_text).unwrap_or_default();
+                let raw = row.get_ref(1).ok().and_then(cell_text);
+                let what = format!("message row id={id}");
+                if let Some(data) = parse_data(path, &what, raw, &mut out.issues) {
+                    messages.push(RawMessage {
+                        id,
+                        info: data,
+                        parts: Vec::new(),
+                    });
+                }
+            }
+        }
+        if let Some(stmt) = part_stmt.as_mut() {
+            let index: HashMap<String, usize> = messages
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.id.clone(), i))
+                .collect();
+            let keys: Vec<String> = if by_session {
+                vec![info.id.clone()]
+            } else {
+                messages.iter().map(|m| m.id.clone()).collect()
+            };
+            for key in keys {
+                let mut rows = stmt.query([&key]).map_err(err)?;
+                while let Some(row) = rows.next().map_err(err)? {
+                    let id = row.get_ref(0).ok().and_then(cell_text).unwrap_or_default();
+                    let msg = row.get_ref(1).ok().and_then(cell_text).unwrap_or_default();
+                    let raw = row.get_ref(2).ok().and_then(cell_text);
+                    let what = format!("part row id={id}");
+                    let Some(data) = parse_data(path, &what, raw, &mut out.issues) else {
+                        continue;
+                    };
+                    match index.get(&msg) {
+                        Some(&i) => messages[i].parts.push(RawPart { id, data }),
+                        None => out.issues.push(record_issue(
+                            path,
+                            &what,
+                            &msg,
+                            "its message is missing or unreadable",
+                        )),
+                    }
+                }
+            }
+        }
+        let session = build_session(info, &messages);
+        if !session.messages.is_empty() || session.meta.title.is_some() {
+            out.sessions.push(session);
+        }
+    }
+    link_children(&mut out.sessions);
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON tree.
+// ---------------------------------------------------------------------------------------------
+
+/// Reads and parses one JSON file of the tree; failures become issues.
+fn read_json_file(path: &Path, issues: &mut Vec<ParseIssue>, bytes: &mut u64) -> Option<Value> {
+    let data = match fs::read(path) {
+        Ok(d) => d,
+        Err(e) => {
+            issues.push(record_issue(path, "file", "", &format!("cannot read: {e}")));
+            return None;
+        }
+    };
+    *bytes += data.len() as u64;
+    match serde_json::from_slice::<Value>(&data) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let text = String::from_utf8_lossy(&data);
+            issues.push(record_issue(
+                path,
+                "file",
+                &text,
+                &format!("invalid JSON: {e}"),
+            ));
+            None
+        }
+    }
+}
+
+/// The `*.json` files of a folder, sorted by name (OpenCode ids sort by creation).
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && discover::has_extension(p, "json")
+                && !p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with('.'))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn parse_tree(path: &Path) -> Result<FileParse, SourceError> {
+    let data = fs::read(path).map_err(|e| SourceError::io(path, e))?;
+    let info: Value = serde_json::from_slice(&data)
+        .map_err(|e| SourceError::format(path, format!("not an OpenCode session file: {e}")))?;
+    if !info.is_object() {
+        return Err(SourceError::format(
+            path,
+            "not an OpenCode session file: not a JSON object",
+        ));
+    }
+    let mut out = FileParse {
+        bytes_parsed: data.len() as u64,
+        bytes_read: data.len() as u64,
+        ..FileParse::default()
+    };
+    let id = nonempty(Some(&stem(path)))
+        .or_else(|| nonempty(jstr(&info, "id")))
+        .unwrap_or_default();
+    let storage = path
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut messages: Vec<(Option<f64>, RawMessage)> = Vec::new();
+    for file in json_files(&storage.join("message").join(&id)) {
+        let Some(v) = read_json_file(&file, &mut out.issues, &mut out.bytes_read) else {
+            continue;
+        };
+        let msg_id = stem(&file);
+        let created = v.pointer("/time/created").and_then(Value::as_f64);
+        let mut parts = Vec::new();
+        for pf in json_files(&storage.join("part").join(&msg_id)) {
+            if let Some(pv) = read_json_file(&pf, &mut out.issues, &mut out.bytes_read) {
+                parts.push(RawPart {
+                    id: stem(&pf),
+                    data: pv,
+                });
+            }
+        }
+        messages.push((
+            created,
+            RawMessage {
+                id: msg_id,
+                info: v,
+                parts,
+            },
+        ));
+    }
+    messages.sort_by(|(ta, a), (tb, b)| {
+        ta.unwrap_or(f64::MAX)
+            .total_cmp(&tb.unwrap_or(f64::MAX))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    let messages: Vec<RawMessage> = messages.into_iter().map(|(_, m)| m).collect();
+    let session = build_session(SessionInfo::from_json(id, &info), &messages);
+    out.sessions.push(session);
+    Ok(out)
+}

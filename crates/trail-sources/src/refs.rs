@@ -21,15 +21,18 @@ fn url_re() -> &'static Regex {
 fn short_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?:^|[\s(\[])([A-Za-z0-9][A-Za-z0-9-]{0,38})/([A-Za-z0-9._-]{1,100})#([0-9]{1,7})\b")
-            .expect("valid regex")
+        Regex::new(
+            r"(?:^|[\s(\[])([A-Za-z0-9][A-Za-z0-9-]{0,38})/([A-Za-z0-9._-]{1,100})#([0-9]{1,7})\b",
+        )
+        .expect("valid regex")
     })
 }
 
 fn git_commit_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?m)^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ").expect("valid regex")
+        Regex::new(r"(?m)^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ")
+            .expect("valid regex")
     })
 }
 

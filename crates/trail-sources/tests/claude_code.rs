@@ -70,10 +70,16 @@ fn corpus_counts_match_an_independent_count() {
     assert_eq!(s.turns.len(), 2);
     assert_eq!(count_kind(s, MessageKind::ToolCall), 11);
     assert_eq!(tokens(s), 170_994);
-    let subs: Vec<&Session> = p.sessions.iter().filter(|s| s.meta.parent.is_some()).collect();
+    let subs: Vec<&Session> = p
+        .sessions
+        .iter()
+        .filter(|s| s.meta.parent.is_some())
+        .collect();
     assert_eq!(subs.len(), 5);
     assert_eq!(
-        subs.iter().map(|s| count_kind(s, MessageKind::ToolCall)).sum::<usize>(),
+        subs.iter()
+            .map(|s| count_kind(s, MessageKind::ToolCall))
+            .sum::<usize>(),
         156
     );
     assert_eq!(subs.iter().map(|s| tokens(s)).sum::<u64>(), 3_667_587);
@@ -87,18 +93,32 @@ fn corpus_counts_match_an_independent_count() {
     let p = parse(&dir.join("claudecodelog-fixture-dag-compact-after-rewind.jsonl"));
     let s = main_session(&p);
     assert_eq!(
-        s.turns.iter().map(|t| t.user_message.clone().unwrap()).collect::<Vec<_>>(),
+        s.turns
+            .iter()
+            .map(|t| t.user_message.clone().unwrap())
+            .collect::<Vec<_>>(),
         vec!["Start", "Second attempt", "Keep going", "After compaction"]
     );
     assert_eq!(s.checkpoints.len(), 1);
-    assert!(s.checkpoints[0].overview.as_deref().unwrap().contains("Summary: the user asked for a plan"));
+    assert!(s.checkpoints[0]
+        .overview
+        .as_deref()
+        .unwrap()
+        .contains("Summary: the user asked for a plan"));
     assert_eq!(tokens(s), 75);
     let abandoned = s.messages.iter().filter(|m| !m.on_main_chain).count();
-    assert_eq!(abandoned, 2, "the first attempt's prompt and answer are kept, off the chain");
+    assert_eq!(
+        abandoned, 2,
+        "the first attempt's prompt and answer are kept, off the chain"
+    );
 
     // A subagent transcript: every line is a sidechain: 1 prompt, 9 tool calls, 299,315 tokens.
     let p = parse(&dir.join("randlee-subagents-agent-a53b173.jsonl"));
-    let total_tools: usize = p.sessions.iter().map(|s| count_kind(s, MessageKind::ToolCall)).sum();
+    let total_tools: usize = p
+        .sessions
+        .iter()
+        .map(|s| count_kind(s, MessageKind::ToolCall))
+        .sum();
     assert_eq!(total_tools, 9);
     assert_eq!(p.sessions.iter().map(tokens).sum::<u64>(), 299_315);
 }
@@ -116,10 +136,10 @@ fn schema_zoo_titles_and_unknown_types() {
     // The pr-link record becomes a ref... only for GitHub URLs (this one is example.invalid).
     assert!(s.refs.is_empty());
     // Unknown chain-node types are kept as messages.
-    assert!(p
-        .sessions
+    assert!(p.sessions.iter().any(|s| s
+        .messages
         .iter()
-        .any(|s| s.messages.iter().any(|m| m.kind == Some(MessageKind::Unknown))));
+        .any(|m| m.kind == Some(MessageKind::Unknown))));
     // A malformed file: bad lines reported by number, the rest kept.
     let p = parse(&dir.join("claudecodelog-fixture-edge-cases-spaced-json.jsonl"));
     let lines: Vec<u64> = p.issues.iter().filter_map(|i| i.line).collect();
@@ -134,17 +154,27 @@ fn sample_home() -> PathBuf {
 #[test]
 fn sample_session_with_subagent_files_and_refs() {
     let root = sample_home();
-    let files = ClaudeCode.discover(&[root.clone()]);
+    let files = ClaudeCode.discover(std::slice::from_ref(&root));
     assert_eq!(files.len(), 2, "{files:?}");
-    let main = files.iter().find(|f| !f.to_string_lossy().contains("agent-")).unwrap();
+    let main = files
+        .iter()
+        .find(|f| !f.to_string_lossy().contains("agent-"))
+        .unwrap();
     let p = parse(main);
     let s = main_session(&p);
-    assert_eq!(s.meta.title.as_deref(), Some("weather-cli: --units flag and PR"));
+    assert_eq!(
+        s.meta.title.as_deref(),
+        Some("weather-cli: --units flag and PR")
+    );
     assert_eq!(s.turns.len(), 2);
     assert_eq!(s.meta.branch.as_deref(), Some("feature/units"));
     // Streamed chunks of one request (msg_01A/req_01A x3) count once, with the largest total.
     assert_eq!(s.usage.len(), 9);
-    let first = s.usage.iter().find(|u| u.request_key == "msg_01A:req_01A").unwrap();
+    let first = s
+        .usage
+        .iter()
+        .find(|u| u.request_key == "msg_01A:req_01A")
+        .unwrap();
     assert_eq!(first.output_tokens, 160);
     let touched: Vec<&str> = s.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(
@@ -169,9 +199,15 @@ fn sample_session_with_subagent_files_and_refs() {
         ]
     );
     // The Task result names its subagent.
-    assert!(s.messages.iter().any(|m| m.agent_ref.as_deref() == Some("b7d41e2")));
+    assert!(s
+        .messages
+        .iter()
+        .any(|m| m.agent_ref.as_deref() == Some("b7d41e2")));
     // The bash failure is an error result.
-    assert!(s.messages.iter().any(|m| m.kind == Some(MessageKind::ToolResult) && m.is_error));
+    assert!(s
+        .messages
+        .iter()
+        .any(|m| m.kind == Some(MessageKind::ToolResult) && m.is_error));
 
     let sub = files_sub(&files);
     let p = parse(&sub);
@@ -237,7 +273,7 @@ fn torn_last_line_is_left_for_the_next_index() {
     assert_eq!(main_session(&parsed).turns.len(), 1);
     // The writer finishes the line: a resumed parse picks it up.
     let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
-    f.write_all(next[next.len() / 2..].as_bytes()).unwrap();
+    f.write_all(&next.as_bytes()[next.len() / 2..]).unwrap();
     f.write_all(b"\n").unwrap();
     let state = parsed.state.clone().unwrap();
     let resumed = ClaudeCode
@@ -310,7 +346,10 @@ fn parent_cycle_is_broken() {
     let s = main_session(&parsed);
     assert_eq!(s.messages.len(), 3);
     assert_eq!(s.turns.len(), 1);
-    assert_eq!(s.turns[0].assistant_response.as_deref(), Some("reply\n\nloop"));
+    assert_eq!(
+        s.turns[0].assistant_response.as_deref(),
+        Some("reply\n\nloop")
+    );
 }
 
 #[test]
@@ -351,22 +390,35 @@ fn orphan_subagent_and_old_layout_sharing_parent_id() {
     assert_eq!(p.sessions.len(), 1);
     let s = &p.sessions[0];
     assert_eq!(s.meta.id.as_str(), "dead-beef:agent-zz9");
-    assert_eq!(s.meta.parent.as_ref().unwrap().session_id.as_str(), "dead-beef");
+    assert_eq!(
+        s.meta.parent.as_ref().unwrap().session_id.as_str(),
+        "dead-beef"
+    );
     assert_eq!(s.turns.len(), 1, "the orphan's first entry is a root");
 
     let p = parse(&old);
     let s = &p.sessions[0];
     assert_eq!(s.meta.id.as_str(), "parent-123:agent-old1");
-    assert_eq!(s.meta.parent.as_ref().unwrap().session_id.as_str(), "parent-123");
+    assert_eq!(
+        s.meta.parent.as_ref().unwrap().session_id.as_str(),
+        "parent-123"
+    );
     let p = parse(&parent);
-    assert_eq!(p.sessions[0].meta.id.as_str(), "parent-123", "distinct from its subagent");
+    assert_eq!(
+        p.sessions[0].meta.id.as_str(),
+        "parent-123",
+        "distinct from its subagent"
+    );
 }
 
 #[test]
 fn resumed_parse_equals_a_full_parse() {
     let root = sample_home();
     let files = ClaudeCode.discover(&[root]);
-    let main = files.iter().find(|f| !f.to_string_lossy().contains("agent-")).unwrap();
+    let main = files
+        .iter()
+        .find(|f| !f.to_string_lossy().contains("agent-"))
+        .unwrap();
     let bytes = std::fs::read(main).unwrap();
     let dir = tempfile::tempdir().unwrap();
     // Split after the 9th line, parse the head, append the rest, resume.
@@ -394,7 +446,11 @@ fn resumed_parse_equals_a_full_parse() {
         .unwrap();
     assert_eq!(tail.bytes_read as usize, bytes.len() - cut);
     let full = parse(&p);
-    let (h, t, f) = (main_session(&head), main_session(&tail), main_session(&full));
+    let (h, t, f) = (
+        main_session(&head),
+        main_session(&tail),
+        main_session(&full),
+    );
     let mut merged = h.messages.clone();
     for r in &t.relinks {
         let m = merged.iter_mut().find(|m| m.seq == r.seq).unwrap();
@@ -405,14 +461,27 @@ fn resumed_parse_equals_a_full_parse() {
     // Tool names are filled within a parse; compare what the store keeps per message.
     let strip = |ms: &[trail_model::Message]| {
         ms.iter()
-            .map(|m| (m.seq, m.kind, m.text.clone(), m.turn_index, m.on_main_chain, m.tool_call_id.clone()))
+            .map(|m| {
+                (
+                    m.seq,
+                    m.kind,
+                    m.text.clone(),
+                    m.turn_index,
+                    m.on_main_chain,
+                    m.tool_call_id.clone(),
+                )
+            })
             .collect::<Vec<_>>()
     };
     assert_eq!(strip(&merged), strip(&f.messages));
     assert_eq!(trail_model::turns::build_turns(&merged), f.turns);
     assert_eq!(t.turn_count, f.turn_count);
     assert_eq!(t.meta.title, f.meta.title);
-    let usage_keys = |u: &[trail_model::Usage]| u.iter().map(|u| (u.request_key.clone(), u.total())).collect::<Vec<_>>();
+    let usage_keys = |u: &[trail_model::Usage]| {
+        u.iter()
+            .map(|u| (u.request_key.clone(), u.total()))
+            .collect::<Vec<_>>()
+    };
     let mut merged_usage = usage_keys(&h.usage);
     merged_usage.extend(usage_keys(&t.usage));
     assert_eq!(merged_usage, usage_keys(&f.usage));

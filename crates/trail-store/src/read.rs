@@ -51,7 +51,8 @@ pub struct ListFilter {
     pub include_subagents: bool,
 }
 
-const SESSION_COLUMNS: &str = "id, source, summary, cwd, repository, branch, created_at, updated_at,
+const SESSION_COLUMNS: &str =
+    "id, source, summary, cwd, repository, branch, created_at, updated_at,
     turn_count, message_count, input_tokens, output_tokens, cache_creation_tokens,
     cache_read_tokens, models, parent_session_id, parent_tool_call_id, agent_version,
     source_path, source_missing";
@@ -211,7 +212,11 @@ impl Store {
                 }
                 Err(StoreError::Ambiguous {
                     prefix: id_or_prefix.to_string(),
-                    count: if n < 6 { n } else { self.count_prefix(id_or_prefix)? },
+                    count: if n < 6 {
+                        n
+                    } else {
+                        self.count_prefix(id_or_prefix)?
+                    },
                     examples: ids[..2].join(", "),
                 })
             }
@@ -275,12 +280,16 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let files = self
             .conn
-            .prepare("SELECT file_path, tool_name FROM session_files WHERE session_id = ?1 ORDER BY id")?
+            .prepare(
+                "SELECT file_path, tool_name FROM session_files WHERE session_id = ?1 ORDER BY id",
+            )?
             .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let refs = self
             .conn
-            .prepare("SELECT ref_type, ref_value FROM session_refs WHERE session_id = ?1 ORDER BY id")?
+            .prepare(
+                "SELECT ref_type, ref_value FROM session_refs WHERE session_id = ?1 ORDER BY id",
+            )?
             .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let checkpoints = self

@@ -408,9 +408,8 @@ fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str
     upsert_session_row(tx, &session.meta, &session.models, path, now, true)?;
     let mut dirty: BTreeSet<u32> = BTreeSet::new();
     {
-        let mut old = tx.prepare_cached(
-            "SELECT turn_index FROM messages WHERE session_id = ?1 AND seq = ?2",
-        )?;
+        let mut old = tx
+            .prepare_cached("SELECT turn_index FROM messages WHERE session_id = ?1 AND seq = ?2")?;
         let mut upd = tx.prepare_cached(
             "UPDATE messages SET turn_index = ?3, on_main_chain = ?4 WHERE session_id = ?1 AND seq = ?2",
         )?;
@@ -453,7 +452,10 @@ fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str
         let rows = stmt.query_map(params![id, lo], |r| {
             Ok(Message {
                 seq: r.get::<_, i64>(0)? as u32,
-                role: r.get::<_, Option<String>>(1)?.as_deref().and_then(Role::parse),
+                role: r
+                    .get::<_, Option<String>>(1)?
+                    .as_deref()
+                    .and_then(Role::parse),
                 kind: r
                     .get::<_, Option<String>>(2)?
                     .as_deref()
@@ -630,7 +632,7 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
     let id = session.meta.id.as_str();
     let mut f = tx.prepare_cached(
         "INSERT OR IGNORE INTO session_files (session_id, file_path, tool_name, turn_index, first_seen_at)
-         VALUES (?1, ?2, ?3, ?4, coalesce(?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     for file in &session.files {
         f.execute(params![
@@ -643,7 +645,7 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
     }
     let mut r = tx.prepare_cached(
         "INSERT OR IGNORE INTO session_refs (session_id, ref_type, ref_value, turn_index, created_at)
-         VALUES (?1, ?2, ?3, ?4, coalesce(?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     for rf in &session.refs {
         r.execute(params![
@@ -702,7 +704,7 @@ fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<(
         .prepare_cached(
             "INSERT INTO checkpoints (session_id, checkpoint_number, title, overview, history,
                  work_done, technical_details, important_files, next_steps, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, coalesce(?10, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
              ON CONFLICT(session_id, checkpoint_number) DO UPDATE SET title = excluded.title,
                  overview = excluded.overview, history = excluded.history,
                  work_done = excluded.work_done, technical_details = excluded.technical_details,
@@ -752,11 +754,16 @@ fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<(
     Ok(())
 }
 
-fn upsert_turn(tx: &Transaction<'_>, id: &str, t: &trail_model::Turn, replace_fts: bool) -> Result<()> {
+fn upsert_turn(
+    tx: &Transaction<'_>,
+    id: &str,
+    t: &trail_model::Turn,
+    replace_fts: bool,
+) -> Result<()> {
     let tid: i64 = tx
         .prepare_cached(
             "INSERT INTO turns (session_id, turn_index, user_message, assistant_response, timestamp)
-             VALUES (?1, ?2, ?3, ?4, coalesce(?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))
+             VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT(session_id, turn_index) DO UPDATE SET user_message = excluded.user_message,
                  assistant_response = excluded.assistant_response, timestamp = excluded.timestamp
              RETURNING id",

@@ -131,13 +131,20 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     }
     if !report.problems.is_empty() {
         ui.line("")?;
-        ui.line(&ui.paint(Style::Bold, "Parse problems (the rest of each file was indexed):"))?;
+        ui.line(&ui.paint(
+            Style::Bold,
+            "Parse problems (the rest of each file was indexed):",
+        ))?;
         for p in &report.problems {
             let loc = match p.line {
                 Some(l) => format!("{}:{l}", p.path),
                 None => p.path.clone(),
             };
-            ui.line(&format!("  {}: {}", ui.paint(Style::Yellow, &loc), p.reason))?;
+            ui.line(&format!(
+                "  {}: {}",
+                ui.paint(Style::Yellow, &loc),
+                p.reason
+            ))?;
         }
     }
     for f in &report.files_with_notes {

@@ -153,7 +153,8 @@ fn print_summary(
         ))?;
     }
     if s.files_seen == 0 && total_sessions == 0 && default_locations {
-        ctx.ui.line("No agent history found on this machine. Looked in:")?;
+        ctx.ui
+            .line("No agent history found on this machine. Looked in:")?;
         for (source, roots) in &s.searched {
             ctx.ui.line(&format!("  {source}: {}", roots.join(", ")))?;
         }

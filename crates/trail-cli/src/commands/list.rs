@@ -87,7 +87,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         let missing = if r.source_missing { " [file gone]" } else { "" };
         let line = format!(
             "{}  {}  {}  {}  {}  {:>5}  {:>7}  {}{}",
-            ctx.ui.paint(Style::Dim, &fit(&output::when(r.updated_at.as_deref()), 16)),
+            ctx.ui
+                .paint(Style::Dim, &fit(&output::when(r.updated_at.as_deref()), 16)),
             ctx.ui.paint(Style::Cyan, &fit(&r.source, 14)),
             fit(&place, 28),
             ctx.ui

@@ -153,7 +153,10 @@ fn print_transcript(ctx: &mut Ctx, d: &SessionDetail, args: &Args) -> CliResult 
                 Some(t) => format!("── Turn {t} · {} ", output::when(m.timestamp.as_deref())),
                 None => "── Before the first prompt ".to_string(),
             };
-            let rule = format!("{label}{}", "─".repeat(60usize.saturating_sub(label.chars().count())));
+            let rule = format!(
+                "{label}{}",
+                "─".repeat(60usize.saturating_sub(label.chars().count()))
+            );
             ctx.ui.line("")?;
             ctx.ui.line(&ctx.ui.paint(Style::Blue, &rule))?;
         }
@@ -179,7 +182,11 @@ fn print_message(
     let text = m.text.as_deref().unwrap_or("");
     match m.kind.as_deref() {
         Some("prompt") => {
-            ui.line(&format!("{} {}", ui.paint(Style::Green, "❯"), ui.paint(Style::Bold, text)))?;
+            ui.line(&format!(
+                "{} {}",
+                ui.paint(Style::Green, "❯"),
+                ui.paint(Style::Bold, text)
+            ))?;
         }
         Some("text") => {
             for l in text.lines() {
@@ -194,7 +201,10 @@ fn print_message(
             } else if !text.is_empty() {
                 ui.line(&ui.paint(
                     Style::Dim,
-                    &format!("  ┊ thinking ({} chars; --full shows it)", text.chars().count()),
+                    &format!(
+                        "  ┊ thinking ({} chars; --full shows it)",
+                        text.chars().count()
+                    ),
                 ))?;
             }
         }

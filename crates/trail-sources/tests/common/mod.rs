@@ -1,6 +1,6 @@
 //! Helpers shared by the parser integration tests.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::print_stderr)]
 
 use std::path::PathBuf;
 

@@ -1,0 +1,407 @@
+//! Indexing end to end on real files: idempotence, incremental appends, concurrency, and the
+//! Chronicle queries Copilot runs against its own store.
+
+#![allow(clippy::print_stderr, clippy::type_complexity)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use trail_ingest::{index, IndexOptions, NoProgress, Roots};
+use trail_model::SourceKind;
+use trail_store::Store;
+
+fn sample_projects() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/home/.claude/projects")
+}
+
+fn shared_claude() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/claude-code");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipped: shared corpus not found at {}", p.display());
+        None
+    }
+}
+
+/// Copies a tree (the sources are read-only; tests that append work on a copy).
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir(from) {
+        let rel = entry.strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &dest).unwrap();
+    }
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn options(root: &Path) -> IndexOptions {
+    let mut roots = Roots::default();
+    roots
+        .by_source
+        .insert(SourceKind::ClaudeCode, vec![root.to_path_buf()]);
+    IndexOptions {
+        roots,
+        sources: vec![SourceKind::ClaudeCode],
+        ..IndexOptions::default()
+    }
+}
+
+/// A digest of every content row of the store, ordered by natural keys. Surrogate ids and
+/// bookkeeping times are left out, so two stores with the same content compare equal however
+/// they were built.
+fn content_digest(store: &Store) -> Vec<String> {
+    let queries = [
+        "SELECT id, cwd, repository, host_type, branch, summary, created_at, updated_at, source,
+                native_id, parent_session_id, parent_tool_call_id, source_path, models, turn_count,
+                message_count, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens
+         FROM sessions ORDER BY id",
+        "SELECT session_id, turn_index, user_message, assistant_response, timestamp FROM turns
+         ORDER BY session_id, turn_index",
+        "SELECT session_id, seq, native_id, parent_native_id, role, kind, tool_name, tool_call_id,
+                is_error, model, timestamp, is_sidechain, on_main_chain, turn_index, agent_ref,
+                text, tool_input, tool_output, extra FROM messages ORDER BY session_id, seq",
+        "SELECT session_id, tool_call_id, call_seq, result_seq, is_error, turn_index FROM tool_calls
+         ORDER BY session_id, call_seq",
+        "SELECT session_id, request_key, input_tokens, output_tokens, cache_creation_tokens,
+                cache_read_tokens FROM usage ORDER BY session_id, request_key",
+        "SELECT session_id, file_path, tool_name, turn_index FROM session_files ORDER BY session_id, file_path",
+        "SELECT session_id, ref_type, ref_value FROM session_refs ORDER BY session_id, ref_type, ref_value",
+        "SELECT session_id, checkpoint_number, title, overview FROM checkpoints ORDER BY session_id, checkpoint_number",
+        "SELECT source_id, session_id, source_type, content FROM search_index ORDER BY source_id",
+        "SELECT path, bytes_parsed, lines, issue_count FROM source_files ORDER BY path",
+    ];
+    let conn = store.connection();
+    let mut out = Vec::new();
+    for q in queries {
+        let mut stmt = conn.prepare(q).unwrap();
+        let n = stmt.column_count();
+        let rows = stmt
+            .query_map([], |r| {
+                let mut s = String::new();
+                for i in 0..n {
+                    let v: rusqlite::types::Value = r.get(i)?;
+                    s.push_str(&format!("{v:?}|"));
+                }
+                Ok(s)
+            })
+            .unwrap();
+        for r in rows {
+            out.push(r.unwrap());
+        }
+    }
+    out
+}
+
+/// Every row of every table, ids included (for "indexing twice changes nothing").
+fn full_digest(store: &Store) -> u64 {
+    let conn = store.connection();
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'search_index_%' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut h: u64 = 0xcbf29ce484222325;
+    for t in tables {
+        let mut stmt = conn
+            .prepare(&format!("SELECT * FROM \"{t}\" ORDER BY 1"))
+            .unwrap();
+        let n = stmt.column_count();
+        let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+        let mut rows = stmt.query([]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            for (i, name) in names.iter().enumerate().take(n) {
+                if name == "indexed_at" || name == "found_at" {
+                    continue;
+                }
+                let v: rusqlite::types::Value = r.get(i).unwrap();
+                for b in format!("{t}.{name}={v:?};").bytes() {
+                    h ^= b as u64;
+                    h = h.wrapping_mul(0x100000001b3);
+                }
+            }
+        }
+    }
+    h
+}
+
+#[test]
+fn indexing_twice_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let opts = options(&sample_projects());
+    let first = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!(first.files_parsed, 2);
+    assert_eq!(first.sessions_new, 2);
+    let before = full_digest(&store);
+    let second = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!(second.files_unchanged, 2);
+    assert_eq!(second.files_parsed + second.files_resumed, 0);
+    assert_eq!(before, full_digest(&store));
+    // The subagent is linked to the Task call through toolUseResult.agentId.
+    let (parent, call): (String, String) = store
+        .connection()
+        .query_row(
+            "SELECT parent_session_id, parent_tool_call_id FROM sessions WHERE parent_session_id IS NOT NULL",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(parent, "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f");
+    assert_eq!(call, "toolu_task1");
+}
+
+#[test]
+fn appended_lines_are_parsed_alone_and_equal_a_full_index() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("projects");
+    copy_tree(&sample_projects(), &home);
+    let main_file = walkdir(&home)
+        .into_iter()
+        .find(|p| !p.to_string_lossy().contains("agent-"))
+        .unwrap();
+    let full = std::fs::read(&main_file).unwrap();
+    // Start with the first 10 lines, index, then append the rest in two steps.
+    let cut_at = |n: usize| {
+        full.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(n - 1)
+            .unwrap()
+            .0
+            + 1
+    };
+    let (c1, c2) = (cut_at(10), cut_at(18));
+    std::fs::write(&main_file, &full[..c1]).unwrap();
+    let mut store = Store::open(&work.path().join("inc.db")).unwrap();
+    let opts = options(&home);
+    index(&mut store, &opts, &NoProgress).unwrap();
+    for (from, to) in [(c1, c2), (c2, full.len())] {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&main_file)
+            .unwrap();
+        f.write_all(&full[from..to]).unwrap();
+        drop(f);
+        let s = index(&mut store, &opts, &NoProgress).unwrap();
+        assert_eq!(s.files_resumed, 1, "{s:?}");
+        assert_eq!(s.files_parsed, 0);
+        assert_eq!(
+            s.bytes_read,
+            (to - from) as u64,
+            "only the new bytes are read"
+        );
+    }
+    let scratch_dir = tempfile::tempdir().unwrap();
+    let mut scratch = Store::open(&scratch_dir.path().join("full.db")).unwrap();
+    index(&mut scratch, &opts, &NoProgress).unwrap();
+    assert_eq!(content_digest(&store), content_digest(&scratch));
+}
+
+#[test]
+fn a_rewritten_file_is_reparsed_whole() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("projects");
+    copy_tree(&sample_projects(), &home);
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    let opts = options(&home);
+    index(&mut store, &opts, &NoProgress).unwrap();
+    let main_file = walkdir(&home)
+        .into_iter()
+        .find(|p| !p.to_string_lossy().contains("agent-"))
+        .unwrap();
+    // Change a byte inside the indexed prefix and grow the file: the prefix check fails.
+    let mut bytes = std::fs::read(&main_file).unwrap();
+    let pos = bytes.windows(6).position(|w| w == b"--unit").unwrap();
+    bytes[pos + 2] = b'U';
+    bytes.extend_from_slice(b"\n");
+    std::fs::write(&main_file, &bytes).unwrap();
+    let s = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!((s.files_parsed, s.files_resumed), (1, 0));
+    let n: i64 = store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM turns WHERE user_message LIKE '%--Units%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn a_vanished_file_keeps_its_sessions() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("projects");
+    copy_tree(&sample_projects(), &home);
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    let opts = options(&home);
+    index(&mut store, &opts, &NoProgress).unwrap();
+    std::fs::remove_dir_all(&home).unwrap();
+    let s = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!(s.files_missing, 2);
+    let (n, missing): (i64, i64) = store
+        .connection()
+        .query_row(
+            "SELECT count(*), sum(source_missing) FROM sessions",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((n, missing), (2, 2));
+}
+
+#[test]
+fn two_indexers_at_once_agree_with_one() {
+    let Some(corpus) = shared_claude() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let db = work.path().join("c.db");
+    Store::open(&db).unwrap();
+    let opts = options(&corpus);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                let mut store = Store::open(&db).unwrap();
+                index(&mut store, &opts, &NoProgress).unwrap();
+            });
+        }
+    });
+    let store = Store::open(&db).unwrap();
+    let ok: String = store
+        .connection()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    let clean_dir = tempfile::tempdir().unwrap();
+    let mut clean = Store::open(&clean_dir.path().join("c.db")).unwrap();
+    index(&mut clean, &opts, &NoProgress).unwrap();
+    let (a, b) = (content_digest(&store), content_digest(&clean));
+    let only_a: Vec<&String> = a.iter().filter(|x| !b.contains(x)).collect();
+    let only_b: Vec<&String> = b.iter().filter(|x| !a.contains(x)).collect();
+    assert!(
+        only_a.is_empty() && only_b.is_empty(),
+        "concurrent only: {only_a:#?}\nclean only: {only_b:#?}"
+    );
+}
+
+/// The queries GitHub Copilot's standup runs against its own store, unchanged.
+#[test]
+fn chronicle_standup_queries_run_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    index(&mut store, &options(&sample_projects()), &NoProgress).unwrap();
+    let conn = store.connection();
+    // The sample is dated 2026-11-20; make it "recent" relative to now.
+    conn.execute(
+        "UPDATE sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+        [],
+    )
+    .unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT id, summary, branch, repository, cwd, host_type, created_at, updated_at FROM sessions
+             WHERE updated_at >= datetime('now', '-1 day') ORDER BY updated_at DESC",
+        )
+        .unwrap();
+    let rows: Vec<(String, Option<String>, Option<String>, Option<String>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(5)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 2);
+    let main = rows
+        .iter()
+        .find(|r| r.0 == "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f")
+        .unwrap();
+    assert_eq!(main.1.as_deref(), Some("weather-cli: --units flag and PR"));
+    assert_eq!(main.2.as_deref(), Some("feature/units"));
+    assert_eq!(main.3.as_deref(), Some("claude-code"));
+
+    let ids = "'7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f'";
+    let refs: Vec<(String, String, String)> = conn
+        .prepare(&format!(
+            "SELECT session_id, ref_type, ref_value FROM session_refs WHERE session_id IN ({ids})"
+        ))
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(refs.len(), 3);
+    let files: Vec<(String, String, String)> = conn
+        .prepare(&format!(
+            "SELECT session_id, file_path, tool_name FROM session_files WHERE session_id IN ({ids})"
+        ))
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        files
+            .iter()
+            .map(|f| (f.1.as_str(), f.2.as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            ("/home/demo/projects/weather-cli/src/cli.rs", "Read"),
+            ("/home/demo/projects/weather-cli/src/render.rs", "Edit")
+        ]
+    );
+    let turns: Vec<(i64, String, Option<String>)> = conn
+        .prepare(&format!(
+            "SELECT session_id, turn_index, substr(user_message, 1, 120) as user_message,
+                    substr(assistant_response, 1, 200) as assistant_response
+             FROM turns WHERE session_id IN ({ids})
+               AND (user_message IS NOT NULL OR assistant_response IS NOT NULL)
+             ORDER BY session_id, turn_index"
+        ))
+        .unwrap()
+        .query_map([], |r| Ok((r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(turns.len(), 2);
+    assert!(turns[0].1.starts_with("Add a `--units` flag"));
+    assert!(turns[1]
+        .2
+        .as_deref()
+        .unwrap()
+        .starts_with("Opened https://github.com/demo-org/weather-cli/pull/12"));
+    // Copilot's search query.
+    let hits: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT content, session_id, source_type, bm25(search_index) AS rank FROM search_index
+             WHERE search_index MATCH ? ORDER BY rank LIMIT ?",
+        )
+        .unwrap()
+        .query_map(rusqlite::params!["imperial", 10], |r| {
+            Ok((r.get(1)?, r.get(2)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        hits,
+        vec![(
+            "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f".to_string(),
+            "turn".to_string()
+        )]
+    );
+}
