@@ -179,12 +179,13 @@ pub fn index(
             }
             Decision::Resume => {
                 let p = prior.expect("resume needs a prior state");
+                let state = store.file_state(&key)?.unwrap_or_default();
                 total_bytes += fp.size.saturating_sub(p.bytes_parsed);
                 plan.push(Planned {
                     source: *kind,
                     path: path.clone(),
                     fingerprint: fp,
-                    resume: Some((p.bytes_parsed, p.lines, p.state.clone().unwrap_or_default())),
+                    resume: Some((p.bytes_parsed, p.lines, state)),
                 });
             }
         }
@@ -278,7 +279,9 @@ pub fn index(
         summary.files_concurrent = stats.files_stale;
     });
     write_result?;
-    store.resolve_links()?;
+    if summary.sessions_new + summary.sessions_updated > 0 {
+        store.resolve_links()?;
+    }
     progress.finish();
     summary.elapsed_ms = started.elapsed().as_millis() as u64;
     tracing::info!(
@@ -314,7 +317,7 @@ fn decide(
         return Decision::Skip;
     }
     let grew = fp.size >= prior.bytes_parsed && prior.fingerprint.inode == fp.inode;
-    if appendable && grew && prior.state.is_some() && prefix_unchanged(path, prior) {
+    if appendable && grew && prior.has_state && prefix_unchanged(path, prior) {
         if fp.size == prior.bytes_parsed && prior.fingerprint.size == fp.size {
             // Touched but not changed.
             return Decision::Skip;

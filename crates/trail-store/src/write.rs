@@ -48,6 +48,8 @@ pub struct StoredFile {
     pub state: Option<Vec<u8>>,
     pub sessions: Vec<String>,
     pub missing: bool,
+    /// Whether a resume state is stored (read it with `Store::file_state`).
+    pub has_state: bool,
 }
 
 /// One parsed file to write.
@@ -95,9 +97,11 @@ impl WriteStats {
 impl Store {
     /// Returns what the store knows of every source file, by path.
     pub fn stored_files(&self) -> Result<HashMap<String, StoredFile>> {
+        // The resume state is left out (it can be large); `file_state` reads it for the few
+        // files that resume.
         let mut stmt = self.conn.prepare(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    state, sessions, missing FROM source_files",
+                    NULL, sessions, missing, state IS NOT NULL FROM source_files",
         )?;
         let rows = stmt.query_map([], stored_file_from_row)?;
         let mut out = HashMap::new();
@@ -106,6 +110,19 @@ impl Store {
             out.insert(f.path.clone(), f);
         }
         Ok(out)
+    }
+
+    /// Returns the resume state stored for a file.
+    pub fn file_state(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT state FROM source_files WHERE path = ?1",
+                [path],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten())
     }
 
     /// Writes a batch of parsed files in one transaction.
@@ -191,6 +208,7 @@ fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
         state: r.get(9)?,
         sessions: serde_json::from_str(&sessions).unwrap_or_default(),
         missing: r.get::<_, i64>(11)? != 0,
+        has_state: r.get::<_, i64>(12)? != 0,
     })
 }
 
@@ -199,7 +217,7 @@ fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
     let stored: Option<StoredFile> = tx
         .query_row(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    state, sessions, missing FROM source_files WHERE path = ?1",
+                    NULL, sessions, missing, state IS NOT NULL FROM source_files WHERE path = ?1",
             [&record.path],
             stored_file_from_row,
         )
