@@ -63,11 +63,15 @@ fn index_samples_then_list_and_show() {
     assert_eq!(code, 0);
     insta::assert_snapshot!("show_claude_sample", out);
 
-    let (code, out, _) = run(trail(dir.path(), &store).args(["show", "7c1e2f40", "--turn", "1", "--full"]));
+    let (code, out, _) =
+        run(trail(dir.path(), &store).args(["show", "7c1e2f40", "--turn", "1", "--full"]));
     assert_eq!(code, 0);
     assert!(out.contains("gh pr create --fill"));
     assert!(out.contains("https://github.com/demo-org/weather-cli/pull/12"));
-    assert!(!out.contains("Add a `--units` flag"), "only turn 1 is shown");
+    assert!(
+        !out.contains("Add a `--units` flag"),
+        "only turn 1 is shown"
+    );
 
     // Indexing again finds nothing new.
     let (code, out, _) = run(trail(dir.path(), &store)
@@ -75,18 +79,27 @@ fn index_samples_then_list_and_show() {
         .arg(examples_home())
         .arg("index"));
     assert_eq!(code, 0);
-    assert!(out.starts_with("Indexed 0 new and 0 updated sessions from 7 files"), "{out}");
+    assert!(
+        out.starts_with("Indexed 0 new and 0 updated sessions from 7 files"),
+        "{out}"
+    );
     assert!(out.contains("7 unchanged"), "{out}");
 }
 
 #[test]
 fn json_output_is_stable() {
     let (dir, store) = sample_store();
-    let (code, out, _) = run(trail(dir.path(), &store).args(["list", "--json", "--source", "claude-code"]));
+    let (code, out, _) =
+        run(trail(dir.path(), &store).args(["list", "--json", "--source", "claude-code"]));
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let row = &v[0];
-    let mut keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = row
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort();
     insta::assert_snapshot!("list_json_keys", keys.join("\n"));
     assert_eq!(row["id"], "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f");
@@ -119,7 +132,10 @@ fn doctor_reports_sources_and_problems() {
     assert!(out.contains("s1.jsonl:2: invalid JSON"), "{out}");
     let (code, out, _) = run(trail(dir.path(), &store).arg("doctor"));
     assert_eq!(code, 0);
-    assert!(out.contains("claude-code: 1 files found, 1 indexed, 1 sessions, 1 parse problems"), "{out}");
+    assert!(
+        out.contains("claude-code: 1 files found, 1 indexed, 1 sessions, 1 parse problems"),
+        "{out}"
+    );
     assert!(out.contains("s1.jsonl:2: invalid JSON"), "{out}");
     assert!(out.contains("schema 1, Chronicle-compatible v2"), "{out}");
     let (code, out, _) = run(trail(dir.path(), &store).args(["doctor", "--json"]));
@@ -134,7 +150,10 @@ fn no_history_says_so_and_points_at_the_samples() {
     let store = dir.path().join("t.db");
     let (code, out, _) = run(trail(dir.path(), &store).arg("index"));
     assert_eq!(code, 0);
-    assert!(out.contains("No agent history found on this machine"), "{out}");
+    assert!(
+        out.contains("No agent history found on this machine"),
+        "{out}"
+    );
     assert!(out.contains("--home examples/home"), "{out}");
 }
 
@@ -168,7 +187,11 @@ fn colour_only_when_asked_and_never_with_no_color() {
     assert!(out.contains("\x1b["));
     // Not a TTY: auto means no colour.
     let mut c = Command::cargo_bin("trail").unwrap();
-    c.env_clear().env("HOME", dir.path()).arg("--store").arg(&store).arg("list");
+    c.env_clear()
+        .env("HOME", dir.path())
+        .arg("--store")
+        .arg(&store)
+        .arg("list");
     let (_, out, _) = run(&mut c);
     assert!(!out.contains("\x1b["));
 }
@@ -186,7 +209,11 @@ fn broken_pipe_exits_quietly() {
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 // --------------------------------------------------------------------------------------------
@@ -197,10 +224,13 @@ fn broken_pipe_exits_quietly() {
 fn generate_history(home: &Path, files: usize, lines: usize) {
     let proj = home.join(".claude/projects/-home-gen");
     std::fs::create_dir_all(&proj).unwrap();
-    let filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ".repeat(20);
+    let filler =
+        "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ".repeat(20);
     for f in 0..files {
         let sid = format!("00000000-0000-4000-8000-{f:012}");
-        let mut w = std::io::BufWriter::new(std::fs::File::create(proj.join(format!("{sid}.jsonl"))).unwrap());
+        let mut w = std::io::BufWriter::new(
+            std::fs::File::create(proj.join(format!("{sid}.jsonl"))).unwrap(),
+        );
         let mut parent = serde_json::Value::Null;
         for i in 0..lines {
             let uuid = format!("{sid}-{i}");
@@ -273,12 +303,18 @@ fn kill_9_at_any_moment_leaves_a_store_the_next_index_completes() {
         let _ = child.wait();
         if store.exists() {
             let conn = rusqlite::Connection::open(&store).unwrap();
-            let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+            let ok: String = conn
+                .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+                .unwrap();
             assert_eq!(ok, "ok", "trial {trial}");
         }
         let (code, _, err) = run(trail(&home, &store).arg("index"));
         assert_eq!(code, 0, "trial {trial}: {err}");
-        assert_eq!(content_digest(&store), want, "trial {trial} (killed after {delay_ms} ms)");
+        assert_eq!(
+            content_digest(&store),
+            want,
+            "trial {trial} (killed after {delay_ms} ms)"
+        );
     }
 }
 
@@ -323,7 +359,11 @@ fn a_100_mb_line_keeps_memory_bounded() {
     for _ in 0..(100 << 20) / chunk.len() {
         f.write_all(chunk.as_bytes()).unwrap();
     }
-    writeln!(f, "\"}}}},{{\"type\":\"text\",\"text\":\"what is wrong here?\"}}]}}}}").unwrap();
+    writeln!(
+        f,
+        "\"}}}},{{\"type\":\"text\",\"text\":\"what is wrong here?\"}}]}}}}"
+    )
+    .unwrap();
     writeln!(f, "{{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u2\",\"sessionId\":\"big\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"the button overlaps\"}}]}}}}").unwrap();
     drop(f);
     let store = work.path().join("t.db");
@@ -331,7 +371,8 @@ fn a_100_mb_line_keeps_memory_bounded() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("0 parse problems"), "{out}");
     // Peak RSS of the largest child this test process has waited for (KiB on Linux).
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
     let peak_mb = usage.max_rss() / 1024;
     eprintln!("peak RSS of trail index on a 100 MB line: {peak_mb} MB");
     assert!(peak_mb < 400, "peak RSS {peak_mb} MB");

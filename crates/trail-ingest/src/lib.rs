@@ -384,6 +384,7 @@ fn parse_one(sources: &[Box<dyn Source>], item: Planned) -> (FileRecord, u64) {
             record.lines = p.lines;
             record.state = p.state;
             record.notes = p.notes;
+            record.title_hints = p.title_hints;
             (record, p.bytes_read)
         }
         Err(e) => {

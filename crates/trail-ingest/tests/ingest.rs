@@ -405,3 +405,39 @@ fn chronicle_standup_queries_run_unchanged() {
         )]
     );
 }
+
+/// A `summary` entry names a conversation held in another file (its `leafUuid`).
+#[test]
+fn summaries_pointing_into_other_files_are_resolved() {
+    let work = tempfile::tempdir().unwrap();
+    let proj = work.path().join("projects/-w");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(
+        proj.join("bbbb.jsonl"),
+        "{\"type\":\"user\",\"uuid\":\"leaf-in-b\",\"sessionId\":\"bbbb\",\"message\":{\"role\":\"user\",\"content\":\"refactor the parser\"}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        proj.join("aaaa.jsonl"),
+        "{\"type\":\"summary\",\"summary\":\"Parser refactor into modules\",\"leafUuid\":\"leaf-in-b\"}\n\
+         {\"type\":\"user\",\"uuid\":\"a1\",\"sessionId\":\"aaaa\",\"message\":{\"role\":\"user\",\"content\":\"continue\"}}\n",
+    )
+    .unwrap();
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    index(
+        &mut store,
+        &options(&work.path().join("projects")),
+        &NoProgress,
+    )
+    .unwrap();
+    let title = |id: &str| -> String {
+        store
+            .connection()
+            .query_row("SELECT summary FROM sessions WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!(title("bbbb"), "Parser refactor into modules");
+    assert_eq!(title("aaaa"), "continue");
+}

@@ -442,8 +442,10 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
             && s.meta.title.is_none()
             && s.meta.created_at.is_none())
     });
+    let title_hints = state.pending_summaries.clone();
     let state_bytes = serde_json::to_vec(&state).ok();
     Ok(FileParse {
+        title_hints,
         sessions,
         issues: outcome.issues,
         bytes_parsed: outcome.bytes_parsed,

@@ -144,7 +144,7 @@ impl Source for Codex {
             bytes_read: outcome.bytes_read,
             lines: outcome.lines,
             state,
-            notes: Vec::new(),
+            ..FileParse::default()
         })
     }
 }

@@ -392,7 +392,7 @@ fn parse_file(
         bytes_read: outcome.bytes_read,
         lines: outcome.lines,
         state: serde_json::to_vec(&p.st).ok(),
-        notes: Vec::new(),
+        ..FileParse::default()
     })
 }
 

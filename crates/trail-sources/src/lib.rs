@@ -92,6 +92,9 @@ pub struct FileParse {
     pub state: Option<Vec<u8>>,
     /// Extra facts for `doctor` (for example "truncated values: 3").
     pub notes: Vec<String>,
+    /// Titles naming a conversation by one of its message ids that this file does not hold
+    /// (Claude Code `summary` entries whose `leafUuid` is in another file): (leaf id, title).
+    pub title_hints: Vec<(String, String)>,
 }
 
 /// A candidate file found by discovery.

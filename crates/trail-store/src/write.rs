@@ -183,7 +183,11 @@ impl Store {
                title_rank = 2
              WHERE title_rank < 2 AND id IN (
                  SELECT m.session_id FROM title_hints h JOIN messages m
-                 ON m.native_id = h.leaf_native_id)",
+                 ON m.native_id = h.leaf_native_id
+                 JOIN sessions s ON s.id = m.session_id
+                 -- A hint from the session's own file is resolved by its parser, which knows
+                 -- the file's title priorities (a custom title beats a summary).
+                 WHERE h.path != coalesce(s.source_path, ''))",
             [],
         )?;
         tx.commit()?;
