@@ -41,7 +41,7 @@ use trail_model::{
     SessionMeta, SessionRef, SourceKind, UpdateMode, Usage,
 };
 
-use crate::{discover, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
+use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
 
 /// Codex CLI rollout files.
 pub struct Codex;
@@ -932,27 +932,14 @@ impl Parser {
 
 /// The store id for a Codex thread id: the UUID itself, else `codex:<id>`.
 fn session_id_for(native: &str) -> SessionId {
-    if is_uuid(native) {
-        SessionId::new(native.to_ascii_lowercase())
-    } else {
-        SessionId::new(format!("codex:{native}"))
-    }
-}
-
-fn is_uuid(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
+    ids::session_id(SourceKind::Codex, native)
 }
 
 /// The uuid at the end of `rollout-<timestamp>-<uuid>.jsonl`.
 fn uuid_in_name(path: &Path) -> Option<String> {
     let stem = path.file_stem()?.to_str()?;
     let tail = stem.get(stem.len().checked_sub(36)?..)?;
-    is_uuid(tail).then(|| tail.to_ascii_lowercase())
+    ids::is_uuid(tail).then(|| tail.to_ascii_lowercase())
 }
 
 /// `YYYY-MM-DDTHH:MM:SS` of a normalized timestamp.

@@ -76,7 +76,7 @@ use trail_model::{
     SessionId, SessionMeta, SessionRef, SourceKind, UpdateMode, Usage,
 };
 
-use crate::{discover, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
+use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
 
 /// The Copilot CLI source (`session-state/<id>/events.jsonl`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -411,14 +411,6 @@ fn looks_like_repo(s: &str) -> bool {
     matches!((parts.next(), parts.next(), parts.next()), (Some(a), Some(b), None)
         if !a.is_empty() && !b.is_empty()
             && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)))
-}
-
-fn is_uuid(s: &str) -> bool {
-    s.len() == 36
-        && s.char_indices().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        })
 }
 
 /// Tool arguments as a JSON value (some logs store them as a JSON string).
@@ -1182,7 +1174,7 @@ impl Parser {
         let Some(native) = self.st.native_id.clone() else {
             return Vec::new();
         };
-        let id = if is_uuid(&native) {
+        let id = if ids::is_uuid(&native) {
             native.clone()
         } else {
             format!("{}:{native}", SourceKind::CopilotCli.as_str())
@@ -1842,8 +1834,8 @@ mod tests {
 
     #[test]
     fn uuid_and_repo_shapes() {
-        assert!(is_uuid("0f8fad5b-d9cb-469f-a165-70867728950e"));
-        assert!(!is_uuid("copilot_stage0_small"));
+        assert!(ids::is_uuid("0f8fad5b-d9cb-469f-a165-70867728950e"));
+        assert!(!ids::is_uuid("copilot_stage0_small"));
         assert!(looks_like_repo("acme/widgets"));
         assert!(!looks_like_repo("[trimmed for fixture]"));
         assert_eq!(

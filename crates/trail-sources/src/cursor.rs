@@ -49,10 +49,10 @@ use trail_model::{
 };
 
 use crate::opencode::{
-    cell_text, finish_linear_session, jcount, jstr, open_readonly, push_message, record_issue,
-    table_names, value_text, PendingFile, SQLITE_MAGIC,
+    cell_text, finish_linear_session, jcount, jstr, open_readonly, push_message, read_database,
+    record_issue, table_names, value_text, PendingFile, SQLITE_MAGIC,
 };
-use crate::{refs, FileParse, ParseRequest, Source, SourceError};
+use crate::{ids, refs, FileParse, ParseRequest, Source, SourceError};
 
 /// Cursor's global `state.vscdb`.
 pub struct Cursor;
@@ -106,19 +106,7 @@ impl Source for Cursor {
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         let path = request.path;
-        let (conn, copy) = open_readonly(path)?;
-        let result = read_global(path, &conn);
-        drop(conn);
-        let mut out = result?;
-        if copy.is_some() {
-            out.notes
-                .push("the database was busy: read a private copy".to_string());
-        }
-        drop(copy);
-        let size = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        out.bytes_parsed = size;
-        out.bytes_read = size;
-        Ok(out)
+        read_database(path, |conn| read_global(path, conn))
     }
 }
 
@@ -268,20 +256,8 @@ fn order_bubbles(
     out
 }
 
-fn is_uuid(s: &str) -> bool {
-    s.len() == 36
-        && s.char_indices().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        })
-}
-
 fn session_id(composer_id: &str) -> SessionId {
-    if is_uuid(composer_id) {
-        SessionId(composer_id.to_ascii_lowercase())
-    } else {
-        SessionId(format!("cursor:{composer_id}"))
-    }
+    ids::session_id(SourceKind::Cursor, composer_id)
 }
 
 fn model_name(v: Option<&Value>) -> Option<String> {

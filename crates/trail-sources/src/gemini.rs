@@ -32,7 +32,7 @@ use trail_model::{
     SessionMeta, SessionRef, SourceKind, UpdateMode, Usage,
 };
 
-use crate::{discover, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
+use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
 
 /// Gemini CLI chat files.
 pub struct Gemini;
@@ -638,20 +638,7 @@ fn arg_paths(args: &Value) -> Vec<String> {
 }
 
 fn session_id_for(native: &str) -> SessionId {
-    if is_uuid(native) {
-        SessionId::new(native.to_ascii_lowercase())
-    } else {
-        SessionId::new(format!("gemini-cli:{native}"))
-    }
-}
-
-fn is_uuid(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
+    ids::session_id(SourceKind::GeminiCli, native)
 }
 
 /// `chats/<parent id>/<file>`: the parent session's id.

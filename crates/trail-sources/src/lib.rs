@@ -7,6 +7,7 @@
 
 pub mod claude_code;
 pub mod discover;
+pub mod ids;
 pub mod jsonl;
 pub mod refs;
 // Format modules (one per agent). Each is registered in `registry()`.

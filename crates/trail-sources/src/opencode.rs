@@ -968,8 +968,17 @@ fn link_children(sessions: &mut [Session]) {
 // ---------------------------------------------------------------------------------------------
 
 fn parse_db(path: &Path) -> Result<FileParse, SourceError> {
+    read_database(path, |conn| read_db(path, conn))
+}
+
+/// Reads a whole SQLite database read-only with `read` (from a private copy when the owner
+/// holds it), noting the copy, and counts the file as parsed.
+pub(crate) fn read_database(
+    path: &Path,
+    read: impl FnOnce(&Connection) -> Result<FileParse, SourceError>,
+) -> Result<FileParse, SourceError> {
     let (conn, copy) = open_readonly(path)?;
-    let result = read_db(path, &conn);
+    let result = read(&conn);
     drop(conn);
     let mut out = result?;
     if copy.is_some() {
