@@ -55,7 +55,7 @@ def main():
         print("generating corpus in", a.corpus, file=sys.stderr)
         subprocess.run([sys.executable, GEN, a.corpus, "--total-mib", str(a.total_mib)], check=True)
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
-    trail = os.path.join(ROOT, "target", "release", "trail")
+    trail = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "trail")
     corpus_bytes = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(a.corpus) for f in fs)
     work = tempfile.mkdtemp(prefix="trail-bench-")
     # Work on a copy of the one file we append to, so the corpus stays as generated.

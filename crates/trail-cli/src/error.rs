@@ -54,7 +54,9 @@ impl<E: Into<anyhow::Error>> From<E> for CliError {
         let error: anyhow::Error = e.into();
         let kind = match error.downcast_ref::<trail_store::StoreError>() {
             Some(
-                trail_store::StoreError::NotFound(_) | trail_store::StoreError::Ambiguous { .. },
+                trail_store::StoreError::NotFound(_)
+                | trail_store::StoreError::Ambiguous { .. }
+                | trail_store::StoreError::InvalidQuery(_),
             ) => ErrorKind::Usage,
             _ => ErrorKind::Runtime,
         };

@@ -45,8 +45,24 @@ enum Command {
     List(commands::list::Args),
     /// Print a session's transcript
     Show(commands::show::Args),
+    /// Search prompts, answers, tool calls and outputs (exit 1 when nothing matches)
+    Search(commands::search::Args),
+    /// Run one read-only SELECT on the store (`--schema` describes the tables)
+    Sql(commands::sql::Args),
+    /// Print (or --exec) the command that reopens a session in its agent
+    Resume(commands::resume::Args),
     /// Show where trail looked, what it found and what it could not read
     Doctor(commands::doctor::Args),
+    /// Show tokens and cost by day, week, month, model, session, repository or source
+    Usage(commands::usage::Args),
+    /// Summarize recent work by repository and branch (default: the last 24 hours)
+    Standup(commands::standup::Args),
+    /// Show usage patterns and tips, with the numbers behind them
+    Tips(commands::tips::Args),
+    /// Show where the agents struggled, with evidence, and what to tell them
+    Improve(commands::improve::Args),
+    /// Export sessions as Markdown, HTML, JSON or VS Code chat files, secrets redacted
+    Export(commands::export::Args),
 }
 
 /// What every command receives.
@@ -88,7 +104,15 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Index(a) => commands::index::run(ctx, a),
         Command::List(a) => commands::list::run(ctx, a),
         Command::Show(a) => commands::show::run(ctx, a),
+        Command::Search(a) => commands::search::run(ctx, a),
+        Command::Sql(a) => commands::sql::run(ctx, a),
+        Command::Resume(a) => commands::resume::run(ctx, a),
         Command::Doctor(a) => commands::doctor::run(ctx, a),
+        Command::Usage(a) => commands::usage::run(ctx, a),
+        Command::Standup(a) => commands::standup::run(ctx, a),
+        Command::Tips(a) => commands::tips::run(ctx, a),
+        Command::Improve(a) => commands::improve::run(ctx, a),
+        Command::Export(a) => commands::export::run(ctx, a),
     }
 }
 

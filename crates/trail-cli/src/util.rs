@@ -29,6 +29,15 @@ pub fn parse_time(s: &str, now: DateTime<Utc>) -> Result<String, String> {
     trail_model::time::normalize(s).ok_or_else(bad)
 }
 
+/// Quotes `s` for a POSIX shell when it needs it (`'it'\''s'`).
+pub fn shell_quote(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +54,13 @@ mod tests {
             "2026-11-01T00:00:00.000Z"
         );
         assert!(parse_time("soon", now).is_err());
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(shell_quote("abc-1.rs"), "abc-1.rs");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
     }
 }

@@ -6,8 +6,12 @@
 //! behind SQLite's lock instead of failing with "database is locked", and a killed process
 //! leaves the last committed state.
 
+mod export;
 mod read;
 mod schema;
+mod search;
+mod sql;
+mod usage_rollup;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -15,9 +19,15 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
+pub use export::{ExportMessage, ToolResultRow};
 pub use read::{
     DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow, SourceStats,
 };
+pub use search::{
+    translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, CANDIDATES, HIT_END,
+    HIT_START,
+};
+pub use sql::{Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc};
 pub use write::{FileRecord, Fingerprint, StoredFile, WriteStats};
 
 /// How long a writer waits for another process's transaction before giving up. Long enough
@@ -47,6 +57,9 @@ pub enum StoreError {
     /// No session matches an id or prefix.
     #[error("no session matches {0:?}")]
     NotFound(String),
+    /// A search query that cannot be run (the message says why, in the user's terms).
+    #[error("cannot read the search query: {0}")]
+    InvalidQuery(String),
     /// Several sessions match an id prefix.
     #[error("{prefix:?} matches {count} sessions; give more of the id (for example {examples})")]
     Ambiguous {

@@ -244,6 +244,17 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound(id.to_string()))
     }
 
+    /// Returns the agent's own id of a session (what its agent resumes with), when recorded.
+    pub fn native_id(&self, id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT native_id FROM sessions WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?
+            .flatten())
+    }
+
     /// Returns a session with everything `show` needs.
     pub fn session_detail(&self, id: &str) -> Result<SessionDetail> {
         let session = self.session(id)?;

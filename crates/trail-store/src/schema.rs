@@ -8,7 +8,11 @@ use rusqlite::Connection;
 use crate::{Result, StoreError};
 
 /// Every migration, in order. Append only.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0002_search.sql"),
+    include_str!("../migrations/0003_reports.sql"),
+];
 
 /// The schema version this build writes.
 pub const CURRENT: i64 = MIGRATIONS.len() as i64;

@@ -132,9 +132,13 @@ impl Store {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut stats = WriteStats::default();
+        let mut sessions = BTreeSet::new();
         for record in records {
+            sessions.extend(record.sessions.iter().map(|s| s.meta.id.0.clone()));
             stats.add(write_file(&tx, record)?);
         }
+        // Cross-session usage dedupe and the report rollup (issue 5).
+        crate::usage_rollup::refresh(&tx, &sessions)?;
         tx.commit()?;
         Ok(stats)
     }
@@ -373,6 +377,7 @@ fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<()> {
     for cid in ckpt_ids {
         delete_checkpoint_fts(tx, cid)?;
     }
+    crate::search::unindex_session_messages(tx, id)?;
     for table in [
         "turns",
         "checkpoints",
@@ -408,7 +413,7 @@ fn replace_session(
         delete_session_children(tx, id)?;
     }
     upsert_session_row(tx, &session.meta, &session.models, path, now, false)?;
-    insert_messages(tx, id, &session.messages)?;
+    insert_messages(tx, id, &session.messages, false)?;
     for c in &session.checkpoints {
         upsert_checkpoint(tx, id, c)?;
     }
@@ -458,7 +463,7 @@ fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str
             dirty.insert(t);
         }
     }
-    insert_messages(tx, id, &session.messages)?;
+    insert_messages(tx, id, &session.messages, true)?;
     for c in &session.checkpoints {
         upsert_checkpoint(tx, id, c)?;
     }
@@ -589,7 +594,22 @@ fn upsert_session_row(
     Ok(())
 }
 
-fn insert_messages(tx: &Transaction<'_>, id: &str, messages: &[Message]) -> Result<()> {
+/// Inserts messages (and their search index rows). `append`: the session already has stored
+/// messages, so one with the same `seq` may be replaced.
+fn insert_messages(
+    tx: &Transaction<'_>,
+    id: &str,
+    messages: &[Message],
+    append: bool,
+) -> Result<()> {
+    if append {
+        // A stored message about to be replaced leaves the index first (FTS5's 'delete' needs
+        // its old text).
+        for m in messages {
+            crate::search::unindex_message(tx, id, m.seq)?;
+        }
+    }
+    let mut inserted: Option<(i64, i64)> = None;
     let mut stmt = tx.prepare_cached(
         "INSERT OR REPLACE INTO messages (session_id, seq, native_id, parent_native_id, role, kind,
              tool_name, tool_call_id, is_error, model, timestamp, is_sidechain, on_main_chain,
@@ -605,7 +625,7 @@ fn insert_messages(tx: &Transaction<'_>, id: &str, messages: &[Message]) -> Resu
          WHERE session_id = ?1 AND tool_call_id = ?2 AND result_seq IS NULL",
     )?;
     for m in messages {
-        stmt.execute(params![
+        let rowid = stmt.insert(params![
             id,
             m.seq as i64,
             m.native_id,
@@ -630,6 +650,7 @@ fn insert_messages(tx: &Transaction<'_>, id: &str, messages: &[Message]) -> Resu
             m.tool_output,
             m.extra,
         ])?;
+        inserted = Some(inserted.map_or((rowid, rowid), |(lo, _)| (lo, rowid)));
         match m.kind() {
             MessageKind::ToolCall => {
                 call.execute(params![
@@ -646,6 +667,12 @@ fn insert_messages(tx: &Transaction<'_>, id: &str, messages: &[Message]) -> Resu
             }
             _ => {}
         }
+    }
+    // New rows take ids above every stored one, so this call's rows are one id range; one
+    // statement indexes them all (FTS5 flushes its buffer at every statement's savepoint, so
+    // a statement per message would cost more than twice as much).
+    if let Some((lo, hi)) = inserted {
+        crate::search::index_messages(tx, lo, hi)?;
     }
     Ok(())
 }

@@ -1,9 +1,17 @@
 //! One module per subcommand: each exports `Args` (clap) and `run`.
 
 pub mod doctor;
+pub mod export;
+pub mod improve;
 pub mod index;
 pub mod list;
+pub mod resume;
+pub mod search;
 pub mod show;
+pub mod sql;
+pub mod standup;
+pub mod tips;
+pub mod usage;
 
 use trail_store::Store;
 

@@ -26,6 +26,9 @@ pub struct Args {
     /// Print the session, its messages, subagents, files and refs as JSON
     #[arg(long)]
     json: bool,
+    /// Mark these words where they appear (what `trail search` hits suggest)
+    #[arg(long, value_name = "QUERY")]
+    highlight: Option<String>,
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
@@ -132,6 +135,7 @@ fn print_transcript(ctx: &mut Ctx, d: &SessionDetail, args: &Args) -> CliResult 
         .filter(|m| m.kind.as_deref() == Some("tool_result"))
         .filter_map(|m| m.tool_call_id.as_deref().map(|id| (id, m)))
         .collect();
+    let marker = Marker::new(args.highlight.as_deref(), ctx.ui.color);
     let mut current: Option<i64> = None;
     let mut off_branch = 0usize;
     for m in &d.messages {
@@ -160,7 +164,7 @@ fn print_transcript(ctx: &mut Ctx, d: &SessionDetail, args: &Args) -> CliResult 
             ctx.ui.line("")?;
             ctx.ui.line(&ctx.ui.paint(Style::Blue, &rule))?;
         }
-        print_message(ctx, m, &results, args.full)?;
+        print_message(ctx, m, &results, args.full, &marker)?;
     }
     if off_branch > 0 {
         ctx.ui.line("")?;
@@ -177,9 +181,11 @@ fn print_message(
     m: &MessageRow,
     results: &HashMap<&str, &MessageRow>,
     full: bool,
+    hl: &Marker,
 ) -> CliResult {
     let ui = &mut ctx.ui;
-    let text = m.text.as_deref().unwrap_or("");
+    let marked = hl.mark(m.text.as_deref().unwrap_or(""));
+    let text = marked.as_str();
     match m.kind.as_deref() {
         Some("prompt") => {
             ui.line(&format!(
@@ -220,18 +226,18 @@ fn print_message(
             ui.line(&format!(
                 "  {mark} {} {}",
                 ui.paint(Style::Cyan, name),
-                output::fit(&summary, TOOL_LINE_CHARS).trim_end()
+                hl.mark(output::fit(&summary, TOOL_LINE_CHARS).trim_end())
             ))?;
             if full {
                 if let Some(input) = &m.tool_input {
                     for l in pretty_json(input).lines() {
-                        ui.line(&ui.paint(Style::Dim, &format!("      {l}")))?;
+                        ui.line(&hl.mark(&ui.paint(Style::Dim, &format!("      {l}"))))?;
                     }
                 }
                 if let Some(out) = result.and_then(|r| r.tool_output.as_deref()) {
                     ui.line(&ui.paint(Style::Dim, "      ── output ──"))?;
                     for l in out.lines() {
-                        ui.line(&format!("      {l}"))?;
+                        ui.line(&format!("      {}", hl.mark(l)))?;
                     }
                 }
             }
@@ -293,4 +299,95 @@ fn pretty_json(s: &str) -> String {
         .ok()
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
         .unwrap_or_else(|| s.to_string())
+}
+
+/// Marks the words of a search query in printed text: bold yellow on a terminal, `**` around
+/// them otherwise. ASCII words match whatever their case.
+struct Marker {
+    terms: Vec<String>,
+    color: bool,
+}
+
+impl Marker {
+    fn new(query: Option<&str>, color: bool) -> Marker {
+        let mut terms: Vec<String> = Vec::new();
+        let mut after_not = false;
+        for w in query
+            .unwrap_or("")
+            .split(|c: char| c.is_whitespace() || c == '"')
+        {
+            let w = w.trim_end_matches('*');
+            if w.is_empty() {
+                continue;
+            }
+            // What follows NOT is what the search excluded: nothing to mark.
+            let excluded = std::mem::replace(&mut after_not, w == "NOT");
+            if excluded
+                || matches!(w, "AND" | "OR" | "NOT")
+                || !w.chars().any(char::is_alphanumeric)
+            {
+                continue;
+            }
+            if !terms.iter().any(|t| t.eq_ignore_ascii_case(w)) {
+                terms.push(w.to_string());
+            }
+        }
+        // Longest first, so a longer word wins over a word inside it.
+        terms.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        Marker { terms, color }
+    }
+
+    fn mark(&self, text: &str) -> String {
+        if self.terms.is_empty() {
+            return text.to_string();
+        }
+        let (open, close) = if self.color {
+            ("\x1b[1;33m", "\x1b[0m")
+        } else {
+            ("**", "**")
+        };
+        let bytes = text.as_bytes();
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut i = 0;
+        let mut last = 0;
+        while i < bytes.len() {
+            let hit = self.terms.iter().find(|t| {
+                let t = t.as_bytes();
+                bytes.len() - i >= t.len() && bytes[i..i + t.len()].eq_ignore_ascii_case(t)
+            });
+            match hit {
+                // ASCII case folding never splits a UTF-8 sequence, so these are boundaries.
+                Some(t) if text.is_char_boundary(i) && text.is_char_boundary(i + t.len()) => {
+                    out.push_str(&text[last..i]);
+                    out.push_str(open);
+                    out.push_str(&text[i..i + t.len()]);
+                    out.push_str(close);
+                    i += t.len();
+                    last = i;
+                }
+                _ => i += 1,
+            }
+        }
+        out.push_str(&text[last..]);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_query_words_whatever_their_case() {
+        let m = Marker::new(Some("\"Imperial units\" OR metric* NOT x"), false);
+        assert_eq!(
+            m.mark("Use imperial UNITS, not metrics; x"),
+            "Use **imperial** **UNITS**, not **metric**s; x"
+        );
+        assert_eq!(Marker::new(None, false).mark("a b"), "a b");
+        assert_eq!(
+            Marker::new(Some("café"), false).mark("un café ☕"),
+            "un **café** ☕"
+        );
+    }
 }

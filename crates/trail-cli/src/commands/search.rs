@@ -1,0 +1,269 @@
+//! `trail search QUERY`: full-text search over prompts, answers, tool calls and their outputs,
+//! one hit per turn, each with the command that opens it.
+
+use serde::Serialize;
+use trail_store::{SearchHit, SearchOptions, SearchSort, HIT_END, HIT_START};
+
+use crate::commands::open_existing;
+use crate::error::{CliError, CliResult};
+use crate::output::{self, Style};
+use crate::util::{parse_time, shell_quote};
+use crate::Ctx;
+
+/// Characters of a snippet shown on a terminal line.
+const SNIPPET_CHARS: usize = 220;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to find: words (all must match), "a phrase", prefix*, OR, NOT
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    query: Vec<String>,
+    /// Only sessions from this source (claude-code, copilot-vscode, copilot-cli, ...)
+    #[arg(long, value_parser = crate::commands::index::parse_source)]
+    source: Option<trail_model::SourceKind>,
+    /// Only sessions whose repository (owner/name) contains this text
+    #[arg(long)]
+    repo: Option<String>,
+    /// Only sessions whose folder contains this text
+    #[arg(long)]
+    cwd: Option<String>,
+    /// Only sessions on this git branch
+    #[arg(long)]
+    branch: Option<String>,
+    /// Only messages since this time (7d, 24h, 2026-11-01)
+    #[arg(long)]
+    since: Option<String>,
+    /// Only messages before this time
+    #[arg(long)]
+    until: Option<String>,
+    /// Only what the user, the assistant or a tool wrote
+    #[arg(long, value_enum)]
+    role: Option<RoleArg>,
+    /// Only sessions that used a model whose name contains this text
+    #[arg(long)]
+    model: Option<String>,
+    /// Only this session (a unique id prefix is enough)
+    #[arg(long)]
+    session: Option<String>,
+    /// Order hits by relevance (bm25) or newest first
+    #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
+    sort: SortArg,
+    /// At most this many hits
+    #[arg(long, default_value_t = 20)]
+    limit: usize,
+    /// Print the hits as a JSON array (see docs/json.md)
+    #[arg(long, conflicts_with = "jsonl")]
+    json: bool,
+    /// Print one JSON hit per line
+    #[arg(long)]
+    jsonl: bool,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum RoleArg {
+    User,
+    Assistant,
+    Tool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SortArg {
+    Relevance,
+    Recent,
+}
+
+/// A hit as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct JsonHit<'a> {
+    session_id: &'a str,
+    title: Option<&'a str>,
+    source: &'a str,
+    repository: Option<&'a str>,
+    branch: Option<&'a str>,
+    cwd: Option<&'a str>,
+    turn: Option<i64>,
+    seq: i64,
+    role: Option<&'a str>,
+    kind: Option<&'a str>,
+    tool_name: Option<&'a str>,
+    timestamp: Option<&'a str>,
+    field: &'a str,
+    /// Matches between `**` marks.
+    snippet: String,
+    score: f64,
+    /// The command that opens the hit.
+    open: String,
+}
+
+pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
+    let store = open_existing(ctx)?;
+    let query = args.query.join(" ");
+    let now = chrono::Utc::now();
+    let time = |s: &Option<String>| {
+        s.as_deref()
+            .map(|s| parse_time(s, now))
+            .transpose()
+            .map_err(CliError::usage)
+    };
+    let session = match &args.session {
+        Some(s) => Some(store.resolve_session_id(s)?),
+        None => None,
+    };
+    let options = SearchOptions {
+        query: query.clone(),
+        source: args.source.map(|s| s.as_str().to_string()),
+        repo: args.repo.clone(),
+        cwd: args.cwd.clone(),
+        branch: args.branch.clone(),
+        since: time(&args.since)?,
+        until: time(&args.until)?,
+        role: args.role.map(|r| {
+            match r {
+                RoleArg::User => "user",
+                RoleArg::Assistant => "assistant",
+                RoleArg::Tool => "tool",
+            }
+            .to_string()
+        }),
+        model: args.model.clone(),
+        session,
+        sort: match args.sort {
+            SortArg::Relevance => SearchSort::Relevance,
+            SortArg::Recent => SearchSort::Recent,
+        },
+        limit: args.limit,
+    };
+    let results = store.search(&options).map_err(|e| match e {
+        trail_store::StoreError::InvalidQuery(m) => CliError::usage(format!("cannot search for {query:?}: {m}"))
+            .with_hint("plain words must all match; use \"a phrase\", prefix*, OR, NOT (for example: timeout OR deadline NOT test)"),
+        e => e.into(),
+    })?;
+    if args.json || args.jsonl {
+        let hits: Vec<JsonHit> = results.hits.iter().map(|h| json_hit(h, &query)).collect();
+        if args.json {
+            ctx.ui.json(&hits)?;
+        } else {
+            for h in &hits {
+                ctx.ui.json_line(h)?;
+            }
+        }
+        return Ok(if hits.is_empty() { 1 } else { 0 });
+    }
+    if results.hits.is_empty() {
+        ctx.ui.status(&format!("No matches for {query:?}."));
+        return Ok(1);
+    }
+    for (i, h) in results.hits.iter().enumerate() {
+        if i > 0 {
+            ctx.ui.line("")?;
+        }
+        print_hit(ctx, h, &query)?;
+    }
+    if results.capped {
+        ctx.ui.status(&format!(
+            "Ranked the {} most recently indexed matches; add words or filters to narrow it.",
+            results.ranked
+        ));
+    }
+    Ok(0)
+}
+
+fn print_hit(ctx: &mut Ctx, h: &SearchHit, query: &str) -> CliResult {
+    let ui = &mut ctx.ui;
+    let title = output::one_line(h.title.as_deref().unwrap_or("(untitled)"));
+    let mut facts = vec![h.source.clone(), output::when(h.timestamp.as_deref())];
+    if let Some(place) = h.repository.clone().or_else(|| h.cwd.clone()) {
+        facts.push(match &h.branch {
+            Some(b) => format!("{place} ({b})"),
+            None => place,
+        });
+    }
+    facts.push(match h.turn {
+        Some(t) => format!("turn {t}"),
+        None => "before the first prompt".to_string(),
+    });
+    facts.push(what(h));
+    ui.line(&format!(
+        "{}  {}",
+        ui.paint(Style::Bold, output::fit(&title, 80).trim_end()),
+        ui.paint(Style::Dim, &facts.join(" · "))
+    ))?;
+    let snippet = output::one_line(&h.snippet);
+    let snippet = cut_chars(&snippet, SNIPPET_CHARS);
+    let rendered = if ui.color {
+        snippet
+            .replace(HIT_START, "\x1b[1;33m")
+            .replace(HIT_END, "\x1b[0m")
+    } else {
+        mark_plain(&snippet)
+    };
+    ui.line(&format!("  {rendered}"))?;
+    ui.line(&ui.paint(Style::Cyan, &format!("  {}", open_command(h, query))))?;
+    Ok(())
+}
+
+/// Says what matched: the prompt, the answer, a tool's input or output.
+fn what(h: &SearchHit) -> String {
+    let tool = h.tool_name.as_deref().unwrap_or("tool");
+    match (h.kind.as_deref(), h.field.as_str()) {
+        (Some("prompt"), _) => "prompt".to_string(),
+        (Some("text"), _) => "answer".to_string(),
+        (Some("tool_call"), "tool_input") => format!("{tool} input"),
+        (Some("tool_call"), _) => format!("{tool} call"),
+        (Some("tool_result"), _) => format!("{tool} output"),
+        (Some(k), _) => k.to_string(),
+        (None, _) => "message".to_string(),
+    }
+}
+
+fn json_hit<'a>(h: &'a SearchHit, query: &str) -> JsonHit<'a> {
+    JsonHit {
+        session_id: &h.session_id,
+        title: h.title.as_deref(),
+        source: &h.source,
+        repository: h.repository.as_deref(),
+        branch: h.branch.as_deref(),
+        cwd: h.cwd.as_deref(),
+        turn: h.turn,
+        seq: h.seq,
+        role: h.role.as_deref(),
+        kind: h.kind.as_deref(),
+        tool_name: h.tool_name.as_deref(),
+        timestamp: h.timestamp.as_deref(),
+        field: &h.field,
+        snippet: mark_plain(&h.snippet),
+        score: h.score,
+        open: open_command(h, query),
+    }
+}
+
+/// Replaces the snippet's match marks with `**`.
+fn mark_plain(s: &str) -> String {
+    s.replace([HIT_START, HIT_END], "**")
+}
+
+/// Returns the command that opens a hit: its turn, with the query's words marked.
+fn open_command(h: &SearchHit, query: &str) -> String {
+    let mut cmd = format!("trail show {}", h.session_id);
+    if let Some(t) = h.turn {
+        cmd.push_str(&format!(" --turn {t}"));
+    } else {
+        cmd.push_str(" --full");
+    }
+    cmd.push_str(" --highlight ");
+    cmd.push_str(&shell_quote(query));
+    cmd
+}
+
+/// Cuts to `n` characters (marks included) with an ellipsis, keeping marks balanced.
+fn cut_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(n).collect();
+    if out.matches(HIT_START).count() > out.matches(HIT_END).count() {
+        out.push(HIT_END);
+    }
+    out.push('…');
+    out
+}

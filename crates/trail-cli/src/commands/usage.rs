@@ -1,0 +1,173 @@
+//! `trail usage`: tokens and cost by day, week, month, model, session, repository or source.
+
+use trail_report::markdown::{self, group_label, thousands, usd};
+use trail_report::{Filter, GroupBy, PriceTable};
+
+use crate::commands::open_existing;
+use crate::error::{CliError, CliResult};
+use crate::output::{fit, Style};
+use crate::util::parse_time;
+use crate::Ctx;
+
+/// The filter every report takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FilterArgs {
+    /// Only activity since this time (7d, 24h, 2026-11-01)
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only activity before this time
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Only this source (claude-code, copilot-vscode, copilot-cli, ...)
+    #[arg(long, value_parser = crate::commands::index::parse_source)]
+    pub source: Option<trail_model::SourceKind>,
+    /// Only sessions whose repository (owner/name) or folder contains this text
+    #[arg(long)]
+    pub repo: Option<String>,
+}
+
+impl FilterArgs {
+    /// Resolves the arguments against `now`.
+    pub fn filter(&self, now: chrono::DateTime<chrono::Utc>) -> CliResult<Filter> {
+        let time = |s: &Option<String>| {
+            s.as_deref()
+                .map(|s| parse_time(s, now))
+                .transpose()
+                .map_err(CliError::usage)
+        };
+        Ok(Filter {
+            since: time(&self.since)?,
+            until: time(&self.until)?,
+            source: self.source.map(|s| s.as_str().to_string()),
+            repo: self.repo.clone(),
+        })
+    }
+}
+
+/// How to print a report.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct FormatArgs {
+    /// Print Markdown
+    #[arg(long, conflicts_with = "json")]
+    pub md: bool,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum By {
+    Day,
+    Week,
+    Month,
+    Model,
+    Session,
+    Repo,
+    Source,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Group rows by
+    #[arg(long, value_enum, default_value_t = By::Day)]
+    by: By,
+    #[command(flatten)]
+    filter: FilterArgs,
+    #[command(flatten)]
+    format: FormatArgs,
+}
+
+pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
+    let store = open_existing(ctx)?;
+    let filter = args.filter.filter(chrono::Utc::now())?;
+    let by = match args.by {
+        By::Day => GroupBy::Day,
+        By::Week => GroupBy::Week,
+        By::Month => GroupBy::Month,
+        By::Model => GroupBy::Model,
+        By::Session => GroupBy::Session,
+        By::Repo => GroupBy::Repo,
+        By::Source => GroupBy::Source,
+    };
+    let report = trail_report::usage(&store, &filter, by, PriceTable::shipped())?;
+    if args.format.json {
+        ctx.ui.json(&report)?;
+        return Ok(0);
+    }
+    if args.format.md {
+        ctx.ui.line(markdown::usage(&report).trim_end())?;
+        return Ok(0);
+    }
+    if report.rows.is_empty() {
+        ctx.ui.status("No usage in this range.");
+        return Ok(0);
+    }
+    let width = report
+        .rows
+        .iter()
+        .map(|r| key_text(r, by).chars().count())
+        .max()
+        .unwrap_or(5)
+        .clamp(5, 48);
+    let header = format!(
+        "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
+        fit(group_label(by), width),
+        "INPUT",
+        "OUTPUT",
+        "CACHE WRITE",
+        "CACHE READ",
+        "TOTAL",
+        "COST"
+    );
+    ctx.ui.line(&ctx.ui.paint(Style::Bold, &header))?;
+    let line = |r: &trail_report::UsageRow, key: &str| {
+        format!(
+            "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
+            fit(key, width),
+            thousands(r.input_tokens),
+            thousands(r.output_tokens),
+            thousands(r.cache_creation_tokens),
+            thousands(r.cache_read_tokens),
+            thousands(r.total_tokens),
+            format!(
+                "{}{}",
+                usd(r.cost_usd),
+                if r.unpriced_requests > 0 { "*" } else { "" }
+            )
+        )
+    };
+    for r in &report.rows {
+        let text = line(r, &key_text(r, by));
+        ctx.ui.line(&text)?;
+    }
+    let total = line(&report.totals, "Total");
+    ctx.ui.line(&ctx.ui.paint(Style::Bold, &total))?;
+    if !report.unpriced_models.is_empty() {
+        ctx.ui.line("")?;
+        ctx.ui.line(&ctx.ui.paint(
+            Style::Yellow,
+            "* unpriced models (tokens counted, cost not included):",
+        ))?;
+        for u in &report.unpriced_models {
+            ctx.ui.line(&format!(
+                "  {}: {} request{}, {} tokens",
+                u.model,
+                thousands(u.requests),
+                if u.requests == 1 { "" } else { "s" },
+                thousands(u.total_tokens)
+            ))?;
+        }
+    }
+    Ok(0)
+}
+
+fn key_text(r: &trail_report::UsageRow, by: GroupBy) -> String {
+    match (by, &r.label) {
+        (GroupBy::Session, Some(title)) => format!(
+            "{} {}",
+            r.key.chars().take(8).collect::<String>(),
+            crate::output::one_line(title)
+        ),
+        _ => r.key.clone(),
+    }
+}

@@ -1,0 +1,86 @@
+//! End-to-end tests of the report commands (issue 5) on the bundled samples: formats, filters,
+//! the empty default standup, and usage errors.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+fn examples_home() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/home")
+}
+
+fn trail(home: &Path, store: &Path) -> Command {
+    let mut c = Command::cargo_bin("trail").unwrap();
+    c.env_clear()
+        .env("HOME", home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .arg("--store")
+        .arg(store)
+        .arg("--color")
+        .arg("never");
+    c
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn reports_run_on_the_samples_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("trail.db");
+    let (code, out, err) = run(trail(dir.path(), &store)
+        .arg("--home")
+        .arg(examples_home())
+        .arg("index"));
+    assert_eq!(code, 0, "{out}{err}");
+
+    // usage: table with a totals row, Markdown, JSON with the same totals.
+    let (code, table, err) = run(trail(dir.path(), &store).arg("usage"));
+    assert_eq!(code, 0, "{err}");
+    assert!(table.lines().next().unwrap().starts_with("Day"), "{table}");
+    assert!(table.lines().any(|l| l.starts_with("Total")), "{table}");
+    let (_, md, _) = run(trail(dir.path(), &store).args(["usage", "--md", "--by", "model"]));
+    assert!(md.contains("| **Total** |"), "{md}");
+    let (_, json, _) = run(trail(dir.path(), &store).args(["usage", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["group_by"], "day");
+    assert!(v["totals"]["total_tokens"].as_i64().unwrap() > 0);
+    for by in ["week", "month", "session", "repo", "source"] {
+        let (code, _, err) = run(trail(dir.path(), &store).args(["usage", "--by", by]));
+        assert_eq!(code, 0, "{by}: {err}");
+    }
+
+    // The samples are older than a day: the default standup says so.
+    let (code, out, _) = run(trail(dir.path(), &store).arg("standup"));
+    assert_eq!(code, 0);
+    assert!(out.contains("no sessions in the last 24 hours"), "{out}");
+    let (code, out, _) = run(trail(dir.path(), &store).args(["standup", "--since", "2000-01-01"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("Sessions:"), "{out}");
+    let (_, prompt, _) =
+        run(trail(dir.path(), &store).args(["standup", "--since", "2000-01-01", "--prompt"]));
+    assert!(prompt.contains("```json"), "{prompt}");
+
+    let (code, out, err) = run(trail(dir.path(), &store).arg("tips"));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# Tips"), "{out}");
+    let (code, out, err) = run(trail(dir.path(), &store).args(["improve", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["findings"].is_array());
+    let (_, out, _) = run(trail(dir.path(), &store).args(["improve", "--prompt"]));
+    assert!(out.contains("CLAUDE.md"), "{out}");
+
+    // Bad arguments are usage errors.
+    let (code, _, err) = run(trail(dir.path(), &store).args(["usage", "--since", "soon"]));
+    assert_eq!(code, 2, "{err}");
+    let (code, _, _) = run(trail(dir.path(), &store).args(["usage", "--by", "hour"]));
+    assert_eq!(code, 2);
+}

@@ -1,0 +1,139 @@
+//! The message search index stays exactly in step with `messages` whatever path wrote them:
+//! a full index, appends parsed alone, and files rewritten and reparsed whole.
+
+#![allow(clippy::print_stderr)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use trail_ingest::{index, IndexOptions, NoProgress, Roots};
+use trail_model::SourceKind;
+use trail_store::{SearchOptions, Store};
+
+fn sample_projects() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/home/.claude/projects")
+}
+
+fn options(root: &Path) -> IndexOptions {
+    let mut roots = Roots::default();
+    roots
+        .by_source
+        .insert(SourceKind::ClaudeCode, vec![root.to_path_buf()]);
+    IndexOptions {
+        roots,
+        sources: vec![SourceKind::ClaudeCode],
+        ..IndexOptions::default()
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// FTS5's own check that the index holds exactly what the content (the view) says.
+fn assert_index_consistent(store: &Store) {
+    let conn = store.connection();
+    conn.execute(
+        "INSERT INTO message_index (message_index, rank) VALUES ('integrity-check', 1)",
+        [],
+    )
+    .expect("message_index matches messages");
+    let indexed: i64 = conn
+        .query_row("SELECT count(*) FROM message_index", [], |r| r.get(0))
+        .unwrap();
+    let source: i64 = conn
+        .query_row("SELECT count(*) FROM message_search_source", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(indexed, source);
+}
+
+fn hits(store: &Store, q: &str) -> usize {
+    store
+        .search(&SearchOptions {
+            query: q.into(),
+            limit: 50,
+            ..SearchOptions::default()
+        })
+        .unwrap()
+        .hits
+        .len()
+}
+
+#[test]
+fn the_message_index_follows_appends_and_rewrites() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("projects");
+    std::fs::create_dir_all(&home).unwrap();
+    copy_tree(&sample_projects(), &home);
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    let opts = options(&home);
+    index(&mut store, &opts, &NoProgress).unwrap();
+    assert_index_consistent(&store);
+    assert_eq!(hits(&store, "imperial"), 1);
+    assert_eq!(hits(&store, "zebracorn"), 0);
+
+    // An appended prompt is found after the next index (the append path).
+    let main_file = std::fs::read_dir(
+        home.join(
+            std::fs::read_dir(&home)
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .file_name(),
+        ),
+    )
+    .unwrap()
+    .map(|e| e.unwrap().path())
+    .find(|p| {
+        p.extension().is_some_and(|e| e == "jsonl") && !p.to_string_lossy().contains("agent-")
+    })
+    .unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&main_file)
+        .unwrap();
+    writeln!(
+        f,
+        r#"{{"type":"user","uuid":"zz-1","parentUuid":null,"sessionId":"7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f","timestamp":"2026-11-20T10:00:00.000Z","message":{{"role":"user","content":"now add a zebracorn mode"}}}}"#
+    )
+    .unwrap();
+    drop(f);
+    let s = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!(s.files_resumed, 1, "{s:?}");
+    assert_index_consistent(&store);
+    assert_eq!(hits(&store, "zebracorn"), 1);
+
+    // A rewritten file is reparsed whole: its old messages leave the index.
+    let text = std::fs::read_to_string(&main_file).unwrap();
+    let text = text
+        .replace("imperial", "fahrenheit")
+        .replace("Imperial", "Fahrenheit");
+    std::fs::write(&main_file, text).unwrap();
+    let s = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!(s.files_parsed, 1, "{s:?}");
+    assert_index_consistent(&store);
+    assert_eq!(hits(&store, "imperial"), 0);
+    assert!(hits(&store, "fahrenheit") >= 1);
+    assert_eq!(hits(&store, "zebracorn"), 1);
+
+    // A forced reindex of everything rewrites every session; nothing is left behind.
+    let forced = IndexOptions {
+        force: true,
+        ..options(&home)
+    };
+    index(&mut store, &forced, &NoProgress).unwrap();
+    assert_index_consistent(&store);
+    assert_eq!(hits(&store, "zebracorn"), 1);
+}

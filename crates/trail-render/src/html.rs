@@ -1,0 +1,371 @@
+//! HTML: one self-contained page per session. Inline CSS only, no script, no external request
+//! (a Content-Security-Policy says so to the browser too); tool calls, thinking and subagents
+//! are `<details>` so they collapse without JavaScript; light and dark themes follow
+//! `prefers-color-scheme`. Every piece of transcript text is escaped and shown as text, never
+//! rendered as Markdown or HTML.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use trail_store::{ExportMessage, SessionRow};
+
+use crate::text::{self, escape_html, omitted, pretty_input};
+use crate::{file_name, Exporter, Format, Result};
+
+/// HTML pages show more of a tool's output than Markdown (it is collapsed).
+const HTML_OUTPUT_LINES: usize = text::OUTPUT_LINES * 5;
+const HTML_OUTPUT_CHARS: usize = text::OUTPUT_CHARS * 5;
+/// Nesting depth past which subagents are only linked.
+const MAX_DEPTH: usize = 4;
+
+const STYLE: &str = r#"
+:root{--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--user:#ddf4ff;--tool:#f6f8fa;--err:#cf222e;--ok:#1a7f37;--think:#fbf7ff}
+@media (prefers-color-scheme: dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--user:#132339;--tool:#151b23;--err:#f85149;--ok:#3fb950;--think:#1c1628}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif}
+main{max-width:960px;margin:0 auto;padding:24px 16px 64px}
+h1{font-size:1.5em;margin:0 0 8px;overflow-wrap:anywhere}
+h2{font-size:1.1em;margin:32px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--line)}
+.when,.muted{color:var(--muted);font-weight:normal;font-size:.9em}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 0 16px;font-size:.9em}
+dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
+.msg{margin:8px 0;padding:8px 12px;border-radius:6px}
+.user{background:var(--user)}
+.who{font-size:.8em;font-weight:600;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
+.text{white-space:pre-wrap;overflow-wrap:anywhere}
+details{margin:6px 0;border:1px solid var(--line);border-radius:6px;background:var(--tool)}
+details>summary{cursor:pointer;padding:4px 10px;overflow-wrap:anywhere}
+details>*:not(summary){margin:0 10px 8px}
+details.thinking{background:var(--think)}
+details.subagent{background:var(--bg)}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:4px 0;padding:8px;border-radius:4px;background:var(--bg);border:1px solid var(--line)}
+.err{color:var(--err)}.ok{color:var(--ok)}
+.error{border-left:3px solid var(--err)}
+table{border-collapse:collapse;width:100%;font-size:.9em}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+a{color:inherit}
+"#;
+
+fn page_start(w: &mut dyn Write, title: &str) -> Result<()> {
+    w.write_all(
+        b"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
+<meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"generator\" content=\"trail export\">\n<title>",
+    )?;
+    escape_html(title, w)?;
+    w.write_all(b"</title>\n<style>")?;
+    w.write_all(STYLE.as_bytes())?;
+    w.write_all(b"</style>\n</head>\n<body>\n<main>\n")?;
+    Ok(())
+}
+
+fn page_end(w: &mut dyn Write) -> Result<()> {
+    w.write_all(b"</main>\n</body>\n</html>\n")?;
+    Ok(())
+}
+
+pub(crate) fn write_session(
+    ex: &mut Exporter<'_>,
+    s: &SessionRow,
+    w: &mut dyn Write,
+) -> Result<()> {
+    let title = ex
+        .redact(s.title.as_deref().unwrap_or("(untitled)"))
+        .into_owned();
+    page_start(w, &one_line(&title))?;
+    write_nested(ex, s, w, 0)?;
+    page_end(w)
+}
+
+fn write_nested(
+    ex: &mut Exporter<'_>,
+    s: &SessionRow,
+    w: &mut dyn Write,
+    depth: usize,
+) -> Result<()> {
+    let title = ex
+        .redact(s.title.as_deref().unwrap_or("(untitled)"))
+        .into_owned();
+    w.write_all(b"<article class=\"session\">\n<header>\n")?;
+    w.write_all(if depth == 0 { b"<h1>" } else { b"<h2>" })?;
+    escape_html(&one_line(&title), w)?;
+    w.write_all(if depth == 0 { b"</h1>\n" } else { b"</h2>\n" })?;
+    write_facts(ex, s, w)?;
+    w.write_all(b"</header>\n")?;
+
+    let store = ex.store;
+    let mut subagents: HashMap<String, Vec<SessionRow>> = HashMap::new();
+    let mut loose: Vec<SessionRow> = Vec::new();
+    for a in store.subagent_sessions(&s.id)? {
+        match a.parent_tool_call_id.clone() {
+            Some(t) => subagents.entry(t).or_default().push(a),
+            None => loose.push(a),
+        }
+    }
+    let mut current: Option<i64> = None;
+    let mut off_chain = 0u64;
+    store.for_each_export_message(&s.id, |m: ExportMessage| -> Result<()> {
+        let msg = &m.message;
+        if !msg.on_main_chain {
+            off_chain += 1;
+            return Ok(());
+        }
+        let Some(turn) = msg.turn_index else {
+            return Ok(());
+        };
+        if current != Some(turn) {
+            if current.is_some() {
+                w.write_all(b"</section>\n")?;
+            }
+            current = Some(turn);
+            write!(
+                w,
+                "<section class=\"turn\">\n<h2>Turn {} <span class=\"when\">",
+                turn + 1
+            )?;
+            escape_html(&text::when(msg.timestamp.as_deref()), w)?;
+            w.write_all(b"</span></h2>\n")?;
+        }
+        let body = msg.text.as_deref().unwrap_or("");
+        match msg.kind.as_deref() {
+            Some("prompt") => {
+                let t = ex.redact(body);
+                w.write_all(b"<div class=\"msg user\"><div class=\"who\">User</div><div class=\"text\">")?;
+                escape_html(t.trim_end(), w)?;
+                w.write_all(b"</div></div>\n")?;
+            }
+            Some("text") if !body.trim().is_empty() => {
+                let t = ex.redact(body);
+                w.write_all(b"<div class=\"msg assistant\"><div class=\"text\">")?;
+                escape_html(t.trim_end(), w)?;
+                w.write_all(b"</div></div>\n")?;
+            }
+            Some("thinking") if ex.options.thinking && !body.trim().is_empty() => {
+                let t = ex.redact(body);
+                w.write_all(b"<details class=\"thinking\"><summary>Thinking</summary><div class=\"text\">")?;
+                escape_html(t.trim_end(), w)?;
+                w.write_all(b"</div></details>\n")?;
+            }
+            Some("tool_call") => {
+                write_tool(ex, &m, w)?;
+                let nested = msg
+                    .tool_call_id
+                    .as_deref()
+                    .and_then(|id| subagents.remove(id))
+                    .unwrap_or_default();
+                for a in nested {
+                    write_subagent(ex, &a, w, depth)?;
+                }
+            }
+            Some("tool_result") if !m.joined => {
+                w.write_all(b"<details class=\"tool\"><summary>")?;
+                mark(w, Some(msg.is_error))?;
+                w.write_all(b" result of <code>")?;
+                escape_html(msg.tool_name.as_deref().unwrap_or("tool"), w)?;
+                w.write_all(b"</code></summary>")?;
+                write_pre(ex, w, "output", msg.tool_output.as_deref().unwrap_or(""))?;
+                w.write_all(b"</details>\n")?;
+            }
+            Some("error") => {
+                let t = ex.redact(body);
+                w.write_all(b"<div class=\"msg error\"><div class=\"who err\">Error</div><div class=\"text\">")?;
+                escape_html(t.trim_end(), w)?;
+                w.write_all(b"</div></div>\n")?;
+            }
+            Some("summary") if !body.trim().is_empty() => {
+                let t = ex.redact(body);
+                w.write_all(b"<details class=\"summary\"><summary>Summary</summary><div class=\"text\">")?;
+                escape_html(t.trim_end(), w)?;
+                w.write_all(b"</div></details>\n")?;
+            }
+            Some("compaction") => {
+                w.write_all(b"<p class=\"muted\">Context compacted.</p>\n")?;
+            }
+            _ => {}
+        }
+        Ok(())
+    })?;
+    if current.is_some() {
+        w.write_all(b"</section>\n")?;
+    }
+    let mut rest: Vec<SessionRow> = subagents.into_values().flatten().chain(loose).collect();
+    if !rest.is_empty() {
+        rest.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+        w.write_all(b"<section class=\"turn\">\n<h2>Other subagents</h2>\n")?;
+        for a in &rest {
+            write_subagent(ex, a, w, depth)?;
+        }
+        w.write_all(b"</section>\n")?;
+    }
+    if off_chain > 0 {
+        writeln!(
+            w,
+            "<p class=\"muted\">{off_chain} messages on abandoned branches (rewinds, retries) are not shown.</p>"
+        )?;
+    }
+    w.write_all(b"</article>\n")?;
+    Ok(())
+}
+
+fn write_subagent(
+    ex: &mut Exporter<'_>,
+    a: &SessionRow,
+    w: &mut dyn Write,
+    depth: usize,
+) -> Result<()> {
+    let title = ex
+        .redact(a.title.as_deref().unwrap_or("(untitled)"))
+        .into_owned();
+    w.write_all(b"<details class=\"subagent\"><summary>Subagent: ")?;
+    escape_html(&one_line(&title), w)?;
+    writeln!(
+        w,
+        " <span class=\"muted\">({} turns)</span></summary>",
+        a.turns
+    )?;
+    if depth + 1 >= MAX_DEPTH {
+        w.write_all(b"<p class=\"muted\">Nested too deep to show here: ")?;
+        escape_html(&a.id, w)?;
+        w.write_all(b"</p>\n")?;
+    } else {
+        write_nested(ex, a, w, depth + 1)?;
+    }
+    w.write_all(b"</details>\n")?;
+    Ok(())
+}
+
+fn mark(w: &mut dyn Write, error: Option<bool>) -> Result<()> {
+    w.write_all(match error {
+        Some(true) => b"<span class=\"err\" title=\"error\">\xE2\x9C\x97</span>",
+        Some(false) => b"<span class=\"ok\" title=\"ok\">\xE2\x9C\x93</span>",
+        None => b"<span class=\"muted\" title=\"no result\">\xE2\x80\xA6</span>",
+    })?;
+    Ok(())
+}
+
+fn write_tool(ex: &mut Exporter<'_>, m: &ExportMessage, w: &mut dyn Write) -> Result<()> {
+    let msg = &m.message;
+    let input = msg.tool_input.as_deref().unwrap_or("");
+    w.write_all(b"<details class=\"tool\"><summary>")?;
+    mark(w, m.result.as_ref().map(|r| r.is_error))?;
+    w.write_all(b" <code>")?;
+    escape_html(msg.tool_name.as_deref().unwrap_or("tool"), w)?;
+    w.write_all(b"</code> ")?;
+    let summary = text::tool_summary(input);
+    escape_html(&ex.redact(&summary), w)?;
+    w.write_all(b"</summary>")?;
+    let pretty = pretty_input(input);
+    if !pretty.trim().is_empty() {
+        write_pre(ex, w, "input", &pretty)?;
+    }
+    if let Some(r) = &m.result {
+        let out = r.tool_output.as_deref().unwrap_or("");
+        if !out.trim().is_empty() {
+            write_pre(ex, w, "output", out)?;
+        }
+    }
+    w.write_all(b"</details>\n")?;
+    Ok(())
+}
+
+/// Writes `body` redacted and cut to the HTML view limits.
+fn write_pre(ex: &mut Exporter<'_>, w: &mut dyn Write, class: &str, body: &str) -> Result<()> {
+    let (shown, left) = ex.redact_view(body, HTML_OUTPUT_LINES, HTML_OUTPUT_CHARS);
+    write!(w, "<pre class=\"{class}\">")?;
+    escape_html(shown.trim_end_matches('\n'), w)?;
+    w.write_all(b"</pre>")?;
+    if let Some(left) = left {
+        write!(w, "<p class=\"muted\">{}</p>", omitted(left))?;
+    }
+    Ok(())
+}
+
+fn write_facts(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write) -> Result<()> {
+    w.write_all(b"<dl class=\"facts\">\n")?;
+    let fact = |w: &mut dyn Write, k: &str, v: &str| -> Result<()> {
+        write!(w, "<dt>{k}</dt><dd>")?;
+        escape_html(v, w)?;
+        w.write_all(b"</dd>\n")?;
+        Ok(())
+    };
+    fact(w, "Session", &s.id)?;
+    fact(w, "Source", &s.source)?;
+    if let Some(r) = ex.redact_opt(s.repository.as_deref()) {
+        fact(w, "Repository", &r)?;
+    }
+    if let Some(c) = ex.redact_opt(s.cwd.as_deref()) {
+        fact(w, "Folder", &c)?;
+    }
+    if let Some(b) = ex.redact_opt(s.branch.as_deref()) {
+        fact(w, "Branch", &b)?;
+    }
+    if !s.models.is_empty() {
+        fact(w, "Models", &s.models.join(", "))?;
+    }
+    fact(w, "Started", &text::when(s.created_at.as_deref()))?;
+    fact(w, "Last activity", &text::when(s.updated_at.as_deref()))?;
+    fact(
+        w,
+        "Turns",
+        &format!("{} ({} messages)", s.turns, s.messages),
+    )?;
+    if s.total_tokens() > 0 {
+        fact(
+            w,
+            "Tokens",
+            &format!(
+                "input {} · output {} · cache write {} · cache read {}",
+                text::tokens(s.input_tokens),
+                text::tokens(s.output_tokens),
+                text::tokens(s.cache_creation_tokens),
+                text::tokens(s.cache_read_tokens)
+            ),
+        )?;
+    }
+    if let Some(v) = &s.agent_version {
+        fact(w, "Agent version", v)?;
+    }
+    if let Some(p) = &s.parent_session_id {
+        fact(w, "Subagent of", p)?;
+    }
+    w.write_all(b"</dl>\n")?;
+    Ok(())
+}
+
+pub(crate) fn write_index(
+    ex: &mut Exporter<'_>,
+    sessions: &[SessionRow],
+    w: &mut dyn Write,
+) -> Result<()> {
+    page_start(w, "trail sessions")?;
+    write!(
+        w,
+        "<h1>Sessions</h1>\n<p class=\"muted\">{} sessions exported by trail.</p>\n<table>\n<thead><tr><th>Last activity</th><th>Source</th><th>Repository or folder</th><th>Turns</th><th>Title</th></tr></thead>\n<tbody>\n",
+        sessions.len()
+    )?;
+    for s in sessions {
+        let title = ex
+            .redact(s.title.as_deref().unwrap_or("(untitled)"))
+            .into_owned();
+        let place = ex
+            .redact(s.repository.as_deref().or(s.cwd.as_deref()).unwrap_or("-"))
+            .into_owned();
+        w.write_all(b"<tr><td>")?;
+        escape_html(&text::when(s.updated_at.as_deref()), w)?;
+        w.write_all(b"</td><td>")?;
+        escape_html(&s.source, w)?;
+        w.write_all(b"</td><td>")?;
+        escape_html(&place, w)?;
+        write!(w, "</td><td>{}</td><td><a href=\"", s.turns)?;
+        escape_html(&file_name(&s.id, Format::Html), w)?;
+        w.write_all(b"\">")?;
+        escape_html(trail_model::truncate_chars(&one_line(&title), 200), w)?;
+        w.write_all(b"</a></td></tr>\n")?;
+    }
+    w.write_all(b"</tbody>\n</table>\n")?;
+    page_end(w)
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,300 @@
+//! Markdown: a header table, one heading per turn, the prompt, the answer, tool calls as
+//! compact fenced blocks, thinking on request, subagent transcripts quoted under the tool call
+//! that started them.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use trail_store::{ExportMessage, SessionRow};
+
+use crate::text::{self, fence, omitted, pretty_input, LinePrefix};
+use crate::{Exporter, RenderError, Result};
+
+/// Nesting depth past which subagents are listed rather than quoted.
+const MAX_DEPTH: usize = 4;
+
+pub(crate) fn write_session(
+    ex: &mut Exporter<'_>,
+    s: &SessionRow,
+    w: &mut dyn Write,
+) -> Result<()> {
+    write_nested(ex, s, w, 0)
+}
+
+fn write_nested(
+    ex: &mut Exporter<'_>,
+    s: &SessionRow,
+    w: &mut dyn Write,
+    depth: usize,
+) -> Result<()> {
+    let hashes = "#".repeat((depth + 1).min(6));
+    let title = ex
+        .redact(s.title.as_deref().unwrap_or("(untitled)"))
+        .into_owned();
+    writeln!(w, "{hashes} {}\n", one_line(&title))?;
+    write_header(ex, s, w)?;
+
+    let store = ex.store;
+    let mut subagents: HashMap<String, Vec<SessionRow>> = HashMap::new();
+    let mut loose: Vec<SessionRow> = Vec::new();
+    for a in store.subagent_sessions(&s.id)? {
+        match a.parent_tool_call_id.clone() {
+            Some(t) => subagents.entry(t).or_default().push(a),
+            None => loose.push(a),
+        }
+    }
+    let turn_hashes = "#".repeat((depth + 2).min(6));
+    let mut current: Option<i64> = None;
+    let mut last_was_text = false;
+    let mut off_chain = 0u64;
+    store.for_each_export_message(&s.id, |m: ExportMessage| -> Result<()> {
+        let msg = &m.message;
+        if !msg.on_main_chain {
+            off_chain += 1;
+            return Ok(());
+        }
+        let Some(turn) = msg.turn_index else {
+            return Ok(());
+        };
+        if current != Some(turn) {
+            current = Some(turn);
+            last_was_text = false;
+            writeln!(
+                w,
+                "{turn_hashes} Turn {} · {}\n",
+                turn + 1,
+                text::when(msg.timestamp.as_deref())
+            )?;
+        }
+        let body = msg.text.as_deref().unwrap_or("");
+        match msg.kind.as_deref() {
+            Some("prompt") => {
+                let t = ex.redact(body);
+                writeln!(w, "**User**\n\n{}\n", t.trim_end())?;
+                last_was_text = false;
+            }
+            Some("text") if !body.trim().is_empty() => {
+                let t = ex.redact(body);
+                if !last_was_text {
+                    writeln!(w, "**Assistant**\n")?;
+                }
+                writeln!(w, "{}\n", t.trim_end())?;
+                last_was_text = true;
+            }
+            Some("thinking") if ex.options.thinking && !body.trim().is_empty() => {
+                let t = ex.redact(body);
+                let mut q = LinePrefix::new(w, "> ");
+                writeln!(q, "*Thinking*\n\n{}", t.trim_end())?;
+                writeln!(w)?;
+                last_was_text = false;
+            }
+            Some("tool_call") => {
+                write_tool(ex, &m, w)?;
+                last_was_text = false;
+                let nested = msg
+                    .tool_call_id
+                    .as_deref()
+                    .and_then(|id| subagents.remove(id))
+                    .unwrap_or_default();
+                for a in nested {
+                    write_subagent(ex, &a, w, depth)?;
+                }
+            }
+            Some("tool_result") if !m.joined => {
+                let name = msg.tool_name.as_deref().unwrap_or("tool");
+                let mark = if msg.is_error { "✗ error" } else { "✓" };
+                writeln!(w, "Result of `{}` {mark}\n", code_span(name))?;
+                write_fenced(ex, w, "text", msg.tool_output.as_deref().unwrap_or(""))?;
+                last_was_text = false;
+            }
+            Some("error") => {
+                let t = ex.redact(body);
+                writeln!(w, "> **Error:** {}\n", one_line(&t))?;
+                last_was_text = false;
+            }
+            Some("summary") if !body.trim().is_empty() => {
+                let t = ex.redact(body);
+                let mut q = LinePrefix::new(w, "> ");
+                writeln!(q, "*Summary*\n\n{}", t.trim_end())?;
+                writeln!(w)?;
+                last_was_text = false;
+            }
+            Some("compaction") => {
+                writeln!(w, "*— context compacted —*\n")?;
+                last_was_text = false;
+            }
+            _ => {}
+        }
+        Ok(())
+    })?;
+    let rest: Vec<SessionRow> = subagents.into_values().flatten().chain(loose).collect();
+    if !rest.is_empty() {
+        writeln!(w, "{turn_hashes} Other subagents\n")?;
+        let mut rest = rest;
+        rest.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+        for a in &rest {
+            write_subagent(ex, a, w, depth)?;
+        }
+    }
+    if off_chain > 0 {
+        writeln!(
+            w,
+            "*{off_chain} messages on abandoned branches (rewinds, retries) are not shown.*\n"
+        )?;
+    }
+    Ok(())
+}
+
+fn write_subagent(
+    ex: &mut Exporter<'_>,
+    a: &SessionRow,
+    w: &mut dyn Write,
+    depth: usize,
+) -> Result<()> {
+    if depth + 1 >= MAX_DEPTH {
+        writeln!(
+            w,
+            "*Subagent `{}` (nested too deep to show here).*\n",
+            code_span(&a.id)
+        )?;
+        return Ok(());
+    }
+    let mut q = LinePrefix::new(w, "> ");
+    write_nested(ex, a, &mut q, depth + 1)?;
+    writeln!(w)?;
+    Ok(())
+}
+
+fn write_header(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write) -> Result<()> {
+    writeln!(w, "| | |\n|---|---|")?;
+    let row = |w: &mut dyn Write, k: &str, v: &str| -> Result<()> {
+        writeln!(w, "| {k} | {} |", table_cell(v))?;
+        Ok(())
+    };
+    row(w, "Session", &format!("`{}`", code_span(&s.id)))?;
+    row(w, "Source", &s.source)?;
+    if let Some(r) = ex.redact_opt(s.repository.as_deref()) {
+        row(w, "Repository", &r)?;
+    }
+    if let Some(c) = ex.redact_opt(s.cwd.as_deref()) {
+        row(w, "Folder", &c)?;
+    }
+    if let Some(b) = ex.redact_opt(s.branch.as_deref()) {
+        row(w, "Branch", &b)?;
+    }
+    if !s.models.is_empty() {
+        row(w, "Models", &s.models.join(", "))?;
+    }
+    row(w, "Started", &text::when(s.created_at.as_deref()))?;
+    row(w, "Last activity", &text::when(s.updated_at.as_deref()))?;
+    row(
+        w,
+        "Turns",
+        &format!("{} ({} messages)", s.turns, s.messages),
+    )?;
+    if s.total_tokens() > 0 {
+        row(
+            w,
+            "Tokens",
+            &format!(
+                "input {} · output {} · cache write {} · cache read {}",
+                text::tokens(s.input_tokens),
+                text::tokens(s.output_tokens),
+                text::tokens(s.cache_creation_tokens),
+                text::tokens(s.cache_read_tokens)
+            ),
+        )?;
+    }
+    if let Some(v) = &s.agent_version {
+        row(w, "Agent version", v)?;
+    }
+    if let Some(p) = &s.parent_session_id {
+        let via = s
+            .parent_tool_call_id
+            .as_deref()
+            .map(|t| format!(" (tool call `{}`)", code_span(t)))
+            .unwrap_or_default();
+        row(w, "Subagent of", &format!("`{}`{via}", code_span(p)))?;
+    }
+    writeln!(w)?;
+    Ok(())
+}
+
+fn write_tool(ex: &mut Exporter<'_>, m: &ExportMessage, w: &mut dyn Write) -> Result<()> {
+    let msg = &m.message;
+    let name = msg.tool_name.as_deref().unwrap_or("tool");
+    let input = msg.tool_input.as_deref().unwrap_or("");
+    let mark = match &m.result {
+        Some(r) if r.is_error => "✗ error",
+        Some(_) => "✓",
+        None => "(no result)",
+    };
+    let summary = text::tool_summary(input);
+    if summary.is_empty() {
+        writeln!(w, "**Tool** `{}` {mark}\n", code_span(name))?;
+    } else {
+        let summary = ex.redact(&summary).into_owned();
+        writeln!(
+            w,
+            "**Tool** `{}` {mark} — {}\n",
+            code_span(name),
+            escape_inline(&summary)
+        )?;
+    }
+    let pretty = pretty_input(input);
+    if !pretty.trim().is_empty() {
+        write_fenced(ex, w, "json", &pretty)?;
+    }
+    if let Some(r) = &m.result {
+        let out = r.tool_output.as_deref().unwrap_or("");
+        if !out.trim().is_empty() {
+            write_fenced(ex, w, "text", out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `body` redacted, in a fence, cut to the output limits.
+fn write_fenced(
+    ex: &mut Exporter<'_>,
+    w: &mut dyn Write,
+    lang: &str,
+    body: &str,
+) -> Result<(), RenderError> {
+    let (shown, left) = ex.redact_view(body, text::OUTPUT_LINES, text::OUTPUT_CHARS);
+    let f = fence(&shown);
+    writeln!(w, "{f}{lang}\n{}\n{f}", shown.trim_end_matches('\n'))?;
+    if let Some(left) = left {
+        writeln!(w, "*{}*", omitted(left))?;
+    }
+    writeln!(w)?;
+    Ok(())
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Makes text safe inside a one-backtick code span.
+fn code_span(s: &str) -> String {
+    s.replace('`', "'").replace('\n', " ")
+}
+
+/// Escapes characters that would start Markdown or HTML markup in a one-line phrase.
+fn escape_inline(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn table_cell(s: &str) -> String {
+    one_line(s).replace('|', "\\|")
+}

@@ -1,0 +1,347 @@
+//! Secret redaction: one pass over a text with one combined regex finds every credential of the
+//! kinds below (plus the user's own patterns) and replaces it with `[REDACTED:kind]`.
+//!
+//! The combined regex only says where a secret starts and ends; the rare match is then checked
+//! against the kinds' own regexes to name it and, for kinds that match context around the
+//! secret (`PASSWORD=...`, `user:pass@host`, `Authorization: Bearer ...`), to replace only the
+//! secret. Token kinds start after a non-word character or a JSON escape (`\n`, `\t`, `\r`:
+//! tool inputs are JSON text, where a token often follows an escaped newline); trailing word
+//! boundaries are ASCII-only so the lazy DFA keeps running on non-ASCII text.
+//! A replacement never matches again, so redacting twice changes nothing.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use regex::{Captures, Regex};
+
+/// The prefix of every replacement.
+pub const MARKER_PREFIX: &str = "[REDACTED:";
+
+/// The built-in kinds, in priority order (the first that matches at a position wins). A group
+/// whose name starts with `s` holds the secret when the pattern also matches context.
+const BUILTIN: &[(&str, &str)] = &[
+    (
+        "private-key",
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)",
+    ),
+    (
+        "aws-access-key",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16})(?-u:\b)",
+    ),
+    (
+        "aws-secret-key",
+        r#"(?i:aws_?secret_?access_?key|secret_?access_?key|aws_?secret_?key)["']?\s*[:=]\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?-u:\b)"#,
+    ),
+    (
+        "github-token",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,247})(?-u:\b)",
+    ),
+    (
+        "anthropic-key",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>sk-ant-[A-Za-z0-9_\-]{20,})",
+    ),
+    (
+        "openai-key",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,})",
+    ),
+    (
+        "slack-token",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>xox[abposr]-[A-Za-z0-9\-]{10,})|hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
+    ),
+    (
+        "google-api-key",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>AIza[0-9A-Za-z_\-]{35})",
+    ),
+    (
+        "stripe-key",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,})(?-u:\b)",
+    ),
+    (
+        "jwt",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})",
+    ),
+    (
+        "bearer-token",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?i:bearer)[ \t]+(?P<s>[A-Za-z0-9._~+/=\-]{16,})",
+    ),
+    (
+        "basic-auth",
+        r"(?i:authorization)[\x22']?\s*[:=]\s*[\x22']?(?i:basic)[ \t]+(?P<s>[A-Za-z0-9+/=]{8,})",
+    ),
+    (
+        "url-password",
+        r#"[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@\[\]"'<>]{1,128}:(?P<s>[^\s:/@\[\]"'<>]{1,256})@"#,
+    ),
+    (
+        "env-secret",
+        r#"(?:[A-Z][A-Z0-9_]{0,60})?(?:_SECRET|_TOKEN|_PASSWORD|_PASSWD|_API_KEY|_SECRET_KEY|_PRIVATE_KEY|PASSWORD|SECRET)(?-u:\b)[ \t]*=[ \t]*(?:"(?P<s1>[^"\s\[$][^"\n]*)"|'(?P<s2>[^'\s\[$][^'\n]*)'|(?P<s3>[^\s"'\[$][^\s"']*))"#,
+    ),
+];
+
+/// Errors building a redactor.
+#[derive(Debug, thiserror::Error)]
+pub enum RedactError {
+    /// A user pattern is not a valid regular expression.
+    #[error("invalid redaction pattern {pattern:?}: {source}")]
+    Pattern {
+        pattern: String,
+        #[source]
+        source: Box<regex::Error>,
+    },
+}
+
+/// How many values were redacted, by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RedactionCounts(pub BTreeMap<String, u64>);
+
+impl RedactionCounts {
+    /// Returns the number of values redacted.
+    pub fn total(&self) -> u64 {
+        self.0.values().sum()
+    }
+
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &RedactionCounts) {
+        for (k, n) in &other.0 {
+            *self.0.entry(k.clone()).or_default() += n;
+        }
+    }
+
+    fn bump(&mut self, kind: &str) {
+        match self.0.get_mut(kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.0.insert(kind.to_string(), 1);
+            }
+        }
+    }
+}
+
+struct Kind {
+    name: String,
+    /// The kind's pattern anchored at both ends, to name a combined match.
+    anchored: Regex,
+}
+
+/// Finds and replaces secrets. Build once, use for every text.
+pub struct Redactor {
+    /// `None` when redaction is off.
+    combined: Option<Regex>,
+    kinds: Vec<Kind>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("enabled", &self.combined.is_some())
+            .field("kinds", &self.kinds.len())
+            .finish()
+    }
+}
+
+impl Redactor {
+    /// Returns a redactor for the built-in kinds plus `extra` user patterns (each a regex; a
+    /// named group starting with `s` marks the part to replace, else the whole match is).
+    /// User patterns are reported as kind `custom`.
+    pub fn new(extra: &[String]) -> Result<Redactor, RedactError> {
+        let mut sources: Vec<(String, String)> = BUILTIN
+            .iter()
+            .map(|(k, p)| (k.to_string(), p.to_string()))
+            .collect();
+        for p in extra {
+            Regex::new(p).map_err(|e| RedactError::Pattern {
+                pattern: p.clone(),
+                source: Box::new(e),
+            })?;
+            sources.push(("custom".to_string(), p.clone()));
+        }
+        let mut kinds = Vec::with_capacity(sources.len());
+        let mut alternation = String::new();
+        for (i, (name, pattern)) in sources.iter().enumerate() {
+            let anchored =
+                Regex::new(&format!("^(?:{pattern})$")).map_err(|e| RedactError::Pattern {
+                    pattern: pattern.clone(),
+                    source: Box::new(e),
+                })?;
+            kinds.push(Kind {
+                name: name.clone(),
+                anchored,
+            });
+            if i > 0 {
+                alternation.push('|');
+            }
+            // Group names must be unique in the combined regex: drop them there.
+            alternation.push_str("(?:");
+            alternation.push_str(&strip_group_names(pattern));
+            alternation.push(')');
+        }
+        let combined = regex::RegexBuilder::new(&alternation)
+            .size_limit(64 << 20)
+            .dfa_size_limit(64 << 20)
+            .build()
+            .map_err(|e| RedactError::Pattern {
+                pattern: alternation.clone(),
+                source: Box::new(e),
+            })?;
+        Ok(Redactor {
+            combined: Some(combined),
+            kinds,
+        })
+    }
+
+    /// Returns a redactor that changes nothing (`--no-redact`).
+    pub fn disabled() -> Redactor {
+        Redactor {
+            combined: None,
+            kinds: Vec::new(),
+        }
+    }
+
+    /// Returns whether redaction is on.
+    pub fn enabled(&self) -> bool {
+        self.combined.is_some()
+    }
+
+    /// Returns `text` with every secret replaced by `[REDACTED:kind]`, counting them.
+    /// Borrows when nothing is found (the common case).
+    pub fn redact<'a>(&self, text: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
+        let Some(combined) = &self.combined else {
+            return Cow::Borrowed(text);
+        };
+        let mut out: Option<String> = None;
+        let mut last = 0;
+        for m in combined.find_iter(text) {
+            let found = m.as_str();
+            let Some((kind, caps)) = self
+                .kinds
+                .iter()
+                .find_map(|k| k.anchored.captures(found).map(|c| (k, c)))
+            else {
+                continue;
+            };
+            let (start, end) = secret_span(&kind.anchored, &caps);
+            let secret = &found[start..end];
+            if secret.is_empty() || secret.starts_with(MARKER_PREFIX) {
+                continue;
+            }
+            let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            buf.push_str(&text[last..m.start() + start]);
+            buf.push_str(MARKER_PREFIX);
+            buf.push_str(&kind.name);
+            buf.push(']');
+            last = m.start() + end;
+            counts.bump(&kind.name);
+        }
+        match out {
+            None => Cow::Borrowed(text),
+            Some(mut buf) => {
+                buf.push_str(&text[last..]);
+                Cow::Owned(buf)
+            }
+        }
+    }
+}
+
+/// Returns the span of the secret inside a kind's match: its first participating group named
+/// `s...`, else the whole match.
+fn secret_span(re: &Regex, caps: &Captures<'_>) -> (usize, usize) {
+    for (i, name) in re.capture_names().enumerate() {
+        if name.is_some_and(|n| n.starts_with('s')) {
+            if let Some(g) = caps.get(i) {
+                return (g.start(), g.end());
+            }
+        }
+    }
+    let m = caps.get(0).expect("group 0 always participates");
+    (m.start(), m.end())
+}
+
+/// Turns `(?P<name>` and `(?<name>` into `(?:` (names must be unique in one regex).
+fn strip_group_names(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let bytes = pattern.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            // Copy an escape and the character it escapes.
+            let next = pattern[i + 1..].chars().next().map_or(0, char::len_utf8);
+            out.push_str(&pattern[i..i + 1 + next]);
+            i += 1 + next;
+            continue;
+        }
+        let rest = &pattern[i..];
+        let open = if rest.starts_with("(?P<") {
+            Some(4)
+        } else if rest.starts_with("(?<") {
+            Some(3)
+        } else {
+            None
+        };
+        if let Some(skip) = open {
+            if let Some(close) = rest[skip..].find('>') {
+                out.push_str("(?:");
+                i += skip + close + 1;
+                continue;
+            }
+        }
+        let c = rest.chars().next().expect("i < len");
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redact(s: &str) -> (String, RedactionCounts) {
+        let r = Redactor::new(&[]).unwrap();
+        let mut c = RedactionCounts::default();
+        let out = r.redact(s, &mut c).into_owned();
+        (out, c)
+    }
+
+    #[test]
+    fn replaces_only_the_secret_part() {
+        let (out, c) = redact("DB_PASSWORD=hunter2hunter2 and https://bob:s3cr3t@example.com/x");
+        assert_eq!(
+            out,
+            "DB_PASSWORD=[REDACTED:env-secret] and https://bob:[REDACTED:url-password]@example.com/x"
+        );
+        assert_eq!(c.total(), 2);
+        let (out, _) = redact("curl -H 'Authorization: Bearer abcdefghijklmnop1234'");
+        assert_eq!(
+            out,
+            "curl -H 'Authorization: Bearer [REDACTED:bearer-token]'"
+        );
+        let (out, _) = redact(r#"API_TOKEN="abc def""#);
+        assert_eq!(out, r#"API_TOKEN="[REDACTED:env-secret]""#);
+    }
+
+    #[test]
+    fn leaves_look_alikes() {
+        for s in [
+            "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+            "id 123e4567-e89b-12d3-a456-426614174000",
+            "API_TOKEN=$GITHUB_TOKEN",
+            "TOKEN_COUNT = 5 maybe",
+            "skip-navigation sk-short",
+        ] {
+            assert_eq!(redact(s).0, s);
+        }
+    }
+
+    #[test]
+    fn strips_group_names() {
+        assert_eq!(strip_group_names(r"a(?P<s>b)\(?P<x>"), r"a(?:b)\(?P<x>");
+    }
+
+    #[test]
+    fn user_patterns() {
+        let r = Redactor::new(&[r"corp-[0-9]{6}".to_string()]).unwrap();
+        let mut c = RedactionCounts::default();
+        assert_eq!(r.redact("id corp-123456.", &mut c), "id [REDACTED:custom].");
+        assert!(Redactor::new(&["(".to_string()]).is_err());
+    }
+}

@@ -1,0 +1,51 @@
+//! trail's reports: usage and cost, standup, tips and improve, computed from the store.
+//!
+//! Every report takes a [`Filter`] (time range, source, repository) and, where "now" matters,
+//! an explicit `now`, and returns a plain serializable struct. Rendering to Markdown and the
+//! LLM prompts live in [`markdown`]; the CLI draws text tables and colour itself. No report
+//! logs message content.
+
+pub mod improve;
+pub mod markdown;
+pub mod prices;
+pub mod standup;
+pub mod tips;
+pub mod usage;
+
+mod query;
+mod text;
+
+pub use improve::{improve, Finding, FindingKind, ImproveReport};
+pub use prices::{Price, PriceTable};
+pub use standup::{standup, Standup};
+pub use tips::{tips, Tips};
+pub use usage::{usage, GroupBy, UsageReport, UsageRow};
+
+/// Errors from the reports.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A query failed.
+    #[error("report query failed: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] trail_store::StoreError),
+    /// The shipped price table does not parse (a build defect).
+    #[error("the price table is invalid: {0}")]
+    Prices(String),
+}
+
+pub type Result<T, E = ReportError> = std::result::Result<T, E>;
+
+/// What a report covers. Times are the store's ISO-8601 UTC strings (`2026-11-21T12:00:00.000Z`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Filter {
+    /// Activity at or after this time.
+    pub since: Option<String>,
+    /// Activity before this time.
+    pub until: Option<String>,
+    /// Only this source (`claude-code`, `codex`...).
+    pub source: Option<String>,
+    /// Only sessions whose repository (`owner/name`) or folder contains this text.
+    pub repo: Option<String>,
+}

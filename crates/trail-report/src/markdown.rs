@@ -1,0 +1,385 @@
+//! Markdown renderings of the reports, and the LLM prompts that carry the same data.
+//!
+//! Pure functions from a report to a `String`: no terminal, no colour.
+
+use std::fmt::Write as _;
+
+use crate::improve::ImproveReport;
+use crate::standup::Standup;
+use crate::text::{count, minute, short_id, trim};
+
+/// Characters kept of a session title.
+const TITLE_CHARS: usize = 80;
+use crate::tips::Tips;
+use crate::usage::{GroupBy, UsageReport};
+
+/// Formats USD with cents (`$1,234.56`).
+pub fn usd(v: f64) -> String {
+    let cents = (v * 100.0).round() as i64;
+    format!("${}.{:02}", thousands(cents / 100), (cents % 100).abs())
+}
+
+/// Formats an integer with thousands separators.
+pub fn thousands(n: i64) -> String {
+    let s = n.abs().to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && matches!((s.len() - i) % 3, 0) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// Returns the header of the first column for a grouping.
+pub fn group_label(by: GroupBy) -> &'static str {
+    match by {
+        GroupBy::Day => "Day",
+        GroupBy::Week => "Week of",
+        GroupBy::Month => "Month",
+        GroupBy::Model => "Model",
+        GroupBy::Session => "Session",
+        GroupBy::Repo => "Repository",
+        GroupBy::Source => "Source",
+    }
+}
+
+/// Renders the usage report as a Markdown table with a totals row.
+pub fn usage(r: &UsageReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Usage\n");
+    if r.rows.is_empty() {
+        let _ = writeln!(out, "_no usage in this range_");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |",
+        group_label(r.group_by)
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+    let key = |row: &crate::usage::UsageRow| match (&row.label, r.group_by) {
+        (Some(l), GroupBy::Session) => format!("{} {}", short_id(&row.key), l.replace('|', "\\|")),
+        _ => row.key.replace('|', "\\|"),
+    };
+    for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
+        let is_total = std::ptr::eq(row, &r.totals);
+        let name = if is_total {
+            "**Total**".to_string()
+        } else {
+            key(row)
+        };
+        let cost = format!(
+            "{}{}",
+            usd(row.cost_usd),
+            if row.unpriced_requests > 0 {
+                " + unpriced"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            name,
+            thousands(row.input_tokens),
+            thousands(row.output_tokens),
+            thousands(row.cache_creation_tokens),
+            thousands(row.cache_read_tokens),
+            thousands(row.total_tokens),
+            cost
+        );
+    }
+    if !r.unpriced_models.is_empty() {
+        let _ = writeln!(out, "\nUnpriced models (tokens counted, cost not):");
+        for u in &r.unpriced_models {
+            let _ = writeln!(
+                out,
+                "- `{}`: {}, {} tokens",
+                u.model,
+                count(u.requests, "request", "requests"),
+                thousands(u.total_tokens)
+            );
+        }
+    }
+    out
+}
+
+/// Describes the standup's range.
+fn range_words(s: &Standup) -> String {
+    if s.default_range {
+        "the last 24 hours".to_string()
+    } else {
+        format!("{} – {} UTC", minute(&s.since), minute(&s.until))
+    }
+}
+
+/// Renders the standup as Markdown.
+pub fn standup(s: &Standup) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Standup: {}\n", range_words(s));
+    if s.streams.is_empty() {
+        let _ = writeln!(out, "no sessions in {}", range_words(s));
+        return out;
+    }
+    for st in &s.streams {
+        let place = st
+            .repository
+            .as_deref()
+            .or(st.folder.as_deref())
+            .unwrap_or("(no folder)");
+        match &st.branch {
+            Some(b) => {
+                let _ = writeln!(out, "## {place} · {b}\n");
+            }
+            None => {
+                let _ = writeln!(out, "## {place}\n");
+            }
+        }
+        let _ = writeln!(out, "Sessions:");
+        for x in &st.sessions {
+            let _ = writeln!(
+                out,
+                "- {} · {} · {} (`{}`, {})",
+                x.updated_at
+                    .as_deref()
+                    .map(minute)
+                    .unwrap_or_else(|| "-".into()),
+                x.source,
+                trim(x.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
+                short_id(&x.id),
+                count(x.turns, "turn", "turns")
+            );
+        }
+        if st.more_sessions > 0 {
+            let _ = writeln!(out, "- and {} more", st.more_sessions);
+        }
+        let asked: Vec<&String> = st.sessions.iter().flat_map(|x| &x.asked).collect();
+        if !asked.is_empty() {
+            let _ = writeln!(out, "\nAsked:");
+            for a in asked {
+                let _ = writeln!(out, "- \"{a}\"");
+            }
+        }
+        if !st.key_files.is_empty() {
+            let files: Vec<String> = st
+                .key_files
+                .iter()
+                .map(|f| {
+                    format!(
+                        "`{}` ({} edit{})",
+                        f.path,
+                        f.edits,
+                        if f.edits == 1 { "" } else { "s" }
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "\nKey files: {}", files.join(", "));
+        }
+        if !st.refs.is_empty() {
+            let refs: Vec<String> = st
+                .refs
+                .iter()
+                .map(|r| {
+                    let text = match r.kind.as_str() {
+                        "pr" => format!("PR {}", r.value),
+                        "issue" => format!("issue {}", r.value),
+                        _ => format!("commit {}", &r.value[..r.value.len().min(10)]),
+                    };
+                    match &r.url {
+                        Some(u) => format!("[{text}]({u})"),
+                        None => text,
+                    }
+                })
+                .collect();
+            let _ = writeln!(out, "\nRefs: {}", refs.join(", "));
+        }
+        let titles = |done: bool| -> Vec<String> {
+            st.sessions
+                .iter()
+                .filter(|x| x.in_progress != done)
+                .map(|x| {
+                    let title = x.title.as_deref().unwrap_or("(untitled)");
+                    format!("{} (`{}`)", trim(title, 60), short_id(&x.id))
+                })
+                .collect()
+        };
+        let done = titles(true);
+        let open = titles(false);
+        if !done.is_empty() {
+            let _ = writeln!(out, "\nDone: {}", done.join("; "));
+        }
+        if !open.is_empty() {
+            let _ = writeln!(out, "\nIn progress: {}", open.join("; "));
+        }
+        let _ = writeln!(out);
+    }
+    out
+}
+
+/// Returns an LLM prompt holding the standup's data.
+pub fn standup_prompt(s: &Standup) -> String {
+    let data = serde_json::to_string_pretty(s).unwrap_or_default();
+    format!(
+        "Write my standup update for {} from the coding-agent sessions below (collected by trail).\n\
+         Group it by work stream (repository and branch). For each: one or two sentences on what was done, \
+         what is still in progress, and the pull requests, issues or commits involved (keep the links). \
+         Mention blockers only if the data shows them. Be brief and concrete; do not invent work that is \
+         not in the data.\n\n```json\n{data}\n```\n",
+        range_words(s)
+    )
+}
+
+/// Renders the tips as Markdown.
+pub fn tips(t: &Tips) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Tips\n");
+    if t.sessions == 0 {
+        let _ = writeln!(out, "no sessions in this range");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "- {} sessions and {} turns over {} active days: {:.1} sessions and {:.1} turns a day.",
+        thousands(t.sessions),
+        thousands(t.turns),
+        t.active_days,
+        t.sessions_per_day,
+        t.turns_per_day
+    );
+    let list = |v: &[crate::tips::Count]| {
+        v.iter()
+            .map(|c| format!("{} ({})", c.name, thousands(c.count)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(out, "- Agents (sessions): {}.", list(&t.agents));
+    if !t.models.is_empty() {
+        let _ = writeln!(out, "- Models (requests): {}.", list(&t.models));
+    }
+    if let Some(r) = t.cache_hit_ratio {
+        let _ = writeln!(
+            out,
+            "- Cache-hit ratio: {:.1}% of input tokens were cache reads.",
+            100.0 * r
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- Sessions abandoned after one turn: {} of {}.",
+        t.one_turn_sessions, t.sessions
+    );
+    if !t.tools.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Tools\n\n| Tool | Calls | Errors |\n|---|---:|---:|"
+        );
+        for x in &t.tools {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                x.name,
+                thousands(x.calls),
+                thousands(x.errors)
+            );
+        }
+    }
+    let sessions = |out: &mut String, title: &str, v: &[crate::tips::SessionStat]| {
+        if v.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "\n## {title}\n");
+        for s in v {
+            let _ = writeln!(
+                out,
+                "- `{}` {} · {} · {} · {}",
+                short_id(&s.id),
+                trim(s.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
+                s.source,
+                count(s.turns, "turn", "turns"),
+                usd(s.cost_usd)
+            );
+        }
+    };
+    sessions(&mut out, "Longest sessions", &t.longest_sessions);
+    sessions(
+        &mut out,
+        "Most expensive sessions",
+        &t.most_expensive_sessions,
+    );
+    if !t.repeated_prompts.is_empty() {
+        let _ = writeln!(out, "\n## Prompts repeated across sessions\n");
+        for p in &t.repeated_prompts {
+            let _ = writeln!(out, "- \"{}\" ({} sessions)", p.prompt, p.sessions);
+        }
+    }
+    if !t.advice.is_empty() {
+        let _ = writeln!(out, "\n## Tips\n");
+        for a in &t.advice {
+            let _ = writeln!(out, "- {a}");
+        }
+    }
+    out
+}
+
+/// Renders the improve report as Markdown.
+pub fn improve(r: &ImproveReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Where the agents struggled\n");
+    if r.findings.is_empty() {
+        if r.sessions == 0 {
+            let _ = writeln!(out, "no sessions in this range");
+        } else {
+            let _ = writeln!(out, "Nothing stood out in {} sessions.", r.sessions);
+        }
+        return out;
+    }
+    for (i, f) in r.findings.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}. **{}** ({} session{})",
+            i + 1,
+            f.title,
+            f.sessions,
+            if f.sessions == 1 { "" } else { "s" }
+        );
+        for e in &f.evidence {
+            let turn = e.turn.map(|t| format!(", turn {t}")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "   - `{}`{}: \"{}\"",
+                short_id(&e.session_id),
+                turn,
+                e.quote
+            );
+        }
+    }
+    if !r.suggestions.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Suggestions for CLAUDE.md / .github/copilot-instructions.md\n"
+        );
+        for s in &r.suggestions {
+            let _ = writeln!(out, "- {s}");
+        }
+    }
+    out
+}
+
+/// Returns an LLM prompt holding the improve report's data.
+pub fn improve_prompt(r: &ImproveReport) -> String {
+    let data = serde_json::to_string_pretty(r).unwrap_or_default();
+    format!(
+        "Below are the places where my coding agents struggled (collected by trail from my session \
+         history): failed tool calls and commands, refused permissions, interrupts, corrections, \
+         rewinds, compactions and errors, each with quoted evidence.\n\
+         Propose concrete additions to the agent's instruction file (CLAUDE.md or \
+         .github/copilot-instructions.md): short imperative rules, each tied to the evidence it \
+         prevents. Skip findings no instruction can fix (API outages).\n\n```json\n{data}\n```\n"
+    )
+}

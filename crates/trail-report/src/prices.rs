@@ -1,0 +1,213 @@
+//! The price table shipped with trail (`prices.json`, embedded at build time) and model-name
+//! resolution.
+//!
+//! A model resolves by its exact id or an alias, then with provider prefixes and suffixes
+//! dropped (`anthropic/`, `us.anthropic.`, `-v1:0`, `@20250929`), then without a trailing
+//! `-YYYYMMDD` date. Nothing fuzzier: a model the table does not know is reported as unpriced,
+//! never priced as another one or as $0.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ReportError, Result};
+
+const PRICES_JSON: &str = include_str!("../prices.json");
+
+/// Rates in USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rates {
+    pub input: f64,
+    pub output: f64,
+    pub cache_write_5m: f64,
+    pub cache_write_1h: f64,
+    pub cache_read: f64,
+}
+
+/// One model's prices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    /// The canonical id (`claude-sonnet-4-5`).
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    #[serde(flatten)]
+    pub rates: Rates,
+    /// Rates for a request's tokens of a kind past 200,000, where the model has them.
+    #[serde(default)]
+    pub above_200k: Option<Rates>,
+    /// When the figures were read from `source`.
+    pub as_of: String,
+    /// The public page the figures come from.
+    pub source: String,
+}
+
+#[derive(Deserialize)]
+struct File {
+    models: Vec<Price>,
+}
+
+/// Token sums of one model to price.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub input: i64,
+    pub output: i64,
+    /// Cache writes, 5 minute and 1 hour together.
+    pub cache_creation: i64,
+    /// The 1 hour part of `cache_creation`.
+    pub cache_creation_1h: i64,
+    pub cache_read: i64,
+    /// Per request, the tokens of each kind past 200,000, summed.
+    pub input_over_200k: i64,
+    pub output_over_200k: i64,
+    pub cache_creation_over_200k: i64,
+    pub cache_read_over_200k: i64,
+}
+
+/// The price table.
+#[derive(Debug, Clone)]
+pub struct PriceTable {
+    prices: Vec<Price>,
+    by_name: HashMap<String, usize>,
+}
+
+impl PriceTable {
+    /// Returns the table shipped with trail.
+    pub fn shipped() -> &'static PriceTable {
+        static TABLE: OnceLock<PriceTable> = OnceLock::new();
+        TABLE.get_or_init(|| {
+            // The file is part of the build and covered by tests: failing here is a defect.
+            PriceTable::from_json(PRICES_JSON).expect("prices.json is valid")
+        })
+    }
+
+    /// Parses a table in the `prices.json` format.
+    pub fn from_json(json: &str) -> Result<PriceTable> {
+        let file: File =
+            serde_json::from_str(json).map_err(|e| ReportError::Prices(e.to_string()))?;
+        let mut by_name = HashMap::new();
+        for (i, p) in file.models.iter().enumerate() {
+            for name in std::iter::once(&p.id).chain(&p.aliases) {
+                if by_name.insert(name.to_ascii_lowercase(), i).is_some() {
+                    return Err(ReportError::Prices(format!("{name} is listed twice")));
+                }
+            }
+        }
+        Ok(PriceTable {
+            prices: file.models,
+            by_name,
+        })
+    }
+
+    /// Returns every price.
+    pub fn all(&self) -> &[Price] {
+        &self.prices
+    }
+
+    /// Returns the price of a model as an agent recorded its name.
+    pub fn resolve(&self, model: &str) -> Option<&Price> {
+        let lower = model.trim().to_ascii_lowercase();
+        let mut candidates = vec![lower.clone()];
+        let mut base = lower.as_str();
+        for prefix in [
+            "anthropic/",
+            "anthropic.",
+            "us.anthropic.",
+            "eu.anthropic.",
+            "apac.anthropic.",
+        ] {
+            if let Some(rest) = base.strip_prefix(prefix) {
+                base = rest;
+            }
+        }
+        let base = base.split('@').next().unwrap_or(base);
+        let base = base.strip_suffix("-v1:0").unwrap_or(base);
+        candidates.push(base.to_string());
+        if let Some(undated) = strip_date(base) {
+            candidates.push(undated.to_string());
+        }
+        candidates
+            .iter()
+            .find_map(|c| self.by_name.get(c))
+            .map(|&i| &self.prices[i])
+    }
+}
+
+/// Drops a trailing `-YYYYMMDD`.
+fn strip_date(s: &str) -> Option<&str> {
+    let (head, tail) = s.rsplit_once('-')?;
+    (tail.len() == 8 && tail.bytes().all(|b| b.is_ascii_digit())).then_some(head)
+}
+
+impl Price {
+    /// Returns the cost in USD of `t`.
+    pub fn cost(&self, t: &Tokens) -> f64 {
+        let r = &self.rates;
+        let five_min = t.cache_creation - t.cache_creation_1h;
+        let mut usd = t.input as f64 * r.input
+            + t.output as f64 * r.output
+            + five_min as f64 * r.cache_write_5m
+            + t.cache_creation_1h as f64 * r.cache_write_1h
+            + t.cache_read as f64 * r.cache_read;
+        if let Some(a) = &self.above_200k {
+            // Tokens past 200k were counted at the base rate above; add the difference.
+            usd += t.input_over_200k as f64 * (a.input - r.input)
+                + t.output_over_200k as f64 * (a.output - r.output)
+                + t.cache_creation_over_200k as f64 * (a.cache_write_5m - r.cache_write_5m)
+                + t.cache_read_over_200k as f64 * (a.cache_read - r.cache_read);
+        }
+        usd / 1e6
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_table_parses_and_resolves_aliases_and_dates() {
+        let t = PriceTable::shipped();
+        assert!(!t.all().is_empty());
+        for p in t.all() {
+            assert!(p.source.starts_with("https://"), "{} has a source", p.id);
+            assert_eq!(p.as_of.len(), 10, "{} has a date", p.id);
+        }
+        let id = |m: &str| t.resolve(m).map(|p| p.id.as_str());
+        assert_eq!(id("claude-sonnet-4-5-20250929"), Some("claude-sonnet-4-5"));
+        assert_eq!(id("claude-sonnet-4-5-20991231"), Some("claude-sonnet-4-5"));
+        assert_eq!(id("anthropic/claude-opus-4.5"), Some("claude-opus-4-5"));
+        assert_eq!(
+            id("us.anthropic.claude-haiku-4-5-20251001-v1:0"),
+            Some("claude-haiku-4-5")
+        );
+        assert_eq!(id("claude-sonnet-4-5@20250929"), Some("claude-sonnet-4-5"));
+        assert_eq!(id("claude-sonnet-4"), Some("claude-sonnet-4"));
+        assert_eq!(id("claude-opus-5"), None);
+        assert_eq!(id("gpt-5-codex"), None);
+    }
+
+    #[test]
+    fn cost_uses_1h_cache_rates_and_long_context_tiers() {
+        let t = PriceTable::shipped();
+        let sonnet = t.resolve("claude-sonnet-4-5").unwrap();
+        let tokens = Tokens {
+            input: 1_000_000,
+            output: 1_000_000,
+            cache_creation: 1_000_000,
+            cache_creation_1h: 400_000,
+            cache_read: 1_000_000,
+            ..Tokens::default()
+        };
+        // 3 + 15 + 0.6 * 3.75 + 0.4 * 6 + 0.3
+        assert!((sonnet.cost(&tokens) - 22.95).abs() < 1e-9);
+        let long = Tokens {
+            input: 300_000,
+            input_over_200k: 100_000,
+            ..Tokens::default()
+        };
+        // 200k at $3 + 100k at $6
+        assert!((sonnet.cost(&long) - 1.2).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,501 @@
+//! Read-only SQL for people and agents: `trail sql`.
+//!
+//! Three independent walls, none of them string filtering:
+//! 1. a separate connection opened `SQLITE_OPEN_READ_ONLY` (the file cannot be written through
+//!    it, whatever the statement);
+//! 2. SQLite's authorizer, which allows only READ, SELECT, FUNCTION, RECURSIVE and the
+//!    `data_version` pragma FTS5 needs, and denies everything else, functions that load code
+//!    included (fail closed: an action it does not know is denied);
+//! 3. one statement per call: text after the first statement is refused, not run.
+//!
+//! A row cap (the result says `truncated`) and a time cap (a progress handler interrupts the
+//! statement once the deadline passes) bound what a query can cost.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use serde::Serialize;
+
+use crate::BUSY_TIMEOUT;
+
+/// Default row cap.
+pub const DEFAULT_MAX_ROWS: usize = 1000;
+/// Default time cap.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// SQLite virtual machine steps between two looks at the clock.
+const PROGRESS_STEPS: i32 = 10_000;
+
+/// Why a query did not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SqlError {
+    /// The statement wants to do something other than read.
+    #[error("not allowed: trail sql only reads ({0})")]
+    Denied(String),
+    /// The statement does not parse, or names something that does not exist.
+    #[error("{0}")]
+    Invalid(String),
+    /// The query ran past the time cap and was stopped.
+    #[error("the query was stopped after {0:?} (the time cap; raise it with --timeout)")]
+    Timeout(Duration),
+    /// The store could not be opened or read.
+    #[error("store error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+/// A cell of a result row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Cell {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(String),
+    /// A blob, shown as its size (results are for reading, not for copying bytes).
+    Blob {
+        blob_bytes: usize,
+    },
+}
+
+/// What a query returned.
+#[derive(Debug, Clone, Serialize)]
+pub struct SqlResult {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+    /// True when the query had more rows than the cap.
+    pub truncated: bool,
+    pub elapsed_ms: u64,
+}
+
+/// Limits for one query.
+#[derive(Debug, Clone, Copy)]
+pub struct SqlLimits {
+    pub max_rows: usize,
+    pub timeout: Duration,
+}
+
+impl Default for SqlLimits {
+    fn default() -> Self {
+        SqlLimits {
+            max_rows: DEFAULT_MAX_ROWS,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// A read-only connection to a store that runs user SQL.
+pub struct ReadOnlySql {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl ReadOnlySql {
+    /// Opens the store at `path` read-only, with the authorizer installed.
+    pub fn open(path: &Path) -> Result<ReadOnlySql, SqlError> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.authorizer(Some(authorize));
+        Ok(ReadOnlySql {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Runs one SELECT with the caps. Anything but reading is refused by the authorizer.
+    pub fn query(&self, sql: &str, limits: SqlLimits) -> Result<SqlResult, SqlError> {
+        let started = Instant::now();
+        let deadline = started + limits.timeout;
+        let timed_out = Arc::new(AtomicBool::new(false));
+        {
+            let timed_out = Arc::clone(&timed_out);
+            self.conn.progress_handler(
+                PROGRESS_STEPS,
+                Some(move || {
+                    if Instant::now() >= deadline {
+                        timed_out.store(true, Ordering::Relaxed);
+                        true
+                    } else {
+                        false
+                    }
+                }),
+            );
+        }
+        let result = self.run(sql, limits, started);
+        self.conn.progress_handler(0, None::<fn() -> bool>);
+        match result {
+            Err(_) if timed_out.load(Ordering::Relaxed) => Err(SqlError::Timeout(limits.timeout)),
+            r => r,
+        }
+    }
+
+    fn run(&self, sql: &str, limits: SqlLimits, started: Instant) -> Result<SqlResult, SqlError> {
+        let mut stmt = prepare_one(&self.conn, sql)?;
+        if !stmt.readonly() {
+            return Err(SqlError::Denied("the statement would write".to_string()));
+        }
+        let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+        let n = columns.len();
+        let mut rows = Vec::new();
+        let mut truncated = false;
+        let mut q = stmt.query([]).map_err(classify)?;
+        while let Some(r) = q.next().map_err(classify)? {
+            if rows.len() == limits.max_rows {
+                truncated = true;
+                break;
+            }
+            let mut row = Vec::with_capacity(n);
+            for i in 0..n {
+                row.push(match r.get_ref(i)? {
+                    ValueRef::Null => Cell::Null,
+                    ValueRef::Integer(v) => Cell::Integer(v),
+                    ValueRef::Real(v) => Cell::Real(v),
+                    ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+                    ValueRef::Blob(b) => Cell::Blob {
+                        blob_bytes: b.len(),
+                    },
+                });
+            }
+            rows.push(row);
+        }
+        Ok(SqlResult {
+            columns,
+            rows,
+            truncated,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })
+    }
+}
+
+/// Prepares the first statement of `sql`, and refuses the text when another statement
+/// follows (preparing it runs nothing; the authorizer sees it too).
+fn prepare_one<'c>(conn: &'c Connection, sql: &str) -> Result<rusqlite::Statement<'c>, SqlError> {
+    let one = || {
+        SqlError::Denied("one statement at a time; remove what follows the first `;`".to_string())
+    };
+    let mut batch = rusqlite::Batch::new(conn, sql);
+    let first = batch
+        .next()
+        .map_err(classify)?
+        .ok_or_else(|| SqlError::Invalid("no SQL statement given".to_string()))?;
+    match batch.next() {
+        Ok(None) => Ok(first),
+        Ok(Some(_)) | Err(_) => Err(one()),
+    }
+}
+
+/// Sorts SQLite's errors into denied (the authorizer said no) and invalid (the SQL is wrong).
+fn classify(e: rusqlite::Error) -> SqlError {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, msg) => {
+            let text = msg.clone().unwrap_or_else(|| f.to_string());
+            match f.code {
+                rusqlite::ErrorCode::AuthorizationForStatementDenied
+                | rusqlite::ErrorCode::PermissionDenied => SqlError::Denied(text),
+                rusqlite::ErrorCode::ReadOnly => SqlError::Denied(text),
+                rusqlite::ErrorCode::OperationInterrupted => SqlError::Sqlite(e),
+                _ if text.contains("not authorized") || text.contains("prohibited") => {
+                    SqlError::Denied(text)
+                }
+                _ => SqlError::Invalid(text),
+            }
+        }
+        rusqlite::Error::SqlInputError { msg, .. } => {
+            if msg.contains("not authorized") {
+                SqlError::Denied(msg.clone())
+            } else {
+                SqlError::Invalid(msg.clone())
+            }
+        }
+        _ => SqlError::Sqlite(e),
+    }
+}
+
+/// The authorizer: reads only. Fails closed on anything it does not name.
+fn authorize(ctx: AuthContext<'_>) -> Authorization {
+    match ctx.action {
+        AuthAction::Read { .. } | AuthAction::Select | AuthAction::Recursive => {
+            Authorization::Allow
+        }
+        AuthAction::Function { function_name } => {
+            if function_allowed(function_name) {
+                Authorization::Allow
+            } else {
+                Authorization::Deny
+            }
+        }
+        // FTS5 reads `PRAGMA data_version` to know whether its cache is stale.
+        AuthAction::Pragma {
+            pragma_name,
+            pragma_value: None,
+        } if pragma_name.eq_ignore_ascii_case("data_version") => Authorization::Allow,
+        _ => Authorization::Deny,
+    }
+}
+
+/// Returns whether a SQL function may be called: every function except those that reach
+/// outside the query (loading code, changing limits, sleeping, touching files).
+fn function_allowed(name: &str) -> bool {
+    const DENIED: [&str; 6] = [
+        "load_extension",
+        "readfile",
+        "writefile",
+        "edit",
+        "fts3_tokenizer",
+        "sqlite_sleep",
+    ];
+    !DENIED.iter().any(|d| d.eq_ignore_ascii_case(name))
+}
+
+/// One table or view and its columns, described for `trail sql --schema`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableDoc {
+    pub name: String,
+    /// `table`, `view` or `fts5`.
+    pub kind: String,
+    pub description: String,
+    pub columns: Vec<ColumnDoc>,
+}
+
+/// A column with its declared type and meaning.
+#[derive(Debug, Clone, Serialize)]
+pub struct ColumnDoc {
+    pub name: String,
+    pub decl_type: String,
+    pub description: String,
+}
+
+impl ReadOnlySql {
+    /// Describes every table and view of the store (shadow tables of FTS5 left out), with a
+    /// one-line description of each column.
+    pub fn schema(&self) -> Result<Vec<TableDoc>, SqlError> {
+        // Fixed queries of trail's own, on a plain read-only connection (the authorizer of
+        // the user's connection would refuse the table_info pragma).
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let mut stmt = conn.prepare(
+            "SELECT name, type, sql FROM sqlite_schema
+             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+             ORDER BY CASE WHEN name IN ('schema_version', 'sessions', 'turns', 'checkpoints',
+                 'session_files', 'session_refs', 'search_index') THEN 0 ELSE 1 END, rowid",
+        )?;
+        let tables: Vec<(String, String, Option<String>)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let shadow: Vec<String> = tables
+            .iter()
+            .filter(|(_, _, sql)| sql.as_deref().is_some_and(is_fts5))
+            .map(|(n, _, _)| format!("{n}_"))
+            .collect();
+        let mut out = Vec::new();
+        for (name, kind, sql) in tables {
+            if shadow.iter().any(|p| name.starts_with(p.as_str())) {
+                continue;
+            }
+            let kind = if sql.as_deref().is_some_and(is_fts5) {
+                "fts5".to_string()
+            } else {
+                kind
+            };
+            let mut cols = conn.prepare("SELECT name, type FROM pragma_table_info(?1)")?;
+            let columns = cols
+                .query_map([&name], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+                .into_iter()
+                .map(|(c, t)| ColumnDoc {
+                    description: column_doc(&name, &c).to_string(),
+                    name: c,
+                    decl_type: t,
+                })
+                .collect();
+            out.push(TableDoc {
+                description: table_doc(&name).to_string(),
+                name,
+                kind,
+                columns,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn is_fts5(sql: &str) -> bool {
+    sql.to_ascii_lowercase().contains("using fts5")
+}
+
+/// Returns what a table or view holds.
+fn table_doc(table: &str) -> &'static str {
+    match table {
+        "schema_version" => "Chronicle: the Chronicle schema version this store follows (one row, 2).",
+        "sessions" => "Chronicle: one row per conversation, from every agent; trail's columns follow Chronicle's.",
+        "turns" => "Chronicle: one row per prompt and the answer to it (turn_index from 0).",
+        "checkpoints" => "Chronicle: compaction summaries and summaries, numbered per session from 1.",
+        "session_files" => "Chronicle: files a session's tools read or edited (first occurrence).",
+        "session_refs" => "Chronicle: pull requests, issues and commits a session mentions.",
+        "search_index" => "Chronicle: FTS5 over turns (prompt + answer) and checkpoint sections; `WHERE search_index MATCH ?`.",
+        "messages" => "Every normalized message in order, including abandoned branches and sidechains.",
+        "tool_calls" => "One row per tool call, joined to its result.",
+        "usage" => "Token usage: one row per deduplicated API request.",
+        "source_files" => "Each agent file read: fingerprint, bytes parsed, resume state.",
+        "parse_issues" => "Problems met while parsing (file, line, reason); the rest was indexed.",
+        "title_hints" => "Titles naming a conversation by one of its message ids (Claude summaries).",
+        "message_search_source" => "View: what message_index holds for each indexed message (long tool text capped).",
+        "message_index" => "FTS5 over messages (prompts, answers, tool inputs, outputs, errors); rowid = messages.id; `WHERE message_index MATCH ?`.",
+        _ => "",
+    }
+}
+
+/// Returns what a column means, for `trail sql --schema`.
+fn column_doc(table: &str, column: &str) -> &'static str {
+    match (table, column) {
+        ("schema_version", "version") => "Chronicle schema version (2).",
+        ("sessions", "id") => "Session id: the agent's own UUID, else `<source>:<native id>`.",
+        ("sessions", "cwd") => "Working folder the session ran in.",
+        ("sessions", "repository") => "`owner/name` of the git remote, when known.",
+        ("sessions", "host_type") => "Chronicle's host type; trail writes the source here too.",
+        ("sessions", "branch") => "Git branch at the time, when recorded.",
+        ("sessions", "summary") => "Title: the agent's title or the first prompt.",
+        ("sessions", "created_at") => "First timestamp seen (ISO-8601 UTC text).",
+        ("sessions", "updated_at") => "Last timestamp seen (ISO-8601 UTC text).",
+        ("sessions", "source") => "Agent: claude-code, copilot-vscode, vscode-export, copilot-cli, codex, gemini-cli, opencode, cursor.",
+        ("sessions", "native_id") => "The agent's own id for the session.",
+        ("sessions", "agent_version") => "Version of the agent that wrote it.",
+        ("sessions", "title_rank") => "How good the title is (0 none, 1 from the file, 2 from a summary elsewhere).",
+        ("sessions", "parent_session_id") => "For a subagent: the session that started it.",
+        ("sessions", "parent_tool_call_id") => "For a subagent: the tool call that started it.",
+        ("sessions", "parent_agent_ref") => "For a subagent: the agent's reference used to link it.",
+        ("sessions", "source_path") => "The agent file the session was read from.",
+        ("sessions", "source_missing") => "1 when that file is gone (trail's copy remains).",
+        ("sessions", "models") => "JSON array of the models used.",
+        ("sessions", "turn_count") => "Number of turns.",
+        ("sessions", "message_count") => "Number of messages.",
+        ("sessions", "input_tokens") => "Input tokens over all requests.",
+        ("sessions", "output_tokens") => "Output tokens over all requests.",
+        ("sessions", "cache_creation_tokens") => "Cache-write tokens over all requests.",
+        ("sessions", "cache_read_tokens") => "Cache-read tokens over all requests.",
+        ("sessions", "indexed_at") => "When trail last wrote the session.",
+        ("turns", "id") => "Row id; also the turn's rowid in search_index.",
+        ("turns", "session_id") => "The session (sessions.id).",
+        ("turns", "turn_index") => "Turn number within the session, from 0.",
+        ("turns", "user_message") => "The prompt.",
+        ("turns", "assistant_response") => "The answer text of the turn (tool calls not included).",
+        ("turns", "timestamp") => "When the turn started.",
+        ("checkpoints", "id") => "Row id.",
+        ("checkpoints", "session_id") => "The session (sessions.id).",
+        ("checkpoints", "checkpoint_number") => "Number within the session, from 1.",
+        ("checkpoints", "title") => "Title.",
+        ("checkpoints", "overview") => "Overview section.",
+        ("checkpoints", "history") => "History section (a summary's full text).",
+        ("checkpoints", "work_done") => "Work done section.",
+        ("checkpoints", "technical_details") => "Technical details section.",
+        ("checkpoints", "important_files") => "Important files section.",
+        ("checkpoints", "next_steps") => "Next steps section.",
+        ("checkpoints", "created_at") => "When it was written.",
+        ("session_files", "id") => "Row id.",
+        ("session_files", "session_id") => "The session (sessions.id).",
+        ("session_files", "file_path") => "Path a tool read or edited.",
+        ("session_files", "tool_name") => "The first tool that touched it.",
+        ("session_files", "turn_index") => "Turn of that first touch.",
+        ("session_files", "first_seen_at") => "When it was first touched.",
+        ("session_refs", "id") => "Row id.",
+        ("session_refs", "session_id") => "The session (sessions.id).",
+        ("session_refs", "ref_type") => "`pr`, `issue` or `commit`.",
+        ("session_refs", "ref_value") => "The reference (URL, number or hash).",
+        ("session_refs", "turn_index") => "Turn where it first appeared.",
+        ("session_refs", "created_at") => "When it first appeared.",
+        ("search_index", "content") => "Indexed text: prompt and answer joined by a newline, or a checkpoint section.",
+        ("search_index", "session_id") => "The session (sessions.id).",
+        ("search_index", "source_type") => "`turn` or `checkpoint_overview`, `checkpoint_history`, ...",
+        ("search_index", "source_id") => "`<session>:turn:<n>` or `<session>:ckpt:<n>:<section>`.",
+        ("messages", "id") => "Row id; also the message's rowid in message_index.",
+        ("messages", "session_id") => "The session (sessions.id).",
+        ("messages", "seq") => "Order within the session, from 0.",
+        ("messages", "native_id") => "The agent's id for the record.",
+        ("messages", "parent_native_id") => "The agent's id of the record it follows.",
+        ("messages", "role") => "user, assistant, tool or system.",
+        ("messages", "kind") => "prompt, text, thinking, tool_call, tool_result, summary, compaction, error, meta, unknown.",
+        ("messages", "tool_name") => "Tool of a tool_call or tool_result.",
+        ("messages", "tool_call_id") => "Joins a tool_call to its tool_result.",
+        ("messages", "is_error") => "1 when a tool result is an error.",
+        ("messages", "model") => "Model that wrote an assistant message.",
+        ("messages", "timestamp") => "When it was written (ISO-8601 UTC text).",
+        ("messages", "is_sidechain") => "1 for sidechain (inline subagent) records.",
+        ("messages", "on_main_chain") => "0 for abandoned branches (rewinds, retries).",
+        ("messages", "turn_index") => "Turn it belongs to (turns.turn_index); null before the first prompt.",
+        ("messages", "agent_ref") => "Reference to a subagent started here.",
+        ("messages", "text") => "Text (prompt, answer, thinking, error, or a tool call's intent).",
+        ("messages", "tool_input") => "A tool call's input (JSON text).",
+        ("messages", "tool_output") => "A tool result's full output.",
+        ("messages", "extra") => "Raw JSON of records trail does not model.",
+        ("tool_calls", "id") => "Row id.",
+        ("tool_calls", "session_id") => "The session (sessions.id).",
+        ("tool_calls", "tool_call_id") => "The agent's id of the call.",
+        ("tool_calls", "tool_name") => "Tool name (Bash, Read, Edit...).",
+        ("tool_calls", "call_seq") => "messages.seq of the call.",
+        ("tool_calls", "result_seq") => "messages.seq of its result; null when none came.",
+        ("tool_calls", "is_error") => "1 when the result is an error.",
+        ("tool_calls", "turn_index") => "Turn of the call.",
+        ("tool_calls", "timestamp") => "When it was called.",
+        ("usage", "id") => "Row id.",
+        ("usage", "session_id") => "The session (sessions.id).",
+        ("usage", "request_key") => "The request's key, unique within the session.",
+        ("usage", "message_id") => "The API message id, when known.",
+        ("usage", "message_seq") => "messages.seq of the message it belongs to.",
+        ("usage", "model") => "Model of the request.",
+        ("usage", "timestamp") => "When it was made.",
+        ("usage", "input_tokens") => "Input tokens.",
+        ("usage", "output_tokens") => "Output tokens.",
+        ("usage", "cache_creation_tokens") => "Cache-write tokens.",
+        ("usage", "cache_creation_1h_tokens") => "Of those, written to the 1-hour cache.",
+        ("usage", "cache_read_tokens") => "Cache-read tokens.",
+        ("usage", "reasoning_tokens") => "Reasoning tokens, when reported apart.",
+        ("usage", "cost_usd") => "Cost the agent recorded, when it did.",
+        ("usage", "is_sidechain") => "1 for sidechain requests.",
+        ("usage", "tokens_known") => "0 when the agent recorded zeros it never measured.",
+        ("usage", "has_speed") => "1 when the request recorded a speed mode.",
+        ("source_files", "path") => "The agent file.",
+        ("source_files", "source") => "Its format.",
+        ("source_files", "size") => "Size when last read.",
+        ("source_files", "mtime_ns") => "Modification time when last read (ns).",
+        ("source_files", "inode") => "Inode when last read.",
+        ("source_files", "bytes_parsed") => "Bytes read so far (an appendable log resumes here).",
+        ("source_files", "lines") => "Lines read so far.",
+        ("source_files", "head_hash") => "Hash of the first 64 KiB read.",
+        ("source_files", "tail_hash") => "Hash of the last 64 KiB read.",
+        ("source_files", "state") => "The parser's resume state (blob).",
+        ("source_files", "sessions") => "JSON array of the session ids it holds.",
+        ("source_files", "issue_count") => "Parse problems found in it.",
+        ("source_files", "notes") => "Notes from the parser.",
+        ("source_files", "missing") => "1 when the file is gone.",
+        ("source_files", "last_error") => "Why the last read failed, if it did.",
+        ("source_files", "indexed_at") => "When it was last read.",
+        ("parse_issues", "id") => "Row id.",
+        ("parse_issues", "path") => "The file.",
+        ("parse_issues", "source") => "Its format.",
+        ("parse_issues", "line") => "Line number, from 1.",
+        ("parse_issues", "byte_offset") => "Byte offset of the line.",
+        ("parse_issues", "excerpt") => "The first 200 characters of the line.",
+        ("parse_issues", "reason") => "What was wrong.",
+        ("parse_issues", "found_at") => "When it was found.",
+        ("title_hints", "leaf_native_id") => "The message id the title names.",
+        ("title_hints", "title") => "The title.",
+        ("title_hints", "path") => "File the hint came from.",
+        ("message_search_source" | "message_index", "id") => "messages.id.",
+        ("message_search_source" | "message_index", "text") => "The message's text.",
+        ("message_search_source" | "message_index", "tool_input") => "A tool call's input, first 1,000 characters.",
+        ("message_search_source" | "message_index", "tool_output") => "A tool output, first 600 and last 200 characters.",
+        _ => "",
+    }
+}
