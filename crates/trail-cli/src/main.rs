@@ -47,6 +47,8 @@ enum Command {
     Show(commands::show::Args),
     /// Show where trail looked, what it found and what it could not read
     Doctor(commands::doctor::Args),
+    /// Store named files: VS Code "Export Chat" files or any session file trail reads
+    Import(commands::import::Args),
 }
 
 /// What every command receives.
@@ -89,6 +91,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::List(a) => commands::list::run(ctx, a),
         Command::Show(a) => commands::show::run(ctx, a),
         Command::Doctor(a) => commands::doctor::run(ctx, a),
+        Command::Import(a) => commands::import::run(ctx, a),
     }
 }
 

@@ -153,9 +153,11 @@ pub fn index(
     candidates.sort_by(|a, b| a.1.cmp(&b.1));
     candidates.dedup_by(|a, b| a.1 == b.1);
     summary.files_seen = candidates.len() as u64;
+    let discovered = started.elapsed();
 
     // Plan.
     let stored = store.stored_files()?;
+    let loaded = started.elapsed();
     let mut plan: Vec<Planned> = Vec::new();
     let mut total_bytes = 0u64;
     for (kind, path) in &candidates {
@@ -205,6 +207,13 @@ pub fn index(
             summary.files_missing = store.mark_missing(&gone)? as u64;
         }
     }
+    let planned = started.elapsed();
+    tracing::info!(
+        discover_ms = discovered.as_millis() as u64,
+        load_ms = (loaded - discovered).as_millis() as u64,
+        plan_ms = (planned - loaded).as_millis() as u64,
+        "index planned"
+    );
     // Biggest first: better balance across workers.
     plan.sort_by_key(|p| std::cmp::Reverse(p.fingerprint.size));
     progress.start(plan.len() as u64, total_bytes);
@@ -444,14 +453,25 @@ pub fn path_key(path: &Path) -> String {
         .to_string()
 }
 
+/// Returns size, mtime and inode. For a SQLite database in WAL mode, commits land in the
+/// `-wal` file first and the main file can stay untouched for a long time, so the `-wal` file's
+/// size and mtime are folded in: a change to either makes the database count as changed.
 fn fingerprint(path: &Path) -> Option<Fingerprint> {
     let md = std::fs::metadata(path).ok()?;
-    let mtime_ns = md
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
+    let mtime = |md: &std::fs::Metadata| {
+        md.modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0)
+    };
+    let mut mtime_ns = mtime(&md);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if let Ok(w) = std::fs::metadata(&wal) {
+        // Mix rather than add, so a WAL that shrinks while the database grows still changes it.
+        mtime_ns ^= mtime(&w).rotate_left(17) ^ (w.len() as i64).rotate_left(41);
+    }
     #[cfg(unix)]
     let inode = std::os::unix::fs::MetadataExt::ino(&md);
     #[cfg(not(unix))]

@@ -1,6 +1,7 @@
 //! One module per subcommand: each exports `Args` (clap) and `run`.
 
 pub mod doctor;
+pub mod import;
 pub mod index;
 pub mod list;
 pub mod show;
