@@ -8,7 +8,10 @@ use rusqlite::Connection;
 use crate::{Result, StoreError};
 
 /// Every migration, in order. Append only.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0004_file_state.sql"),
+];
 
 /// The schema version this build writes.
 pub const CURRENT: i64 = MIGRATIONS.len() as i64;

@@ -101,7 +101,9 @@ impl Store {
         // files that resume.
         let mut stmt = self.conn.prepare(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing, state IS NOT NULL FROM source_files",
+                    NULL, sessions, missing,
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path)
+             FROM source_files",
         )?;
         let rows = stmt.query_map([], stored_file_from_row)?;
         let mut out = HashMap::new();
@@ -117,7 +119,7 @@ impl Store {
         Ok(self
             .conn
             .query_row(
-                "SELECT state FROM source_files WHERE path = ?1",
+                "SELECT state FROM source_file_state WHERE path = ?1",
                 [path],
                 |r| r.get(0),
             )
@@ -221,7 +223,9 @@ fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
     let stored: Option<StoredFile> = tx
         .query_row(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing, state IS NOT NULL FROM source_files WHERE path = ?1",
+                    NULL, sessions, missing,
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path)
+             FROM source_files WHERE path = ?1",
             [&record.path],
             stored_file_from_row,
         )
@@ -339,7 +343,7 @@ fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
             record.lines as i64,
             record.head_hash,
             record.tail_hash,
-            record.state,
+            None::<Vec<u8>>,
             serde_json::to_string(&session_ids).unwrap_or_else(|_| "[]".into()),
             issue_count,
             if record.notes.is_empty() {
@@ -350,6 +354,17 @@ fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
             now,
         ],
     )?;
+    match &record.state {
+        Some(state) => tx
+            .prepare_cached(
+                "INSERT INTO source_file_state (path, state) VALUES (?1, ?2)
+                 ON CONFLICT(path) DO UPDATE SET state = excluded.state",
+            )?
+            .execute(params![record.path, state])?,
+        None => tx
+            .prepare_cached("DELETE FROM source_file_state WHERE path = ?1")?
+            .execute([&record.path])?,
+    };
     stats.files_written = 1;
     Ok(stats)
 }
