@@ -562,3 +562,34 @@ fn a_change_only_in_the_wal_is_noticed() {
     assert_eq!(second.files_parsed, 1, "{second:?}");
     drop(c);
 }
+
+/// Large logs are parsed and written in pieces; the result equals a parse in one piece.
+#[test]
+fn pieces_of_a_large_log_add_up_to_the_whole() {
+    let dirs: Vec<PathBuf> = std::iter::once(sample_projects())
+        .chain(shared_claude())
+        .collect();
+    for dir in dirs {
+        let work = tempfile::tempdir().unwrap();
+        let mut whole = Store::open(&work.path().join("whole.db")).unwrap();
+        index(&mut whole, &options(&dir), &NoProgress).unwrap();
+        let mut pieces = Store::open(&work.path().join("pieces.db")).unwrap();
+        let opts = IndexOptions {
+            chunk_bytes: Some(3000),
+            ..options(&dir)
+        };
+        let s = index(&mut pieces, &opts, &NoProgress).unwrap();
+        assert_eq!(
+            s.files_parsed, s.files_seen,
+            "pieces are not counted as files"
+        );
+        let (a, b) = (content_digest(&whole), content_digest(&pieces));
+        let only_a: Vec<&String> = a.iter().filter(|x| !b.contains(x)).collect();
+        let only_b: Vec<&String> = b.iter().filter(|x| !a.contains(x)).collect();
+        assert!(
+            only_a.is_empty() && only_b.is_empty(),
+            "{}: whole only: {only_a:#?}\npieces only: {only_b:#?}",
+            dir.display()
+        );
+    }
+}

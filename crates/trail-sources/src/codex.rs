@@ -116,14 +116,16 @@ impl Source for Codex {
             st: state,
             out: Delta::default(),
         };
-        let outcome = jsonl::read_lines(path, start, start_line, |pos, line| {
-            let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-            if !v.is_object() {
-                return Err("a rollout line must be a JSON object".into());
-            }
-            p.record(pos.number, v);
-            Ok(())
-        })?;
+        let outcome =
+            jsonl::read_lines_limited(path, start, start_line, request.max_bytes, |pos, line| {
+                let v: Value =
+                    serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+                if !v.is_object() {
+                    return Err("a rollout line must be a JSON object".into());
+                }
+                p.record(pos.number, v);
+                Ok(())
+            })?;
         tracing::debug!(
             path = %path.display(),
             messages = p.out.messages.len(),
@@ -138,6 +140,7 @@ impl Source for Codex {
         };
         let state = serde_json::to_vec(&p.st).ok();
         Ok(FileParse {
+            more: outcome.more,
             sessions,
             issues: outcome.issues,
             bytes_parsed: outcome.bytes_parsed,

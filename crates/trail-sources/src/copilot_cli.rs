@@ -408,7 +408,7 @@ fn parse_file(
         session_dir,
     };
     p.st.version = STATE_VERSION;
-    let outcome = jsonl::read_lines(path, offset, line, |pos, text| {
+    let outcome = jsonl::read_lines_limited(path, offset, line, request.max_bytes, |pos, text| {
         let v: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
         if !v.is_object() {
             return Err("not a JSON object".to_string());
@@ -424,6 +424,7 @@ fn parse_file(
         "parsed copilot-cli events"
     );
     Ok(FileParse {
+        more: outcome.more,
         sessions,
         issues: outcome.issues,
         bytes_parsed: outcome.bytes_parsed,

@@ -619,7 +619,19 @@ fn insert_messages(tx: &Transaction<'_>, id: &str, messages: &[Message]) -> Resu
         "UPDATE tool_calls SET result_seq = ?3, is_error = ?4
          WHERE session_id = ?1 AND tool_call_id = ?2 AND result_seq IS NULL",
     )?;
+    let mut call_name = tx.prepare_cached(
+        "SELECT tool_name FROM tool_calls WHERE session_id = ?1 AND tool_call_id = ?2 LIMIT 1",
+    )?;
     for m in messages {
+        // A result whose call came in an earlier parse (an append, or an earlier piece of a
+        // large log) takes its tool name from the stored call.
+        let tool_name = match (&m.tool_name, m.kind(), &m.tool_call_id) {
+            (None, MessageKind::ToolResult, Some(call)) => call_name
+                .query_row(params![id, call], |r| r.get::<_, Option<String>>(0))
+                .optional()?
+                .flatten(),
+            _ => m.tool_name.clone(),
+        };
         stmt.execute(params![
             id,
             m.seq as i64,
@@ -627,7 +639,7 @@ fn insert_messages(tx: &Transaction<'_>, id: &str, messages: &[Message]) -> Resu
             m.parent_native_id,
             m.role.map(|r| r.as_str()),
             m.kind.map(|k| k.as_str()),
-            m.tool_name,
+            tool_name,
             m.tool_call_id,
             m.is_error,
             m.model,
