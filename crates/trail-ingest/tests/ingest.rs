@@ -593,3 +593,70 @@ fn pieces_of_a_large_log_add_up_to_the_whole() {
         );
     }
 }
+
+/// Codex: a subagent rollout names its parent thread; the parent's spawn event names the call.
+#[test]
+fn codex_subagent_is_linked_to_the_spawning_call() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join(".codex");
+    let day = home.join("sessions/2026/01/02");
+    std::fs::create_dir_all(&day).unwrap();
+    let parent = "0199a1b2-0000-7000-8000-00000000aaaa";
+    let child = "0199a1b2-0000-7000-8000-00000000bbbb";
+    let line = |v: serde_json::Value| format!("{v}\n");
+    let mut p = String::new();
+    p += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:00.000Z","type":"session_meta",
+        "payload":{"id":parent,"timestamp":"2026-01-02T10:00:00.000Z","cwd":"/w","source":"cli","cli_version":"0.146.0"}}),
+    );
+    p += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:01.000Z","type":"response_item",
+        "payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"review the parser with a helper"}]}}),
+    );
+    p += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:02.000Z","type":"response_item",
+        "payload":{"type":"function_call","name":"spawn_agent","arguments":"{\"prompt\":\"review\"}","call_id":"call_spawn"}}),
+    );
+    p += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:03.000Z","type":"event_msg",
+        "payload":{"type":"collab_agent_spawn_end","call_id":"call_spawn","sender_thread_id":parent,"new_thread_id":child,"new_agent_nickname":"reviewer"}}),
+    );
+    std::fs::write(
+        day.join(format!("rollout-2026-01-02T10-00-00-{parent}.jsonl")),
+        p,
+    )
+    .unwrap();
+    let mut c = String::new();
+    c += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:04.000Z","type":"session_meta",
+        "payload":{"id":child,"timestamp":"2026-01-02T10:00:04.000Z","cwd":"/w","cli_version":"0.146.0",
+        "source":{"subagent":{"thread_spawn":{"parent_thread_id":parent,"depth":1}}}}}),
+    );
+    c += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:05.000Z","type":"response_item",
+        "payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"review"}]}}),
+    );
+    std::fs::write(
+        day.join(format!("rollout-2026-01-02T10-00-04-{child}.jsonl")),
+        c,
+    )
+    .unwrap();
+    let mut roots = Roots::default();
+    roots.by_source.insert(SourceKind::Codex, vec![home]);
+    let opts = IndexOptions {
+        roots,
+        sources: vec![SourceKind::Codex],
+        ..IndexOptions::default()
+    };
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    index(&mut store, &opts, &NoProgress).unwrap();
+    let (p_id, call): (String, String) = store
+        .connection()
+        .query_row(
+            "SELECT parent_session_id, parent_tool_call_id FROM sessions WHERE id = ?1",
+            [child],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((p_id.as_str(), call.as_str()), (parent, "call_spawn"));
+}
