@@ -63,6 +63,8 @@ enum Command {
     Improve(commands::improve::Args),
     /// Export sessions as Markdown, HTML, JSON or VS Code chat files, secrets redacted
     Export(commands::export::Args),
+    /// Store named files: VS Code "Export Chat" files or any session file trail reads
+    Import(commands::import::Args),
 }
 
 /// What every command receives.
@@ -113,6 +115,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Tips(a) => commands::tips::run(ctx, a),
         Command::Improve(a) => commands::improve::run(ctx, a),
         Command::Export(a) => commands::export::run(ctx, a),
+        Command::Import(a) => commands::import::run(ctx, a),
     }
 }
 

@@ -388,3 +388,38 @@ fn a_100_mb_line_keeps_memory_bounded() {
     assert_eq!(turns, 2);
     assert_eq!(prompt, "[image: image/png]\n\nwhat is wrong here?");
 }
+
+#[test]
+fn importing_the_same_export_twice_adds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t.db");
+    let export = repo_root().join("examples/chat-export.json");
+    let count = |store: &Path| -> i64 {
+        let c = rusqlite::Connection::open(store).unwrap();
+        c.query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+            .unwrap()
+    };
+    let (code, out, err) = run(trail(dir.path(), &store).arg("import").arg(&export));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 new sessions"), "{out}");
+    assert_eq!(count(&store), 1);
+    let (code, out, _) = run(trail(dir.path(), &store).arg("import").arg(&export));
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("0 new sessions, 0 updated, 1 files already imported"),
+        "{out}"
+    );
+    // The same content under another name is the same session.
+    let copy = dir.path().join("renamed-chat.json");
+    std::fs::copy(&export, &copy).unwrap();
+    let (code, out, _) = run(trail(dir.path(), &store).arg("import").arg(&copy));
+    assert_eq!(code, 0);
+    assert!(out.contains("0 new sessions"), "{out}");
+    assert_eq!(count(&store), 1);
+    // Not a session file: a usage error.
+    let junk = dir.path().join("notes.txt");
+    std::fs::write(&junk, "hello").unwrap();
+    let (code, _, err) = run(trail(dir.path(), &store).arg("import").arg(&junk));
+    assert_eq!(code, 2);
+    assert!(err.contains("not in a format trail reads"), "{err}");
+}

@@ -32,6 +32,9 @@ const BATCH_FILES: usize = 512;
 const BATCH_AGE: Duration = Duration::from_millis(1500);
 /// Parsed files waiting for the writer (bounds memory).
 const CHANNEL_DEPTH: usize = 2;
+/// Appendable logs are parsed this many bytes at a time, each piece written as it comes, so a
+/// multi-gigabyte log never sits in memory whole.
+const CHUNK_BYTES: u64 = 32 << 20;
 
 /// Errors that stop an index run (per-file problems are reported in the summary instead).
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +61,8 @@ pub struct IndexOptions {
     pub sources: Vec<SourceKind>,
     /// Reparse every file from scratch.
     pub force: bool,
+    /// Piece size for appendable logs (default 32 MiB; tests use small pieces).
+    pub chunk_bytes: Option<u64>,
 }
 
 /// Progress events for a front end (the CLI draws a bar from them).
@@ -153,9 +158,11 @@ pub fn index(
     candidates.sort_by(|a, b| a.1.cmp(&b.1));
     candidates.dedup_by(|a, b| a.1 == b.1);
     summary.files_seen = candidates.len() as u64;
+    let discovered = started.elapsed();
 
     // Plan.
     let stored = store.stored_files()?;
+    let loaded = started.elapsed();
     let mut plan: Vec<Planned> = Vec::new();
     let mut total_bytes = 0u64;
     for (kind, path) in &candidates {
@@ -205,28 +212,42 @@ pub fn index(
             summary.files_missing = store.mark_missing(&gone)? as u64;
         }
     }
+    let planned = started.elapsed();
+    tracing::info!(
+        discover_ms = discovered.as_millis() as u64,
+        load_ms = (loaded - discovered).as_millis() as u64,
+        plan_ms = (planned - loaded).as_millis() as u64,
+        "index planned"
+    );
     // Biggest first: better balance across workers.
     plan.sort_by_key(|p| std::cmp::Reverse(p.fingerprint.size));
     progress.start(plan.len() as u64, total_bytes);
 
     // Parse in parallel, write on this thread.
-    let (tx, rx) = crossbeam_channel::bounded::<(FileRecord, u64)>(CHANNEL_DEPTH);
+    let (tx, rx) = crossbeam_channel::bounded::<Parsed>(CHANNEL_DEPTH);
     let sources_ref = &sources;
+    let chunk = options.chunk_bytes.unwrap_or(CHUNK_BYTES).max(1);
     let mut write_result: Result<(), IngestError> = Ok(());
     let mut repo_cache: HashMap<String, Option<String>> = HashMap::new();
     std::thread::scope(|scope| {
         scope.spawn(move || {
             plan.into_par_iter().for_each_with(tx, |tx, item| {
-                let record = parse_one(sources_ref, item);
-                // The writer stopped (error): nothing more to do.
-                let _ = tx.send(record);
+                // A failed send means the writer stopped (error): nothing more to do.
+                parse_one(sources_ref, item, chunk, &mut |parsed| {
+                    tx.send(parsed).is_ok()
+                });
             });
         });
         let mut batch: Vec<FileRecord> = Vec::new();
         let mut batch_bytes = 0usize;
         let mut batch_started = Instant::now();
         let mut stats = WriteStats::default();
-        for (mut record, bytes_read) in rx.iter() {
+        for Parsed {
+            mut record,
+            bytes_read,
+            first_piece,
+        } in rx.iter()
+        {
             if write_result.is_err() {
                 continue;
             }
@@ -237,6 +258,7 @@ pub fn index(
                     summary.files_failed += 1;
                     summary.failures.push((record.path.clone(), e.clone()));
                 }
+                _ if !first_piece => {}
                 (None, Some(_)) => summary.files_resumed += 1,
                 (None, None) => summary.files_parsed += 1,
             }
@@ -351,45 +373,99 @@ fn prefix_hashes(path: &Path, len: u64) -> Option<(i64, i64)> {
     Some((head, tail))
 }
 
-fn parse_one(sources: &[Box<dyn Source>], item: Planned) -> (FileRecord, u64) {
+/// One parsed piece of a file, on its way to the writer.
+struct Parsed {
+    record: FileRecord,
+    bytes_read: u64,
+    /// The first piece of its file (later pieces continue it and are not counted again).
+    first_piece: bool,
+}
+
+/// Parses one file, in pieces of `chunk` bytes for appendable formats, handing each piece to
+/// `emit` (which returns false when the writer is gone).
+fn parse_one(
+    sources: &[Box<dyn Source>],
+    item: Planned,
+    chunk: u64,
+    emit: &mut dyn FnMut(Parsed) -> bool,
+) {
     let path_str = path_key(&item.path);
-    let mut record = FileRecord {
-        path: path_str,
+    let new_record = || FileRecord {
+        path: path_str.clone(),
         source: Some(item.source),
         fingerprint: item.fingerprint,
         ..FileRecord::default()
     };
     let Some(src) = sources.iter().find(|s| s.kind() == item.source) else {
+        let mut record = new_record();
         record.error = Some("no parser for this format".into());
-        return (record, 0);
+        emit(Parsed {
+            record,
+            bytes_read: 0,
+            first_piece: true,
+        });
+        return;
     };
-    let resume = item.resume.as_ref().map(|(offset, line, state)| Resume {
-        offset: *offset,
-        line: *line,
-        state,
-    });
-    let parsed = src.parse(ParseRequest {
-        path: &item.path,
-        resume,
-    });
-    match parsed {
-        Ok(p) => {
-            record.resumed_from = resume.map(|r| r.offset);
-            let (head, tail) = prefix_hashes(&item.path, p.bytes_parsed).unzip();
-            record.head_hash = head;
-            record.tail_hash = tail;
-            record.sessions = p.sessions;
-            record.issues = p.issues;
-            record.bytes_parsed = p.bytes_parsed;
-            record.lines = p.lines;
-            record.state = p.state;
-            record.notes = p.notes;
-            record.title_hints = p.title_hints;
-            (record, p.bytes_read)
+    let max_bytes = src.appendable(&item.path).then_some(chunk);
+    let mut resume = item.resume;
+    let mut first_piece = true;
+    loop {
+        let mut record = new_record();
+        let request = ParseRequest {
+            path: &item.path,
+            resume: resume.as_ref().map(|(offset, line, state)| Resume {
+                offset: *offset,
+                line: *line,
+                state,
+            }),
+            max_bytes,
+        };
+        let p = match src.parse(request) {
+            Ok(p) => p,
+            Err(e) => {
+                record.error = Some(e.to_string());
+                emit(Parsed {
+                    record,
+                    bytes_read: 0,
+                    first_piece,
+                });
+                return;
+            }
+        };
+        record.resumed_from = resume.as_ref().map(|(offset, _, _)| *offset);
+        let (head, tail) = prefix_hashes(&item.path, p.bytes_parsed).unzip();
+        record.head_hash = head;
+        record.tail_hash = tail;
+        if p.more {
+            // Not the whole file yet: record only what this piece covers, so a run killed
+            // between pieces resumes here instead of taking the file as done.
+            record.fingerprint = Fingerprint {
+                size: p.bytes_parsed,
+                mtime_ns: 0,
+                inode: item.fingerprint.inode,
+            };
         }
-        Err(e) => {
-            record.error = Some(e.to_string());
-            (record, 0)
+        let next = p
+            .more
+            .then(|| (p.bytes_parsed, p.lines, p.state.clone().unwrap_or_default()));
+        record.sessions = p.sessions;
+        record.issues = p.issues;
+        record.bytes_parsed = p.bytes_parsed;
+        record.lines = p.lines;
+        record.state = p.state;
+        record.notes = p.notes;
+        record.title_hints = p.title_hints;
+        let sent = emit(Parsed {
+            record,
+            bytes_read: p.bytes_read,
+            first_piece,
+        });
+        match next {
+            Some(n) if sent => {
+                resume = Some(n);
+                first_piece = false;
+            }
+            _ => return,
         }
     }
 }
@@ -444,14 +520,25 @@ pub fn path_key(path: &Path) -> String {
         .to_string()
 }
 
+/// Returns size, mtime and inode. For a SQLite database in WAL mode, commits land in the
+/// `-wal` file first and the main file can stay untouched for a long time, so the `-wal` file's
+/// size and mtime are folded in: a change to either makes the database count as changed.
 fn fingerprint(path: &Path) -> Option<Fingerprint> {
     let md = std::fs::metadata(path).ok()?;
-    let mtime_ns = md
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
+    let mtime = |md: &std::fs::Metadata| {
+        md.modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0)
+    };
+    let mut mtime_ns = mtime(&md);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if let Ok(w) = std::fs::metadata(&wal) {
+        // Mix rather than add, so a WAL that shrinks while the database grows still changes it.
+        mtime_ns ^= mtime(&w).rotate_left(17) ^ (w.len() as i64).rotate_left(41);
+    }
     #[cfg(unix)]
     let inode = std::os::unix::fs::MetadataExt::ino(&md);
     #[cfg(not(unix))]

@@ -441,3 +441,222 @@ fn summaries_pointing_into_other_files_are_resolved() {
     assert_eq!(title("bbbb"), "Parser refactor into modules");
     assert_eq!(title("aaaa"), "continue");
 }
+
+/// Copilot CLI: gaps in the event log are filled from Copilot's own `session-store.db`, which
+/// is read without being changed.
+#[test]
+fn copilot_session_store_fills_the_summary() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join(".copilot");
+    let id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    let dir = home.join("session-state").join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("events.jsonl"),
+        format!(
+            "{{\"type\":\"session.start\",\"data\":{{\"sessionId\":\"{id}\",\"startTime\":\"2026-01-01T10:00:00.000Z\"}},\"id\":\"e1\",\"timestamp\":\"2026-01-01T10:00:00.000Z\",\"parentId\":null}}\n\
+             {{\"type\":\"user.message\",\"data\":{{\"content\":\"tidy the imports\"}},\"id\":\"e2\",\"timestamp\":\"2026-01-01T10:01:00.000Z\",\"parentId\":\"e1\"}}\n"
+        ),
+    )
+    .unwrap();
+    let db = home.join("session-store.db");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, cwd TEXT, repository TEXT, host_type TEXT,
+                 branch TEXT, summary TEXT, created_at TEXT, updated_at TEXT);",
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO sessions (id, cwd, repository, branch, summary) VALUES (?1, '/src/app', 'acme/app', 'main', 'Import clean-up')",
+            [id],
+        )
+        .unwrap();
+    }
+    let before = std::fs::read(&db).unwrap();
+    let mut roots = Roots::default();
+    roots
+        .by_source
+        .insert(SourceKind::CopilotCli, vec![home.clone()]);
+    let opts = IndexOptions {
+        roots,
+        sources: vec![SourceKind::CopilotCli],
+        ..IndexOptions::default()
+    };
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    index(&mut store, &opts, &NoProgress).unwrap();
+    let (summary, repo, branch): (String, String, String) = store
+        .connection()
+        .query_row(
+            "SELECT summary, repository, branch FROM sessions WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (summary.as_str(), repo.as_str(), branch.as_str()),
+        ("Import clean-up", "acme/app", "main")
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "Copilot's store is never written"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&home)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !leftovers
+            .iter()
+            .any(|n| n.ends_with("-shm") || n.ends_with("-wal")),
+        "{leftovers:?}"
+    );
+}
+
+/// A SQLite source in WAL mode changes in its `-wal` file first: that counts as a change.
+#[test]
+fn a_change_only_in_the_wal_is_noticed() {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("opencode");
+    std::fs::create_dir_all(&root).unwrap();
+    let db = root.join("opencode.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+         CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT, directory TEXT, time_created INTEGER, time_updated INTEGER, data TEXT);
+         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+         CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT);
+         INSERT INTO session (id, title, directory, time_created, time_updated, data)
+             VALUES ('ses_1', 'first', '/p', 1767261600000, 1767261600000, '{}');",
+    )
+    .unwrap();
+    c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    let mut roots = Roots::default();
+    roots
+        .by_source
+        .insert(SourceKind::Opencode, vec![root.clone()]);
+    let opts = IndexOptions {
+        roots,
+        sources: vec![SourceKind::Opencode],
+        ..IndexOptions::default()
+    };
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    let first = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!(first.files_parsed, 1);
+    let db_before = std::fs::metadata(&db).unwrap();
+    // The writer commits a new row; with checkpoints off it stays in the -wal file.
+    c.execute(
+        "INSERT INTO session (id, title, directory, time_created, time_updated, data)
+         VALUES ('ses_2', 'second', '/p', 1767261700000, 1767261700000, '{}')",
+        [],
+    )
+    .unwrap();
+    let db_after = std::fs::metadata(&db).unwrap();
+    assert_eq!(
+        db_before.len(),
+        db_after.len(),
+        "the main file did not change"
+    );
+    let second = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!(second.files_parsed, 1, "{second:?}");
+    drop(c);
+}
+
+/// Large logs are parsed and written in pieces; the result equals a parse in one piece.
+#[test]
+fn pieces_of_a_large_log_add_up_to_the_whole() {
+    let dirs: Vec<PathBuf> = std::iter::once(sample_projects())
+        .chain(shared_claude())
+        .collect();
+    for dir in dirs {
+        let work = tempfile::tempdir().unwrap();
+        let mut whole = Store::open(&work.path().join("whole.db")).unwrap();
+        index(&mut whole, &options(&dir), &NoProgress).unwrap();
+        let mut pieces = Store::open(&work.path().join("pieces.db")).unwrap();
+        let opts = IndexOptions {
+            chunk_bytes: Some(3000),
+            ..options(&dir)
+        };
+        let s = index(&mut pieces, &opts, &NoProgress).unwrap();
+        assert_eq!(
+            s.files_parsed, s.files_seen,
+            "pieces are not counted as files"
+        );
+        let (a, b) = (content_digest(&whole), content_digest(&pieces));
+        let only_a: Vec<&String> = a.iter().filter(|x| !b.contains(x)).collect();
+        let only_b: Vec<&String> = b.iter().filter(|x| !a.contains(x)).collect();
+        assert!(
+            only_a.is_empty() && only_b.is_empty(),
+            "{}: whole only: {only_a:#?}\npieces only: {only_b:#?}",
+            dir.display()
+        );
+    }
+}
+
+/// Codex: a subagent rollout names its parent thread; the parent's spawn event names the call.
+#[test]
+fn codex_subagent_is_linked_to_the_spawning_call() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join(".codex");
+    let day = home.join("sessions/2026/01/02");
+    std::fs::create_dir_all(&day).unwrap();
+    let parent = "0199a1b2-0000-7000-8000-00000000aaaa";
+    let child = "0199a1b2-0000-7000-8000-00000000bbbb";
+    let line = |v: serde_json::Value| format!("{v}\n");
+    let mut p = String::new();
+    p += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:00.000Z","type":"session_meta",
+        "payload":{"id":parent,"timestamp":"2026-01-02T10:00:00.000Z","cwd":"/w","source":"cli","cli_version":"0.146.0"}}),
+    );
+    p += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:01.000Z","type":"response_item",
+        "payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"review the parser with a helper"}]}}),
+    );
+    p += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:02.000Z","type":"response_item",
+        "payload":{"type":"function_call","name":"spawn_agent","arguments":"{\"prompt\":\"review\"}","call_id":"call_spawn"}}),
+    );
+    p += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:03.000Z","type":"event_msg",
+        "payload":{"type":"collab_agent_spawn_end","call_id":"call_spawn","sender_thread_id":parent,"new_thread_id":child,"new_agent_nickname":"reviewer"}}),
+    );
+    std::fs::write(
+        day.join(format!("rollout-2026-01-02T10-00-00-{parent}.jsonl")),
+        p,
+    )
+    .unwrap();
+    let mut c = String::new();
+    c += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:04.000Z","type":"session_meta",
+        "payload":{"id":child,"timestamp":"2026-01-02T10:00:04.000Z","cwd":"/w","cli_version":"0.146.0",
+        "source":{"subagent":{"thread_spawn":{"parent_thread_id":parent,"depth":1}}}}}),
+    );
+    c += &line(
+        serde_json::json!({"timestamp":"2026-01-02T10:00:05.000Z","type":"response_item",
+        "payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"review"}]}}),
+    );
+    std::fs::write(
+        day.join(format!("rollout-2026-01-02T10-00-04-{child}.jsonl")),
+        c,
+    )
+    .unwrap();
+    let mut roots = Roots::default();
+    roots.by_source.insert(SourceKind::Codex, vec![home]);
+    let opts = IndexOptions {
+        roots,
+        sources: vec![SourceKind::Codex],
+        ..IndexOptions::default()
+    };
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    index(&mut store, &opts, &NoProgress).unwrap();
+    let (p_id, call): (String, String) = store
+        .connection()
+        .query_row(
+            "SELECT parent_session_id, parent_tool_call_id FROM sessions WHERE id = ?1",
+            [child],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((p_id.as_str(), call.as_str()), (parent, "call_spawn"));
+}

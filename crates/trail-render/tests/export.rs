@@ -382,6 +382,7 @@ fn planted_store() -> (tempfile::TempDir, Store) {
         for f in files {
             let parsed = source
                 .parse(ParseRequest {
+                    max_bytes: None,
                     path: &f,
                     resume: None,
                 })
@@ -729,6 +730,7 @@ fn round_trip(store: &Store, dir: &Path) -> usize {
         );
         let parsed = exporter
             .parse(ParseRequest {
+                max_bytes: None,
                 path: &path,
                 resume: None,
             })

@@ -15,7 +15,11 @@ fn main() {
                 continue;
             }
             let parse = src
-                .parse(ParseRequest { path, resume: None })
+                .parse(ParseRequest {
+                    max_bytes: None,
+                    path,
+                    resume: None,
+                })
                 .expect("parse");
             println!(
                 "{} [{}] bytes={} lines={} issues={}",

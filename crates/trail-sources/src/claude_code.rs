@@ -390,6 +390,9 @@ struct State {
     pending_summaries: Vec<(String, String)>,
     /// Prompt text of Task/Agent tool calls by tool_use id, to link inline sidechains.
     task_prompts: Vec<(String, String)>,
+    /// Tool name by tool_use id, so a result parsed later (an append) knows its tool.
+    #[serde(default)]
+    call_names: HashMap<String, String>,
 }
 
 /// Work in progress for one session during a parse.
@@ -434,7 +437,10 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
             .unwrap_or_default(),
         meta_sidecar,
     };
-    let outcome = jsonl::read_lines(path, start, start_line, |pos, line| parser.line(pos, line))?;
+    let outcome =
+        jsonl::read_lines_limited(path, start, start_line, request.max_bytes, |pos, line| {
+            parser.line(pos, line)
+        })?;
     let mut sessions = parser.finish(appending);
     sessions.retain(|s| {
         !(s.mode == UpdateMode::Replace
@@ -445,6 +451,7 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
     let title_hints = state.pending_summaries.clone();
     let state_bytes = serde_json::to_vec(&state).ok();
     Ok(FileParse {
+        more: outcome.more,
         title_hints,
         sessions,
         issues: outcome.issues,
@@ -463,6 +470,7 @@ fn new_state(role: FileRole) -> State {
         nodes: Vec::new(),
         pending_summaries: Vec::new(),
         task_prompts: Vec::new(),
+        call_names: HashMap::new(),
     }
 }
 
@@ -961,6 +969,8 @@ impl Parser<'_> {
         if rank >= st.title_rank {
             st.title_rank = rank;
             st.meta.title = Some(clean_title(title));
+            // A title alone (`/rename` appended to a session) still updates the session.
+            self.building(slot);
         }
     }
 
@@ -1114,7 +1124,11 @@ impl Parser<'_> {
                 .max()
                 .map(|t| t + 1)
                 .unwrap_or(0);
-            derive_rows(session, &mut self.state.sessions[slot as usize]);
+            derive_rows(
+                session,
+                &mut self.state.sessions[slot as usize],
+                &mut self.state.call_names,
+            );
             if appending {
                 session.mode = UpdateMode::Append;
             } else {
@@ -1244,8 +1258,7 @@ impl Parser<'_> {
 }
 
 /// Derives files, refs and checkpoints from the session's messages (new ones on append).
-fn derive_rows(session: &mut Session, st: &mut SessionState) {
-    let mut calls: HashMap<String, String> = HashMap::new();
+fn derive_rows(session: &mut Session, st: &mut SessionState, calls: &mut HashMap<String, String>) {
     let mut files = Vec::new();
     let mut found_refs = Vec::new();
     let mut checkpoints = Vec::new();

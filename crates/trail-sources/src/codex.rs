@@ -116,14 +116,16 @@ impl Source for Codex {
             st: state,
             out: Delta::default(),
         };
-        let outcome = jsonl::read_lines(path, start, start_line, |pos, line| {
-            let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-            if !v.is_object() {
-                return Err("a rollout line must be a JSON object".into());
-            }
-            p.record(pos.number, v);
-            Ok(())
-        })?;
+        let outcome =
+            jsonl::read_lines_limited(path, start, start_line, request.max_bytes, |pos, line| {
+                let v: Value =
+                    serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+                if !v.is_object() {
+                    return Err("a rollout line must be a JSON object".into());
+                }
+                p.record(pos.number, v);
+                Ok(())
+            })?;
         tracing::debug!(
             path = %path.display(),
             messages = p.out.messages.len(),
@@ -138,6 +140,7 @@ impl Source for Codex {
         };
         let state = serde_json::to_vec(&p.st).ok();
         Ok(FileParse {
+            more: outcome.more,
             sessions,
             issues: outcome.issues,
             bytes_parsed: outcome.bytes_parsed,
@@ -727,6 +730,33 @@ impl Parser {
                     }
                 }
             }
+            "collab_agent_spawn_end" => {
+                // Links the spawned thread (a subagent rollout whose session_meta names this
+                // thread as its parent) to the call that spawned it.
+                let call = p
+                    .get("call_id")
+                    .and_then(Value::as_str)
+                    .filter(|c| !c.is_empty());
+                let child = p
+                    .get("new_thread_id")
+                    .and_then(Value::as_str)
+                    .filter(|c| !c.is_empty());
+                if let (Some(call), Some(child)) = (call, child) {
+                    let name = p
+                        .get("new_agent_nickname")
+                        .and_then(Value::as_str)
+                        .unwrap_or("subagent");
+                    let mut m = self.message(
+                        Role::System,
+                        MessageKind::Meta,
+                        format!("spawned {name}"),
+                        ts,
+                    );
+                    m.tool_call_id = Some(call.to_string());
+                    m.agent_ref = Some(child.to_string());
+                    self.push(m);
+                }
+            }
             "error" | "stream_error" => {
                 let text = p
                     .get("message")
@@ -777,7 +807,6 @@ impl Parser {
             | "dynamic_tool_call_request"
             | "dynamic_tool_call_response"
             | "collab_agent_spawn_begin"
-            | "collab_agent_spawn_end"
             | "collab_waiting_begin"
             | "collab_waiting_end"
             | "collab_close_begin"

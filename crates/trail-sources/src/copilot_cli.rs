@@ -66,8 +66,10 @@
 //! session has none of its own) from it. [`CopilotCli::store_path_for`] finds the store beside a
 //! session folder. The plain [`CopilotCli`] never opens the store.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -190,9 +192,45 @@ impl Source for CopilotCli {
         true
     }
 
+    /// Parses the events, filling gaps (summary, cwd, repository, branch, checkpoints) from
+    /// Copilot's own `session-store.db` beside `session-state/` when there is one. The store is
+    /// read once per process and per version of the file (read-only, see
+    /// [`read_session_store`]); a store that cannot be read is noted, not an error.
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
-        parse_file(request, None)
+        let Some(db) = Self::store_path_for(request.path) else {
+            return parse_file(request, None);
+        };
+        match cached_store_extras(&db) {
+            Ok(extras) => parse_file(request, Some(&extras)),
+            Err(e) => {
+                let mut out = parse_file(request, None)?;
+                out.notes.push(format!("session-store.db not read: {e}"));
+                Ok(out)
+            }
+        }
     }
+}
+
+/// `session-store.db` contents by path, valid while the file's size and mtime stay the same.
+type StoreCache = HashMap<PathBuf, (u64, Option<SystemTime>, Arc<StoreExtras>)>;
+
+fn cached_store_extras(db: &Path) -> Result<Arc<StoreExtras>, SourceError> {
+    static CACHE: OnceLock<Mutex<StoreCache>> = OnceLock::new();
+    let md = std::fs::metadata(db).map_err(|e| SourceError::io(db, e))?;
+    let stamp = (md.len(), md.modified().ok());
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Ok(map) = cache.lock() {
+        if let Some((len, mtime, extras)) = map.get(db) {
+            if (*len, *mtime) == stamp {
+                return Ok(Arc::clone(extras));
+            }
+        }
+    }
+    let extras = Arc::new(read_session_store(db)?);
+    if let Ok(mut map) = cache.lock() {
+        map.insert(db.to_path_buf(), (stamp.0, stamp.1, Arc::clone(&extras)));
+    }
+    Ok(extras)
 }
 
 impl Source for CopilotCliWithStore {
@@ -370,7 +408,7 @@ fn parse_file(
         session_dir,
     };
     p.st.version = STATE_VERSION;
-    let outcome = jsonl::read_lines(path, offset, line, |pos, text| {
+    let outcome = jsonl::read_lines_limited(path, offset, line, request.max_bytes, |pos, text| {
         let v: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
         if !v.is_object() {
             return Err("not a JSON object".to_string());
@@ -386,6 +424,7 @@ fn parse_file(
         "parsed copilot-cli events"
     );
     Ok(FileParse {
+        more: outcome.more,
         sessions,
         issues: outcome.issues,
         bytes_parsed: outcome.bytes_parsed,

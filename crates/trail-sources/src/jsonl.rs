@@ -36,6 +36,8 @@ pub struct LinesOutcome {
     pub bytes_read: u64,
     pub lines: u64,
     pub issues: Vec<ParseIssue>,
+    /// Reading stopped at the byte budget, not at the end of the file.
+    pub more: bool,
 }
 
 /// Calls `on_line` for each complete, non-blank line from `start` (whose line number is
@@ -44,6 +46,19 @@ pub fn read_lines(
     path: &Path,
     start: u64,
     start_line: u64,
+    on_line: impl FnMut(LinePos, &str) -> Result<(), String>,
+) -> Result<LinesOutcome, SourceError> {
+    read_lines_limited(path, start, start_line, None, on_line)
+}
+
+/// Like [`read_lines`], but stops before starting a new line once `budget` bytes were read
+/// (`more` is then set and the caller resumes from `bytes_parsed`). This bounds the memory a
+/// parse of a huge log holds, whatever its size.
+pub fn read_lines_limited(
+    path: &Path,
+    start: u64,
+    start_line: u64,
+    budget: Option<u64>,
     mut on_line: impl FnMut(LinePos, &str) -> Result<(), String>,
 ) -> Result<LinesOutcome, SourceError> {
     let mut file = File::open(path).map_err(|e| SourceError::io(path, e))?;
@@ -61,6 +76,14 @@ pub fn read_lines(
     let mut offset = start;
     let display = path.display().to_string();
     loop {
+        if budget.is_some_and(|b| out.bytes_read >= b) {
+            // Only stop where there is more to read.
+            out.more = !reader
+                .fill_buf()
+                .map_err(|e| SourceError::io(path, e))?
+                .is_empty();
+            break;
+        }
         buf.clear();
         let n = reader
             .read_until(b'\n', &mut buf)

@@ -74,6 +74,9 @@ pub struct ParseRequest<'a> {
     pub path: &'a Path,
     /// Present when the file only grew since the previous parse and the source is appendable.
     pub resume: Option<Resume<'a>>,
+    /// For appendable formats: stop after about this many bytes (at a line end) and set
+    /// [`FileParse::more`]; the caller resumes from `bytes_parsed`. Bounds memory on huge logs.
+    pub max_bytes: Option<u64>,
 }
 
 /// The result of parsing one file.
@@ -96,6 +99,8 @@ pub struct FileParse {
     /// Titles naming a conversation by one of its message ids that this file does not hold
     /// (Claude Code `summary` entries whose `leafUuid` is in another file): (leaf id, title).
     pub title_hints: Vec<(String, String)>,
+    /// The parse stopped at [`ParseRequest::max_bytes`]: resume from `bytes_parsed` for the rest.
+    pub more: bool,
 }
 
 /// A candidate file found by discovery.

@@ -13,7 +13,11 @@ use trail_sources::{FileParse, ParseRequest, Resume, Source};
 
 fn parse(path: &Path) -> FileParse {
     ClaudeCode
-        .parse(ParseRequest { path, resume: None })
+        .parse(ParseRequest {
+            max_bytes: None,
+            path,
+            resume: None,
+        })
         .expect("parse")
 }
 
@@ -278,6 +282,7 @@ fn torn_last_line_is_left_for_the_next_index() {
     let state = parsed.state.clone().unwrap();
     let resumed = ClaudeCode
         .parse(ParseRequest {
+            max_bytes: None,
             path: &p,
             resume: Some(Resume {
                 offset: parsed.bytes_parsed,
@@ -436,6 +441,7 @@ fn resumed_parse_equals_a_full_parse() {
     let state = head.state.clone().unwrap();
     let tail = ClaudeCode
         .parse(ParseRequest {
+            max_bytes: None,
             path: &p,
             resume: Some(Resume {
                 offset: head.bytes_parsed,
@@ -495,7 +501,7 @@ proptest! {
     fn never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
         let dir = tempfile::tempdir().unwrap();
         let p = write(dir.path(), "x.jsonl", &bytes);
-        let parsed = ClaudeCode.parse(ParseRequest { path: &p, resume: None }).unwrap();
+        let parsed = ClaudeCode.parse(ParseRequest { max_bytes: None, path: &p, resume: None }).unwrap();
         prop_assert!(parsed.bytes_parsed <= bytes.len() as u64);
     }
 
@@ -521,7 +527,7 @@ proptest! {
         }
         let dir = tempfile::tempdir().unwrap();
         let p = write(dir.path(), "s.jsonl", body.as_bytes());
-        let parsed = ClaudeCode.parse(ParseRequest { path: &p, resume: None }).unwrap();
+        let parsed = ClaudeCode.parse(ParseRequest { max_bytes: None, path: &p, resume: None }).unwrap();
         let total: usize = parsed.sessions.iter().map(|s| s.messages.len()).sum();
         prop_assert_eq!(total, entries.len());
     }

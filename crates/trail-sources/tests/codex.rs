@@ -11,7 +11,13 @@ use trail_sources::codex::Codex;
 use trail_sources::{FileParse, ParseRequest, Resume, Source};
 
 fn parse(path: &Path) -> FileParse {
-    Codex.parse(ParseRequest { path, resume: None }).unwrap()
+    Codex
+        .parse(ParseRequest {
+            max_bytes: None,
+            path,
+            resume: None,
+        })
+        .unwrap()
 }
 
 fn only(fp: &FileParse) -> &Session {
@@ -359,6 +365,7 @@ fn append_resume_equals_full_parse() {
     drop(f);
     let delta = Codex
         .parse(ParseRequest {
+            max_bytes: None,
             path: &path,
             resume: Some(Resume {
                 offset: first.bytes_parsed,
@@ -423,8 +430,8 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rollout-x.jsonl");
         std::fs::write(&path, &bytes).unwrap();
-        let _ = Codex.parse(ParseRequest { path: &path, resume: None });
-        let _ = Codex.parse(ParseRequest {
+        let _ = Codex.parse(ParseRequest { max_bytes: None, path: &path, resume: None });
+        let _ = Codex.parse(ParseRequest { max_bytes: None,
             path: &path,
             resume: Some(Resume { offset: 0, line: 0, state: &bytes }),
         });
@@ -451,7 +458,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rollout-y.jsonl");
         std::fs::write(&path, &text).unwrap();
-        let fp = Codex.parse(ParseRequest { path: &path, resume: None }).unwrap();
+        let fp = Codex.parse(ParseRequest { max_bytes: None, path: &path, resume: None }).unwrap();
         for s in &fp.sessions {
             for (i, m) in s.messages.iter().enumerate() {
                 prop_assert_eq!(m.seq as usize, i);

@@ -15,7 +15,11 @@ const FIXTURE_ID: &str = "6b1e2c3d-4a5f-4b6c-8d7e-9f0a1b2c3d4e";
 
 fn parse(path: &Path) -> FileParse {
     CopilotCli
-        .parse(ParseRequest { path, resume: None })
+        .parse(ParseRequest {
+            max_bytes: None,
+            path,
+            resume: None,
+        })
         .expect("parse")
 }
 
@@ -436,6 +440,7 @@ fn incremental_resume_matches_full_parse() {
         let state = first.state.clone().unwrap();
         let delta = CopilotCli
             .parse(ParseRequest {
+                max_bytes: None,
                 path: &events,
                 resume: Some(Resume {
                     offset: first.bytes_parsed,
@@ -497,6 +502,7 @@ fn unreadable_state_starts_over() {
     let path = fixture_events();
     let p = CopilotCli
         .parse(ParseRequest {
+            max_bytes: None,
             path: &path,
             resume: Some(Resume {
                 offset: 100,
@@ -625,6 +631,7 @@ fn store_extras_fill_gaps() {
     let src = CopilotCli::with_store_extras(extras);
     let f = dir.join("agentsessions-fixture-copilot-cli-schema-drift.jsonl");
     let p = src.parse(ParseRequest {
+        max_bytes: None,
         path: &f,
         resume: None,
     });
@@ -647,6 +654,7 @@ fn parse_bytes(bytes: &[u8], state: Option<&[u8]>) {
     std::fs::write(&path, bytes).unwrap();
     let p = CopilotCli
         .parse(ParseRequest {
+            max_bytes: None,
             path: &path,
             resume: None,
         })
@@ -656,6 +664,7 @@ fn parse_bytes(bytes: &[u8], state: Option<&[u8]>) {
     let resume_state = state.unwrap_or(&st);
     let offset = (p.bytes_parsed / 2).min(p.bytes_parsed);
     let _ = CopilotCli.parse(ParseRequest {
+        max_bytes: None,
         path: &path,
         resume: Some(Resume {
             offset,

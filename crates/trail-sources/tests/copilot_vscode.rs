@@ -17,7 +17,11 @@ fn fx(name: &str) -> PathBuf {
 }
 
 fn parse(path: &Path) -> Result<FileParse, SourceError> {
-    CopilotVscode.parse(ParseRequest { path, resume: None })
+    CopilotVscode.parse(ParseRequest {
+        max_bytes: None,
+        path,
+        resume: None,
+    })
 }
 
 fn only_session(path: &Path) -> Session {

@@ -165,7 +165,11 @@ fn build(root: &Path, wal: bool) -> PathBuf {
 
 fn parse(path: &Path) -> FileParse {
     Cursor
-        .parse(ParseRequest { path, resume: None })
+        .parse(ParseRequest {
+            max_bytes: None,
+            path,
+            resume: None,
+        })
         .expect("parse")
 }
 
@@ -313,6 +317,7 @@ fn discovery_and_detection() {
     assert!(!Cursor.detect(&vscode, &std::fs::read(&vscode).unwrap()));
     assert!(Cursor
         .parse(ParseRequest {
+            max_bytes: None,
             path: &vscode,
             resume: None
         })
@@ -421,6 +426,6 @@ proptest! {
         }
         put(&conn, "bubbleId:c1:junk", &junk);
         drop(conn);
-        let _ = Cursor.parse(ParseRequest { path: &path, resume: None });
+        let _ = Cursor.parse(ParseRequest { max_bytes: None, path: &path, resume: None });
     }
 }

@@ -10,7 +10,13 @@ use trail_sources::gemini::Gemini;
 use trail_sources::{FileParse, ParseRequest, Source};
 
 fn parse(path: &Path) -> FileParse {
-    Gemini.parse(ParseRequest { path, resume: None }).unwrap()
+    Gemini
+        .parse(ParseRequest {
+            max_bytes: None,
+            path,
+            resume: None,
+        })
+        .unwrap()
 }
 
 fn only(fp: &FileParse) -> &Session {
@@ -279,6 +285,7 @@ fn broken_json_document_is_a_format_error() {
     std::fs::write(&path, "{\"sessionId\":\"s1\",\"messages\":[").unwrap();
     assert!(Gemini
         .parse(ParseRequest {
+            max_bytes: None,
             path: &path,
             resume: None
         })
@@ -342,7 +349,7 @@ proptest! {
         for name in ["session-a.json", "session-a.jsonl"] {
             let path = dir.path().join(name);
             std::fs::write(&path, &bytes).unwrap();
-            let _ = Gemini.parse(ParseRequest { path: &path, resume: None });
+            let _ = Gemini.parse(ParseRequest { max_bytes: None, path: &path, resume: None });
         }
     }
 
@@ -365,7 +372,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session-b.jsonl");
         std::fs::write(&path, &text).unwrap();
-        let fp = Gemini.parse(ParseRequest { path: &path, resume: None }).unwrap();
+        let fp = Gemini.parse(ParseRequest { max_bytes: None, path: &path, resume: None }).unwrap();
         for s in &fp.sessions {
             for (i, m) in s.messages.iter().enumerate() {
                 prop_assert_eq!(m.seq as usize, i);

@@ -30,7 +30,11 @@ const T0: i64 = 1_756_720_800_000;
 
 fn parse(path: &Path) -> FileParse {
     Opencode
-        .parse(ParseRequest { path, resume: None })
+        .parse(ParseRequest {
+            max_bytes: None,
+            path,
+            resume: None,
+        })
         .expect("parse")
 }
 
@@ -544,6 +548,7 @@ fn bad_session_file_is_a_format_error() {
     std::fs::write(&file, "[1, 2").unwrap();
     assert!(Opencode
         .parse(ParseRequest {
+            max_bytes: None,
             path: &file,
             resume: None
         })
@@ -725,7 +730,7 @@ proptest! {
         }
         part(&conn, "prt_junk", "msg_0", "ses_p", &junk);
         drop(conn);
-        let _ = Opencode.parse(ParseRequest { path: &path, resume: None });
+        let _ = Opencode.parse(ParseRequest { max_bytes: None, path: &path, resume: None });
     }
 }
 

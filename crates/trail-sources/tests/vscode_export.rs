@@ -11,7 +11,11 @@ use trail_sources::vscode_export::{session_id_for, VscodeExport, ID_PREFIX};
 use trail_sources::{FileParse, ParseRequest, Source, SourceError};
 
 fn parse(path: &Path) -> Result<FileParse, SourceError> {
-    VscodeExport.parse(ParseRequest { path, resume: None })
+    VscodeExport.parse(ParseRequest {
+        max_bytes: None,
+        path,
+        resume: None,
+    })
 }
 
 fn only_session(path: &Path) -> Session {

@@ -144,8 +144,7 @@ impl Store {
 
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    // journal_mode returns a row; WAL lets readers run while an index writes.
-    let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    enable_wal(conn)?;
     conn.execute_batch(
         "PRAGMA foreign_keys = ON;
          PRAGMA synchronous = NORMAL;
@@ -153,4 +152,25 @@ fn configure(conn: &Connection) -> Result<()> {
          PRAGMA cache_size = -32000;",
     )?;
     Ok(())
+}
+
+/// Switches the store to WAL (readers run while an index writes). Switching needs the file to
+/// itself, and SQLite reports "database is locked" at once instead of waiting when another
+/// process holds it (two indexers starting on a new store), so this waits and retries.
+fn enable_wal(conn: &Connection) -> Result<()> {
+    let started = std::time::Instant::now();
+    loop {
+        let mode: rusqlite::Result<String> =
+            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0));
+        match mode {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }

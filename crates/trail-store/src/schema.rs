@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_search.sql"),
     include_str!("../migrations/0003_reports.sql"),
+    include_str!("../migrations/0004_file_state.sql"),
 ];
 
 /// The schema version this build writes.

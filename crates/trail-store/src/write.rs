@@ -101,7 +101,9 @@ impl Store {
         // files that resume.
         let mut stmt = self.conn.prepare(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing, state IS NOT NULL FROM source_files",
+                    NULL, sessions, missing,
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path)
+             FROM source_files",
         )?;
         let rows = stmt.query_map([], stored_file_from_row)?;
         let mut out = HashMap::new();
@@ -117,7 +119,7 @@ impl Store {
         Ok(self
             .conn
             .query_row(
-                "SELECT state FROM source_files WHERE path = ?1",
+                "SELECT state FROM source_file_state WHERE path = ?1",
                 [path],
                 |r| r.get(0),
             )
@@ -225,7 +227,9 @@ fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
     let stored: Option<StoredFile> = tx
         .query_row(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing, state IS NOT NULL FROM source_files WHERE path = ?1",
+                    NULL, sessions, missing,
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path)
+             FROM source_files WHERE path = ?1",
             [&record.path],
             stored_file_from_row,
         )
@@ -343,7 +347,7 @@ fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
             record.lines as i64,
             record.head_hash,
             record.tail_hash,
-            record.state,
+            None::<Vec<u8>>,
             serde_json::to_string(&session_ids).unwrap_or_else(|_| "[]".into()),
             issue_count,
             if record.notes.is_empty() {
@@ -354,6 +358,17 @@ fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
             now,
         ],
     )?;
+    match &record.state {
+        Some(state) => tx
+            .prepare_cached(
+                "INSERT INTO source_file_state (path, state) VALUES (?1, ?2)
+                 ON CONFLICT(path) DO UPDATE SET state = excluded.state",
+            )?
+            .execute(params![record.path, state])?,
+        None => tx
+            .prepare_cached("DELETE FROM source_file_state WHERE path = ?1")?
+            .execute([&record.path])?,
+    };
     stats.files_written = 1;
     Ok(stats)
 }
@@ -624,7 +639,19 @@ fn insert_messages(
         "UPDATE tool_calls SET result_seq = ?3, is_error = ?4
          WHERE session_id = ?1 AND tool_call_id = ?2 AND result_seq IS NULL",
     )?;
+    let mut call_name = tx.prepare_cached(
+        "SELECT tool_name FROM tool_calls WHERE session_id = ?1 AND tool_call_id = ?2 LIMIT 1",
+    )?;
     for m in messages {
+        // A result whose call came in an earlier parse (an append, or an earlier piece of a
+        // large log) takes its tool name from the stored call.
+        let tool_name = match (&m.tool_name, m.kind(), &m.tool_call_id) {
+            (None, MessageKind::ToolResult, Some(call)) => call_name
+                .query_row(params![id, call], |r| r.get::<_, Option<String>>(0))
+                .optional()?
+                .flatten(),
+            _ => m.tool_name.clone(),
+        };
         let rowid = stmt.insert(params![
             id,
             m.seq as i64,
@@ -632,7 +659,7 @@ fn insert_messages(
             m.parent_native_id,
             m.role.map(|r| r.as_str()),
             m.kind.map(|k| k.as_str()),
-            m.tool_name,
+            tool_name,
             m.tool_call_id,
             m.is_error,
             m.model,

@@ -75,6 +75,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         paths: args.paths.clone(),
         sources: args.sources.clone(),
         force: args.force,
+        chunk_bytes: None,
     };
     let mut store = Store::open(&ctx.store_path)?;
     let bar = if ctx.ui.stderr_tty && !args.json {

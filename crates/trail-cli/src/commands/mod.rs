@@ -2,6 +2,7 @@
 
 pub mod doctor;
 pub mod export;
+pub mod import;
 pub mod improve;
 pub mod index;
 pub mod list;

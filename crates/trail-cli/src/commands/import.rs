@@ -1,0 +1,68 @@
+//! `trail import`: store files the user names (VS Code "Export Chat" files and any other
+//! format trail reads), detecting each file's format. Importing the same content twice adds
+//! nothing: export ids are derived from the content.
+
+use std::path::PathBuf;
+
+use trail_ingest::IndexOptions;
+use trail_sources::registry;
+use trail_store::Store;
+
+use crate::error::{CliError, CliResult};
+use crate::Ctx;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Files to import (chat.json exports, or any session file trail reads)
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print the summary as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
+    let sources = registry();
+    for f in &args.files {
+        if !f.is_file() {
+            return Err(CliError::usage(format!("{} is not a file", f.display())));
+        }
+        if trail_ingest::detect_paths(&sources, f).is_empty() {
+            return Err(CliError::usage(format!(
+                "{} is not in a format trail reads",
+                f.display()
+            ))
+            .with_hint("trail reads VS Code \"Export Chat\" files and the session files of Claude Code, Copilot, Codex, Gemini CLI, OpenCode and Cursor"));
+        }
+    }
+    let mut store = Store::open(&ctx.store_path)?;
+    let options = IndexOptions {
+        paths: args.files.clone(),
+        ..IndexOptions::default()
+    };
+    let summary = trail_ingest::index(&mut store, &options, &trail_ingest::NoProgress)?;
+    if args.json {
+        ctx.ui.json(&summary)?;
+    } else {
+        let unchanged = summary.files_unchanged + summary.files_concurrent;
+        ctx.ui.line(&format!(
+            "Imported {} files: {} new sessions, {} updated, {} files already imported and unchanged; {} parse problems.",
+            args.files.len(),
+            summary.sessions_new,
+            summary.sessions_updated,
+            unchanged,
+            summary.issues.len()
+        ))?;
+        for i in &summary.issues {
+            let loc = match i.line {
+                Some(l) => format!("{}:{l}", i.path),
+                None => i.path.clone(),
+            };
+            ctx.ui.line(&format!("  {loc}: {}", i.reason))?;
+        }
+        for (path, err) in &summary.failures {
+            ctx.ui.line(&format!("  failed: {path}: {err}"))?;
+        }
+    }
+    Ok(if summary.files_failed > 0 { 1 } else { 0 })
+}
