@@ -23,9 +23,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(ROOT, "..", "shared", "bench", "gen_claude_corpus.py")
 
 
+# The wrapper times only trail itself (a Python interpreter's start would add ~40 ms) and
+# reports trail's own peak RSS.
 WRAP = (
-    "import resource, subprocess, sys\n"
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
     "p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)\n"
+    "print('WALL_S=%f' % (time.perf_counter() - t), file=sys.stderr)\n"
     "sys.stdout.write(p.stdout)\n"
     "sys.stderr.write(p.stderr)\n"
     "print('MAXRSS_KB=%d' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
@@ -35,13 +39,12 @@ WRAP = (
 
 def run(cmd, env):
     """Runs cmd in a fresh wrapper process; returns (seconds, peak RSS in MB, stdout)."""
-    t = time.perf_counter()
     p = subprocess.run([sys.executable, "-c", WRAP] + cmd, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
-    dt = time.perf_counter() - t
     if p.returncode != 0:
         sys.exit("command failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
     kb = [int(l.split("=")[1]) for l in p.stderr.splitlines() if l.startswith("MAXRSS_KB=")][-1]
+    dt = [float(l.split("=")[1]) for l in p.stderr.splitlines() if l.startswith("WALL_S=")][-1]
     return dt, kb / 1024.0, p.stdout.strip()
 
 

@@ -302,7 +302,9 @@ pub fn index(
     });
     write_result?;
     if summary.sessions_new + summary.sessions_updated > 0 {
+        let t = Instant::now();
         store.resolve_links()?;
+        tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
     }
     progress.finish();
     summary.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -420,7 +422,13 @@ fn parse_one(
             }),
             max_bytes,
         };
-        let p = match src.parse(request) {
+        let parse_started = Instant::now();
+        let parsed = src.parse(request);
+        tracing::info!(
+            ms = parse_started.elapsed().as_millis() as u64,
+            "parsed a piece"
+        );
+        let p = match parsed {
             Ok(p) => p,
             Err(e) => {
                 record.error = Some(e.to_string());
@@ -433,6 +441,7 @@ fn parse_one(
             }
         };
         record.resumed_from = resume.as_ref().map(|(offset, _, _)| *offset);
+        record.continuation = !first_piece;
         let (head, tail) = prefix_hashes(&item.path, p.bytes_parsed).unzip();
         record.head_hash = head;
         record.tail_hash = tail;
