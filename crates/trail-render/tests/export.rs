@@ -10,7 +10,7 @@ use trail_ingest::{index, IndexOptions, NoProgress, Roots};
 use trail_model::{Message, MessageKind, Role, Session, SessionId, SessionMeta, SourceKind};
 use trail_render::{ExportOptions, Exporter, Format, RedactionCounts, Redactor};
 use trail_sources::{ParseRequest, Source};
-use trail_store::{FileRecord, Fingerprint, ListFilter, SessionRow, Store};
+use trail_store::{FileRecord, ListFilter, SessionRow, Store};
 
 const FORMATS: [Format; 4] = [Format::Markdown, Format::Html, Format::Json, Format::Vscode];
 
@@ -352,18 +352,8 @@ fn write_sessions(store: &mut Store, path: &str, source: SourceKind, sessions: V
         .write_batch(vec![FileRecord {
             path: path.to_string(),
             source: Some(source),
-            fingerprint: Fingerprint::default(),
-            head_hash: None,
-            tail_hash: None,
-            resumed_from: None,
             sessions,
-            issues: Vec::new(),
-            bytes_parsed: 0,
-            lines: 0,
-            state: None,
-            notes: Vec::new(),
-            title_hints: Vec::new(),
-            error: None,
+            ..FileRecord::default()
         }])
         .unwrap();
 }
