@@ -4,6 +4,7 @@
 use std::io::{self, IsTerminal, Write};
 
 use clap::ValueEnum;
+pub use trail_render::{tokens, when};
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -117,29 +118,6 @@ pub fn fit(s: &str, width: usize) -> String {
         let mut out: String = s.chars().take(width - 1).collect();
         out.push('…');
         out
-    }
-}
-
-/// Formats a token count compactly: 950, 12.3k, 4.1M.
-pub fn tokens(n: i64) -> String {
-    let f = n as f64;
-    if n < 1_000 {
-        n.to_string()
-    } else if n < 1_000_000 {
-        format!("{:.1}k", f / 1e3)
-    } else if n < 1_000_000_000 {
-        format!("{:.1}M", f / 1e6)
-    } else {
-        format!("{:.1}G", f / 1e9)
-    }
-}
-
-/// Shows `2026-01-31T00:34:50.049Z` as `2026-01-31 00:34`.
-pub fn when(ts: Option<&str>) -> String {
-    match ts {
-        Some(t) if t.len() >= 16 => format!("{} {}", &t[..10], &t[11..16]),
-        Some(t) => t.to_string(),
-        None => "-".to_string(),
     }
 }
 

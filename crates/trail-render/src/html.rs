@@ -288,42 +288,8 @@ fn write_facts(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write) -> Resu
         w.write_all(b"</dd>\n")?;
         Ok(())
     };
-    fact(w, "Session", &s.id)?;
-    fact(w, "Source", &s.source)?;
-    if let Some(r) = ex.redact_opt(s.repository.as_deref()) {
-        fact(w, "Repository", &r)?;
-    }
-    if let Some(c) = ex.redact_opt(s.cwd.as_deref()) {
-        fact(w, "Folder", &c)?;
-    }
-    if let Some(b) = ex.redact_opt(s.branch.as_deref()) {
-        fact(w, "Branch", &b)?;
-    }
-    if !s.models.is_empty() {
-        fact(w, "Models", &s.models.join(", "))?;
-    }
-    fact(w, "Started", &text::when(s.created_at.as_deref()))?;
-    fact(w, "Last activity", &text::when(s.updated_at.as_deref()))?;
-    fact(
-        w,
-        "Turns",
-        &format!("{} ({} messages)", s.turns, s.messages),
-    )?;
-    if s.total_tokens() > 0 {
-        fact(
-            w,
-            "Tokens",
-            &format!(
-                "input {} · output {} · cache write {} · cache read {}",
-                text::tokens(s.input_tokens),
-                text::tokens(s.output_tokens),
-                text::tokens(s.cache_creation_tokens),
-                text::tokens(s.cache_read_tokens)
-            ),
-        )?;
-    }
-    if let Some(v) = &s.agent_version {
-        fact(w, "Agent version", v)?;
+    for (label, value, _) in ex.session_facts(s) {
+        fact(w, label, &value)?;
     }
     if let Some(p) = &s.parent_session_id {
         fact(w, "Subagent of", p)?;

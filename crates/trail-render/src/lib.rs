@@ -14,6 +14,9 @@ mod json;
 mod markdown;
 pub mod redact;
 mod text;
+
+/// Display helpers shared with the CLI's terminal output.
+pub use text::{tokens, when};
 mod vscode;
 
 use std::io::{self, Write};
@@ -153,6 +156,51 @@ impl<'a> Exporter<'a> {
 
     fn redact_opt(&mut self, text: Option<&str>) -> Option<String> {
         text.map(|t| self.redact(t).into_owned())
+    }
+
+    /// Returns a session's header facts in display order, as (label, value, is an id). The
+    /// Markdown and HTML writers lay them out; values from the transcript are redacted.
+    fn session_facts(&mut self, s: &SessionRow) -> Vec<(&'static str, String, bool)> {
+        let mut facts = vec![
+            ("Session", s.id.clone(), true),
+            ("Source", s.source.clone(), false),
+        ];
+        if let Some(r) = self.redact_opt(s.repository.as_deref()) {
+            facts.push(("Repository", r, false));
+        }
+        if let Some(c) = self.redact_opt(s.cwd.as_deref()) {
+            facts.push(("Folder", c, false));
+        }
+        if let Some(b) = self.redact_opt(s.branch.as_deref()) {
+            facts.push(("Branch", b, false));
+        }
+        if !s.models.is_empty() {
+            facts.push(("Models", s.models.join(", "), false));
+        }
+        facts.push(("Started", text::when(s.created_at.as_deref()), false));
+        facts.push(("Last activity", text::when(s.updated_at.as_deref()), false));
+        facts.push((
+            "Turns",
+            format!("{} ({} messages)", s.turns, s.messages),
+            false,
+        ));
+        if s.total_tokens() > 0 {
+            facts.push((
+                "Tokens",
+                format!(
+                    "input {} · output {} · cache write {} · cache read {}",
+                    text::tokens(s.input_tokens),
+                    text::tokens(s.output_tokens),
+                    text::tokens(s.cache_creation_tokens),
+                    text::tokens(s.cache_read_tokens)
+                ),
+                false,
+            ));
+        }
+        if let Some(v) = &s.agent_version {
+            facts.push(("Agent version", v.clone(), false));
+        }
+        facts
     }
 }
 

@@ -171,42 +171,12 @@ fn write_header(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write) -> Res
         writeln!(w, "| {k} | {} |", table_cell(v))?;
         Ok(())
     };
-    row(w, "Session", &format!("`{}`", code_span(&s.id)))?;
-    row(w, "Source", &s.source)?;
-    if let Some(r) = ex.redact_opt(s.repository.as_deref()) {
-        row(w, "Repository", &r)?;
-    }
-    if let Some(c) = ex.redact_opt(s.cwd.as_deref()) {
-        row(w, "Folder", &c)?;
-    }
-    if let Some(b) = ex.redact_opt(s.branch.as_deref()) {
-        row(w, "Branch", &b)?;
-    }
-    if !s.models.is_empty() {
-        row(w, "Models", &s.models.join(", "))?;
-    }
-    row(w, "Started", &text::when(s.created_at.as_deref()))?;
-    row(w, "Last activity", &text::when(s.updated_at.as_deref()))?;
-    row(
-        w,
-        "Turns",
-        &format!("{} ({} messages)", s.turns, s.messages),
-    )?;
-    if s.total_tokens() > 0 {
-        row(
-            w,
-            "Tokens",
-            &format!(
-                "input {} · output {} · cache write {} · cache read {}",
-                text::tokens(s.input_tokens),
-                text::tokens(s.output_tokens),
-                text::tokens(s.cache_creation_tokens),
-                text::tokens(s.cache_read_tokens)
-            ),
-        )?;
-    }
-    if let Some(v) = &s.agent_version {
-        row(w, "Agent version", v)?;
+    for (label, value, is_id) in ex.session_facts(s) {
+        if is_id {
+            row(w, label, &format!("`{}`", code_span(&value)))?;
+        } else {
+            row(w, label, &value)?;
+        }
     }
     if let Some(p) = &s.parent_session_id {
         let via = s
