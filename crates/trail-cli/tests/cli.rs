@@ -3,42 +3,16 @@
 
 #![allow(clippy::print_stderr)]
 
+mod common;
+
+use common::{examples_home, repo_root, run, trail};
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn examples_home() -> PathBuf {
-    repo_root().join("examples/home")
-}
-
-/// A `trail` command isolated from the machine: empty HOME, its own store, no colour.
-fn trail(home: &Path, store: &Path) -> Command {
-    let mut c = Command::cargo_bin("trail").unwrap();
-    c.env_clear()
-        .env("HOME", home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .arg("--store")
-        .arg(store)
-        .arg("--color")
-        .arg("never");
-    c
-}
-
-fn run(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// Indexes the samples into a fresh store.
 fn sample_store() -> (tempfile::TempDir, PathBuf) {

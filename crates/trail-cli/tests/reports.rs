@@ -1,34 +1,14 @@
 //! End-to-end tests of the report commands (issue 5) on the bundled samples: formats, filters,
 //! the empty default standup, and usage errors.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-use assert_cmd::cargo::CommandCargoExt;
+use common::{run, trail};
+
+use std::path::PathBuf;
 
 fn examples_home() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/home")
-}
-
-fn trail(home: &Path, store: &Path) -> Command {
-    let mut c = Command::cargo_bin("trail").unwrap();
-    c.env_clear()
-        .env("HOME", home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .arg("--store")
-        .arg(store)
-        .arg("--color")
-        .arg("never");
-    c
-}
-
-fn run(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]
