@@ -204,7 +204,26 @@ impl Redactor {
 
     /// Returns `text` with every secret replaced by `[REDACTED:kind]`, counting them.
     /// Borrows when nothing is found (the common case).
+    ///
+    /// Passes repeat until nothing changes: a secret can start right where another ended
+    /// (`...PRIVATE KEY-----xoxb-...`), and most patterns need a non-word character before the
+    /// secret, which the first secret consumed. Its marker ends with `]`, so the next pass
+    /// finds the second one; redacting the output again then changes nothing.
     pub fn redact<'a>(&self, text: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
+        let Cow::Owned(mut current) = self.redact_once(text, counts) else {
+            return Cow::Borrowed(text);
+        };
+        // A user pattern could match inside a marker forever; a few passes are plenty.
+        for _ in 0..MAX_PASSES {
+            match self.redact_once(&current, counts) {
+                Cow::Borrowed(_) => break,
+                Cow::Owned(next) => current = next,
+            }
+        }
+        Cow::Owned(current)
+    }
+
+    fn redact_once<'a>(&self, text: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
         let Some(combined) = &self.combined else {
             return Cow::Borrowed(text);
         };
@@ -246,6 +265,9 @@ impl Redactor {
         }
     }
 }
+
+/// Redaction passes after the first, at most.
+const MAX_PASSES: usize = 8;
 
 /// Returns the first char boundary of `text` at or after `i` (or its length).
 fn next_boundary(text: &str, mut i: usize) -> usize {
@@ -317,6 +339,16 @@ mod tests {
 
     /// Found by the `redaction_is_idempotent` proptest: a secret right after a URL password
     /// was inside the URL match and escaped the first pass.
+    #[test]
+    fn a_secret_right_after_another_is_redacted() {
+        let (out, counts) = redact(
+            "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----xoxb-1234567890-abcdef",
+        );
+        assert_eq!(out, "[REDACTED:private-key][REDACTED:slack-token]");
+        assert_eq!(counts.total(), 2);
+        assert_eq!(redact(&out).0, out);
+    }
+
     #[test]
     fn the_rest_of_a_context_match_is_scanned_too() {
         let key = format!("AIza{}", "sk_live_AKIAAKIAgithub_pat_AKIA-----");

@@ -15,7 +15,7 @@
 
 use std::collections::HashSet;
 
-use rusqlite::types::Value;
+use rusqlite::types::{ToSqlOutput, Value};
 use rusqlite::{params, OptionalExtension, ToSql, Transaction};
 use serde::Serialize;
 
@@ -34,35 +34,59 @@ pub const HIT_END: char = '\u{E001}';
 const MAX_TERMS: usize = 64;
 
 /// Indexes the stored messages with ids in `lo..=hi` (the view leaves out kinds not indexed).
+///
+/// Rows are read from the view and inserted one `VALUES` at a time: an `INSERT ... SELECT`
+/// opens a statement journal, and FTS5 writes its in-memory buffer out as a new segment at
+/// each one, so a statement per session left a segment per session to merge.
 pub(crate) fn index_messages(tx: &Transaction<'_>, lo: i64, hi: i64) -> Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO message_index (rowid, text, tool_input, tool_output)
-         SELECT id, text, tool_input, tool_output FROM message_search_source
+    let mut read = tx.prepare_cached(
+        "SELECT id, text, tool_input, tool_output FROM message_search_source
          WHERE id BETWEEN ?1 AND ?2",
-    )?
-    .execute(params![lo, hi])?;
+    )?;
+    let mut write = tx.prepare_cached(
+        "INSERT INTO message_index (rowid, text, tool_input, tool_output) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut rows = read.query(params![lo, hi])?;
+    while let Some(r) = rows.next()? {
+        let cell = |i| r.get_ref(i).map(ToSqlOutput::Borrowed);
+        write.execute(params![cell(0)?, cell(1)?, cell(2)?, cell(3)?])?;
+    }
     Ok(())
 }
 
 /// Removes the stored message at `(session, seq)`, if any, from the index.
 pub(crate) fn unindex_message(tx: &Transaction<'_>, session: &str, seq: u32) -> Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO message_index (message_index, rowid, text, tool_input, tool_output)
-         SELECT 'delete', id, text, tool_input, tool_output FROM message_search_source
+    unindex_where(
+        tx,
+        "SELECT id, text, tool_input, tool_output FROM message_search_source
          WHERE id = (SELECT id FROM messages WHERE session_id = ?1 AND seq = ?2)",
-    )?
-    .execute(params![session, seq as i64])?;
-    Ok(())
+        params![session, seq as i64],
+    )
 }
 
 /// Removes every message of a session from the index, before the messages are deleted.
 pub(crate) fn unindex_session_messages(tx: &Transaction<'_>, session: &str) -> Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO message_index (message_index, rowid, text, tool_input, tool_output)
-         SELECT 'delete', id, text, tool_input, tool_output FROM message_search_source
+    unindex_where(
+        tx,
+        "SELECT id, text, tool_input, tool_output FROM message_search_source
          WHERE id IN (SELECT id FROM messages WHERE session_id = ?1)",
-    )?
-    .execute([session])?;
+        params![session],
+    )
+}
+
+/// FTS5's 'delete' needs the exact values that were indexed; the view gives them while the
+/// messages are still stored. One `VALUES` per row, for the reason given at `index_messages`.
+fn unindex_where(tx: &Transaction<'_>, select: &str, args: impl rusqlite::Params) -> Result<()> {
+    let mut read = tx.prepare_cached(select)?;
+    let mut write = tx.prepare_cached(
+        "INSERT INTO message_index (message_index, rowid, text, tool_input, tool_output)
+         VALUES ('delete', ?1, ?2, ?3, ?4)",
+    )?;
+    let mut rows = read.query(args)?;
+    while let Some(r) = rows.next()? {
+        let cell = |i| r.get_ref(i).map(ToSqlOutput::Borrowed);
+        write.execute(params![cell(0)?, cell(1)?, cell(2)?, cell(3)?])?;
+    }
     Ok(())
 }
 

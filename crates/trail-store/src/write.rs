@@ -396,10 +396,15 @@ fn session_exists(tx: &Transaction<'_>, id: &str) -> Result<bool> {
 
 /// Deletes everything stored under a session except its `sessions` row.
 fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<()> {
-    tx.execute(
-        "DELETE FROM search_index WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
-        [id],
-    )?;
+    // Full-text rows go one by one, for the reason given in `insert_messages`.
+    let turn_ids: Vec<i64> = tx
+        .prepare_cached("SELECT id FROM turns WHERE session_id = ?1")?
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut delete = tx.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?;
+    for tid in turn_ids {
+        delete.execute([tid])?;
+    }
     let ckpt_ids: Vec<i64> = tx
         .prepare_cached("SELECT id FROM checkpoints WHERE session_id = ?1")?
         .query_map([id], |r| r.get(0))?
@@ -423,11 +428,13 @@ fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<()> {
 }
 
 fn delete_checkpoint_fts(tx: &Transaction<'_>, checkpoint_id: i64) -> Result<()> {
+    // Row by row: a range delete opens a statement journal, which makes FTS5 flush (see
+    // `insert_messages`).
     let base = CHECKPOINT_ROWID_BASE + checkpoint_id * 8;
-    tx.execute(
-        "DELETE FROM search_index WHERE rowid >= ?1 AND rowid < ?2",
-        params![base, base + 8],
-    )?;
+    let mut delete = tx.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?;
+    for rowid in base..base + CHECKPOINT_SECTIONS.len() as i64 {
+        delete.execute([rowid])?;
+    }
     Ok(())
 }
 
@@ -444,9 +451,6 @@ fn replace_session(
     }
     upsert_session_row(tx, &session.meta, &session.models, path, now, false)?;
     insert_messages(tx, id, &session.messages, false)?;
-    for c in &session.checkpoints {
-        upsert_checkpoint(tx, id, c)?;
-    }
     insert_files_refs_usage(tx, session)?;
     let turns = if session.turns.is_empty() && !session.messages.is_empty() {
         turns::build_turns(&session.messages)
@@ -455,6 +459,11 @@ fn replace_session(
     };
     for t in &turns {
         upsert_turn(tx, id, t, false)?;
+    }
+    // After the turns: FTS5 also writes its buffer out when a rowid comes lower than the one
+    // before, and checkpoint sections have rowids above every turn's.
+    for c in &session.checkpoints {
+        upsert_checkpoint(tx, id, c)?;
     }
     update_aggregates(tx, id, session.turn_count.max(turns.len() as u32))?;
     Ok(())
@@ -624,6 +633,14 @@ fn upsert_session_row(
     Ok(())
 }
 
+/// Calls sharing one call id, as `insert_messages` has seen them.
+#[derive(Default)]
+struct PendingCalls {
+    name: Option<String>,
+    /// `tool_calls` rowids still waiting for their result.
+    unresolved: Vec<i64>,
+}
+
 /// Inserts messages (and their search index rows). `append`: the session already has stored
 /// messages, so one with the same `seq` may be replaced.
 fn insert_messages(
@@ -640,31 +657,52 @@ fn insert_messages(
         }
     }
     let mut inserted: Option<(i64, i64)> = None;
-    let mut stmt = tx.prepare_cached(
-        "INSERT OR REPLACE INTO messages (session_id, seq, native_id, parent_native_id, role, kind,
+    // `OR REPLACE` only where a stored row may be replaced: on a table with foreign keys it
+    // opens a statement journal, which makes FTS5 flush (see the end of this function).
+    let verb = if append {
+        "INSERT OR REPLACE"
+    } else {
+        "INSERT"
+    };
+    let mut stmt = tx.prepare_cached(&format!(
+        "{verb} INTO messages (session_id, seq, native_id, parent_native_id, role, kind,
              tool_name, tool_call_id, is_error, model, timestamp, is_sidechain, on_main_chain,
              turn_index, agent_ref, text, tool_input, tool_output, extra)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-    )?;
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+    ))?;
     let mut call = tx.prepare_cached(
         "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, call_seq, turn_index, timestamp)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
-    let mut result = tx.prepare_cached(
-        "UPDATE tool_calls SET result_seq = ?3, is_error = ?4
-         WHERE session_id = ?1 AND tool_call_id = ?2 AND result_seq IS NULL",
+    // The calls written so far, by call id: a result finds its call without a query, and
+    // the result is recorded by rowid (a multi-row `UPDATE` would open a statement journal).
+    let mut calls: HashMap<String, PendingCalls> = HashMap::new();
+    let mut stored_calls = tx.prepare_cached(
+        "SELECT id, tool_name, result_seq IS NULL FROM tool_calls
+         WHERE session_id = ?1 AND tool_call_id = ?2 ORDER BY id",
     )?;
-    let mut call_name = tx.prepare_cached(
-        "SELECT tool_name FROM tool_calls WHERE session_id = ?1 AND tool_call_id = ?2 LIMIT 1",
-    )?;
+    let mut result =
+        tx.prepare_cached("UPDATE tool_calls SET result_seq = ?2, is_error = ?3 WHERE id = ?1")?;
     for m in messages {
-        // A result whose call came in an earlier parse (an append, or an earlier piece of a
-        // large log) takes its tool name from the stored call.
-        let tool_name = match (&m.tool_name, m.kind(), &m.tool_call_id) {
-            (None, MessageKind::ToolResult, Some(call)) => call_name
-                .query_row(params![id, call], |r| r.get::<_, Option<String>>(0))
-                .optional()?
-                .flatten(),
+        let call_id = m.tool_call_id.as_deref();
+        let is_result = m.kind() == MessageKind::ToolResult;
+        if let (true, Some(call_id)) = (is_result, call_id) {
+            if !calls.contains_key(call_id) {
+                // A call from an earlier parse (an append, or an earlier piece of a large log).
+                let mut pending = PendingCalls::default();
+                let mut rows = stored_calls.query(params![id, call_id])?;
+                while let Some(r) = rows.next()? {
+                    pending.name = pending.name.or(r.get(1)?);
+                    if r.get::<_, bool>(2)? {
+                        pending.unresolved.push(r.get(0)?);
+                    }
+                }
+                calls.insert(call_id.to_string(), pending);
+            }
+        }
+        // A result takes its tool name from its call when it does not carry one.
+        let tool_name = match (&m.tool_name, is_result, call_id) {
+            (None, true, Some(call_id)) => calls.get(call_id).and_then(|c| c.name.clone()),
             _ => m.tool_name.clone(),
         };
         let rowid = stmt.insert(params![
@@ -693,9 +731,9 @@ fn insert_messages(
             m.extra,
         ])?;
         inserted = Some(inserted.map_or((rowid, rowid), |(lo, _)| (lo, rowid)));
-        match m.kind() {
-            MessageKind::ToolCall => {
-                call.execute(params![
+        match (m.kind(), call_id) {
+            (MessageKind::ToolCall, _) => {
+                let call_row = call.insert(params![
                     id,
                     m.tool_call_id,
                     m.tool_name,
@@ -703,16 +741,28 @@ fn insert_messages(
                     m.turn_index.map(|t| t as i64),
                     m.timestamp
                 ])?;
+                if let Some(call_id) = call_id {
+                    let pending = calls.entry(call_id.to_string()).or_default();
+                    pending.name = pending.name.take().or_else(|| m.tool_name.clone());
+                    pending.unresolved.push(call_row);
+                }
             }
-            MessageKind::ToolResult if m.tool_call_id.is_some() => {
-                result.execute(params![id, m.tool_call_id, m.seq as i64, m.is_error])?;
+            (MessageKind::ToolResult, Some(call_id)) => {
+                if let Some(pending) = calls.get_mut(call_id) {
+                    for call_row in pending.unresolved.drain(..) {
+                        result.execute(params![call_row, m.seq as i64, m.is_error])?;
+                    }
+                }
             }
             _ => {}
         }
     }
-    // New rows take ids above every stored one, so this call's rows are one id range; one
-    // statement indexes them all (FTS5 flushes its buffer at every statement's savepoint, so
-    // a statement per message would cost more than twice as much).
+    // New rows take ids above every stored one, so this call's rows are one id range. FTS5
+    // keeps what it is given in memory until the transaction commits, unless a statement opens
+    // a statement journal (`RETURNING`, `INSERT ... SELECT`, `OR REPLACE` with foreign keys):
+    // then it writes its buffer out as a new segment, and many small segments cost a merge
+    // each. So the writer avoids such statements between full-text inserts; a test counts
+    // the segments a batch leaves.
     if let Some((lo, hi)) = inserted {
         crate::search::index_messages(tx, lo, hi)?;
     }
@@ -791,19 +841,40 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
 }
 
 fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<()> {
-    let cid: i64 = tx
+    // Looked up, then updated or inserted, rather than `RETURNING` (see `upsert_turn`).
+    let stored: Option<i64> = tx
         .prepare_cached(
-            "INSERT INTO checkpoints (session_id, checkpoint_number, title, overview, history,
-                 work_done, technical_details, important_files, next_steps, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-             ON CONFLICT(session_id, checkpoint_number) DO UPDATE SET title = excluded.title,
-                 overview = excluded.overview, history = excluded.history,
-                 work_done = excluded.work_done, technical_details = excluded.technical_details,
-                 important_files = excluded.important_files, next_steps = excluded.next_steps
-             RETURNING id",
+            "SELECT id FROM checkpoints WHERE session_id = ?1 AND checkpoint_number = ?2",
         )?
-        .query_row(
-            params![
+        .query_row(params![id, c.number as i64], |r| r.get(0))
+        .optional()?;
+    let cid = match stored {
+        Some(cid) => {
+            tx.prepare_cached(
+                "UPDATE checkpoints SET title = ?2, overview = ?3, history = ?4, work_done = ?5,
+                     technical_details = ?6, important_files = ?7, next_steps = ?8
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                cid,
+                c.title,
+                c.overview,
+                c.history,
+                c.work_done,
+                c.technical_details,
+                c.important_files,
+                c.next_steps
+            ])?;
+            delete_checkpoint_fts(tx, cid)?;
+            cid
+        }
+        None => tx
+            .prepare_cached(
+                "INSERT INTO checkpoints (session_id, checkpoint_number, title, overview, history,
+                     work_done, technical_details, important_files, next_steps, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .insert(params![
                 id,
                 c.number as i64,
                 c.title,
@@ -814,10 +885,8 @@ fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<(
                 c.important_files,
                 c.next_steps,
                 c.created_at
-            ],
-            |r| r.get(0),
-        )?;
-    delete_checkpoint_fts(tx, cid)?;
+            ])?,
+    };
     let sections = [
         &c.overview,
         &c.history,
@@ -849,30 +918,41 @@ fn upsert_turn(
     tx: &Transaction<'_>,
     id: &str,
     t: &trail_model::Turn,
-    replace_fts: bool,
+    may_exist: bool,
 ) -> Result<()> {
-    let tid: i64 = tx
-        .prepare_cached(
-            "INSERT INTO turns (session_id, turn_index, user_message, assistant_response, timestamp)
-             VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT(session_id, turn_index) DO UPDATE SET user_message = excluded.user_message,
-                 assistant_response = excluded.assistant_response, timestamp = excluded.timestamp
-             RETURNING id",
-        )?
-        .query_row(
-            params![
+    // No `ON CONFLICT ... RETURNING` here: a `RETURNING` opens a statement journal, and FTS5
+    // writes its whole buffer out as a new segment at every one (see `insert_messages`).
+    let stored: Option<i64> = if may_exist {
+        tx.prepare_cached("SELECT id FROM turns WHERE session_id = ?1 AND turn_index = ?2")?
+            .query_row(params![id, t.index as i64], |r| r.get(0))
+            .optional()?
+    } else {
+        None
+    };
+    let tid = match stored {
+        Some(tid) => {
+            tx.prepare_cached(
+                "UPDATE turns SET user_message = ?2, assistant_response = ?3, timestamp = ?4
+                 WHERE id = ?1",
+            )?
+            .execute(params![tid, t.user_message, t.assistant_response, t.timestamp])?;
+            tx.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?
+                .execute([tid])?;
+            tid
+        }
+        None => tx
+            .prepare_cached(
+                "INSERT INTO turns (session_id, turn_index, user_message, assistant_response, timestamp)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .insert(params![
                 id,
                 t.index as i64,
                 t.user_message,
                 t.assistant_response,
                 t.timestamp
-            ],
-            |r| r.get(0),
-        )?;
-    if replace_fts {
-        tx.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?
-            .execute([tid])?;
-    }
+            ])?,
+    };
     // Chronicle: a turn's searchable content is the prompt and the answer joined by a newline.
     let content = match (&t.user_message, &t.assistant_response) {
         (Some(u), Some(a)) => format!("{u}\n{a}"),

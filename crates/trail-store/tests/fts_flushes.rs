@@ -1,0 +1,189 @@
+//! The writer keeps full-text rows in FTS5's memory buffer until the batch commits.
+//!
+//! FTS5 writes its buffer out as a new segment whenever a statement opens a statement journal
+//! (a `RETURNING`, an `INSERT ... SELECT`, an `INSERT OR REPLACE` on a table with foreign
+//! keys...). One such statement per turn or per message turned a dense log into tens of
+//! thousands of one-row segments and made the writer spend a third of its time merging them.
+//! FTS5 also flushes when a rowid comes lower than the last one, which a checkpoint's sections
+//! (rowids above every turn's) cause for the session after it: a compaction costs one segment.
+//! With automerge off, the number of segments counts the flushes exactly.
+
+use trail_model::{
+    Checkpoint, FileTouch, Message, MessageKind, RefType, Role, Session, SessionId, SessionMeta,
+    SessionRef, SourceKind, Usage,
+};
+use trail_store::{FileRecord, Store};
+
+fn message(seq: u32, role: Role, kind: MessageKind, turn: u32, text: &str) -> Message {
+    Message {
+        seq,
+        role: Some(role),
+        kind: Some(kind),
+        turn_index: Some(turn),
+        text: text.to_string(),
+        on_main_chain: true,
+        timestamp: Some(format!("2026-01-01T00:{:02}:{:02}Z", turn % 60, seq % 60)),
+        ..Message::default()
+    }
+}
+
+/// A session of `turns` turns, each a prompt, a tool call and result, and an answer, with the
+/// files, refs and usage rows a real parse produces, and a checkpoint when asked.
+fn dense_session(n: u32, turns: u32, checkpoint: bool) -> Session {
+    let id = format!("00000000-0000-4000-8000-{n:012}");
+    let mut meta = SessionMeta::new(SessionId::new(&id), SourceKind::GeminiCli, &id);
+    meta.title = Some(format!("session {n}"));
+    meta.created_at = Some("2026-01-01T00:00:00Z".into());
+    let mut s = Session::new(meta);
+    let mut seq = 0;
+    for t in 0..turns {
+        let mut push = |role, kind, text: String, call: Option<&str>| {
+            let mut m = message(seq, role, kind, t, &text);
+            if let Some(c) = call {
+                m.tool_call_id = Some(c.to_string());
+                m.tool_name = Some("read_file".into());
+                m.tool_input = Some(format!("{{\"path\": \"src/file{t}.rs\"}}"));
+            }
+            s.messages.push(m);
+            seq += 1;
+        };
+        let call = format!("call-{t}");
+        push(
+            Role::User,
+            MessageKind::Prompt,
+            format!("please fix bug {t} in the parser"),
+            None,
+        );
+        push(
+            Role::Assistant,
+            MessageKind::ToolCall,
+            String::new(),
+            Some(&call),
+        );
+        push(
+            Role::Tool,
+            MessageKind::ToolResult,
+            format!("fn parse{t}() {{}}"),
+            Some(&call),
+        );
+        push(
+            Role::Assistant,
+            MessageKind::Text,
+            format!("fixed bug {t}"),
+            None,
+        );
+        s.files.push(FileTouch {
+            path: format!("src/file{t}.rs"),
+            tool_name: Some("read_file".into()),
+            turn_index: Some(t),
+            first_seen_at: None,
+        });
+        s.refs.push(SessionRef {
+            ref_type: RefType::Issue,
+            value: format!("{t}"),
+            turn_index: Some(t),
+            created_at: None,
+        });
+        s.usage.push(Usage {
+            request_key: format!("req-{t}"),
+            model: Some("gemini-2.5-pro".into()),
+            input_tokens: 100,
+            output_tokens: 10,
+            tokens_known: true,
+            ..Usage::default()
+        });
+    }
+    if checkpoint {
+        s.checkpoints.push(Checkpoint {
+            number: 1,
+            title: Some("compaction".into()),
+            overview: Some("what happened so far".into()),
+            ..Checkpoint::default()
+        });
+    }
+    s.turn_count = turns;
+    s.observe_model("gemini-2.5-pro");
+    s
+}
+
+fn segments(store: &Store, table: &str) -> i64 {
+    store
+        .connection()
+        .query_row(
+            &format!("SELECT count(DISTINCT segid) FROM {table}_idx"),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn a_batch_of_new_sessions_writes_each_full_text_index_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    for table in ["message_index", "search_index"] {
+        store
+            .connection()
+            .execute(
+                &format!("INSERT INTO {table} ({table}, rank) VALUES ('automerge', 0)"),
+                [],
+            )
+            .unwrap();
+    }
+    let records = (0..3)
+        .map(|n| FileRecord {
+            path: format!("/nowhere/session-{n}.jsonl"),
+            source: Some(SourceKind::GeminiCli),
+            // The last session only: its checkpoint rows come last in the batch.
+            sessions: vec![dense_session(n, 40, n == 2)],
+            bytes_parsed: 1,
+            lines: 1,
+            ..FileRecord::default()
+        })
+        .collect();
+    let stats = store.write_batch(records).unwrap();
+    assert_eq!(stats.sessions_new, 3);
+    assert_eq!(stats.messages, 3 * 40 * 4);
+
+    let conn = store.connection();
+    let indexed: i64 = conn
+        .query_row("SELECT count(*) FROM message_index", [], |r| r.get(0))
+        .unwrap();
+    let turns: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM search_index WHERE source_type = 'turn'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(turns, 3 * 40);
+    let sections: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM search_index WHERE source_type LIKE 'checkpoint%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(sections, 1);
+    assert!(
+        indexed >= 3 * 40 * 3,
+        "prompts, answers and tool rows are indexed: {indexed}"
+    );
+    assert_eq!(
+        segments(&store, "message_index"),
+        1,
+        "message_index flushed once"
+    );
+    assert_eq!(
+        segments(&store, "search_index"),
+        1,
+        "search_index flushed once"
+    );
+    for table in ["message_index", "search_index"] {
+        conn.execute(
+            &format!("INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)"),
+            [],
+        )
+        .unwrap();
+    }
+}
