@@ -9,11 +9,13 @@ FORMAT:
            chat sessions (version 3) whose requests are real requests from the corpus's
            Export Chat files, sampled and repeated.
   copilot  OUT/.copilot/session-state/<uuid>/events.jsonl: one events.jsonl of --mib MiB,
-           repeating the turns of the corpus's Copilot CLI log with fresh ids.
+           repeating the corpus log's first turn (prompt, tool call, answer) with fresh ids, and
+           every 20th time all of its events (subagent, resumes, errors...).
   codex    OUT/.codex/sessions/2026/01/01/rollout-...-<uuid>.jsonl: one rollout of --mib MiB
            repeating the corpus rollout's turns with fresh call ids and growing token totals.
   gemini   OUT/.gemini/tmp/<project>/chats/session-*.json: --mib MiB of chat files built
-           from the corpus chat's messages.
+           from the corpus chat's messages, with ids unique per session and tool output (in
+           both of the fields Gemini CLI writes it to) as most of the bytes.
 
 Deterministic: the same arguments write the same bytes.
 """
@@ -78,6 +80,10 @@ def copilot(out, mib, r):
     events = lines_of(os.path.join(CORPUS, "copilot-cli", "agentsessions-fixture-copilot-cli-small.jsonl"))
     start = [e for e in events if e.get("type") == "session.start"][:1]
     body = [e for e in events if e.get("type") not in ("session.start", "session.shutdown")]
+    # A turn as real logs are mostly made of: the corpus's first prompt through its turn_end.
+    first = next(i for i, e in enumerate(body) if e.get("type") == "user.message")
+    end = next(i for i, e in enumerate(body) if e.get("type") == "assistant.turn_end")
+    turn = body[first:end + 1]
     sid = uid(r)
     d = os.path.join(out, ".copilot", "session-state", sid)
     os.makedirs(d, exist_ok=True)
@@ -92,7 +98,9 @@ def copilot(out, mib, r):
         rep = 0
         while size < target:
             ids = {}
-            for e in body:
+            # Every 20th repeat replays every other event of the corpus log too (errors, a
+            # subagent, resumes, a truncation...), so each kind is exercised at a plausible rate.
+            for e in body if rep % 20 == 0 else turn:
                 e = copy.deepcopy(e)
                 n += 1
                 e["id"] = "ev-%d" % n
@@ -183,19 +191,28 @@ def gemini(out, mib, r):
     while total < target:
         doc = copy.deepcopy(chat)
         doc["sessionId"] = uid(r)
+        tag = doc["sessionId"][:8]
         msgs = []
         for rep in range(r.randint(20, 120)):
             for m in chat["messages"]:
                 m = copy.deepcopy(m)
-                m["id"] = "%s-%d" % (m.get("id", "m"), rep)
+                # Ids are unique per session, as Gemini CLI's own are (random UUIDs).
+                m["id"] = "%s-%s-%d" % (m.get("id", "m"), tag, rep)
                 if isinstance(m.get("content"), str) and m.get("type") in ("gemini", "model"):
-                    m["content"] += " " + filler(r, r.randint(200, 3000))
+                    m["content"] += " " + filler(r, r.randint(100, 1500))
                 for call in m.get("toolCalls") or []:
-                    call["id"] = "%s-%d" % (call.get("id", "c"), rep)
-                    call["resultDisplay"] = filler(r, r.randint(500, 5000))
+                    call["id"] = "%s-%s-%d" % (call.get("id", "c"), tag, rep)
+                    # Most of a real history's bytes are tool output, which Gemini CLI writes
+                    # twice: once for display and once in the function response.
+                    out_text = filler(r, r.randint(500, 6000))
+                    call["resultDisplay"] = out_text
+                    for res in call.get("result") or []:
+                        resp = (res.get("functionResponse") or {}).get("response")
+                        if isinstance(resp, dict) and isinstance(resp.get("output"), str):
+                            resp["output"] += "\n" + out_text
                 msgs.append(m)
         doc["messages"] = msgs
-        p = os.path.join(d, "session-2026-01-01T00-%02d-%s.json" % (i % 60, doc["sessionId"][:8]))
+        p = os.path.join(d, "session-2026-01-01T00-%02d-%s.json" % (i % 60, tag))
         with open(p, "w", encoding="utf-8") as f:
             json.dump(doc, f, ensure_ascii=False)
         total += os.path.getsize(p)

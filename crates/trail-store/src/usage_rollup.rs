@@ -10,16 +10,21 @@ use rusqlite::{params, Transaction};
 
 use crate::Result;
 
-/// Recomputes which rows count for every message id the batch touched, then rebuilds the
-/// rollup rows of the sessions written and of those whose rows changed.
-pub(crate) fn refresh(tx: &Transaction<'_>, sessions: &BTreeSet<String>) -> Result<()> {
+/// Recomputes which rows count for every message id the batch touched (`written`: the message
+/// ids of the usage rows it wrote; the ids of rows it deleted were recorded by a trigger), then
+/// rebuilds the rollup rows of the sessions written and of those whose rows changed.
+pub(crate) fn refresh(
+    tx: &Transaction<'_>,
+    sessions: &BTreeSet<String>,
+    written: &BTreeSet<String>,
+) -> Result<()> {
     {
-        let mut mark = tx.prepare_cached(
-            "INSERT OR IGNORE INTO usage_dirty (message_id)
-             SELECT message_id FROM usage WHERE session_id = ?1 AND message_id IS NOT NULL",
-        )?;
-        for s in sessions {
-            mark.execute([s])?;
+        // Only what the batch wrote: marking every row of a session re-examined a long log's
+        // whole history at each piece appended to it.
+        let mut mark =
+            tx.prepare_cached("INSERT OR IGNORE INTO usage_dirty (message_id) VALUES (?1)")?;
+        for message_id in written {
+            mark.execute([message_id])?;
         }
     }
     let mut affected: BTreeSet<String> = sessions.clone();

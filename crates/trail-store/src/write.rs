@@ -137,13 +137,18 @@ impl Store {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut stats = WriteStats::default();
         let mut sessions = BTreeSet::new();
+        let mut usage_written = BTreeSet::new();
         for record in records {
-            sessions.extend(record.sessions.iter().map(|s| s.meta.id.0.clone()));
-            stats.add(write_file(&tx, record)?);
+            for s in &record.sessions {
+                sessions.insert(s.meta.id.0.clone());
+                usage_written.extend(s.usage.iter().filter_map(|u| u.message_id.clone()));
+            }
+            // Written and dropped one by one: a batch's parsed files never sit in memory twice.
+            stats.add(write_file(&tx, &record)?);
         }
         // Cross-session usage dedupe and the report rollup (issue 5).
         let t = std::time::Instant::now();
-        crate::usage_rollup::refresh(&tx, &sessions)?;
+        crate::usage_rollup::refresh(&tx, &sessions, &usage_written)?;
         tracing::info!(
             ms = t.elapsed().as_millis() as u64,
             "usage rollup refreshed"
@@ -235,7 +240,7 @@ fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
     })
 }
 
-fn write_file(tx: &Transaction<'_>, record: FileRecord) -> Result<WriteStats> {
+fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
     let mut stats = WriteStats::default();
     let stored: Option<StoredFile> = tx
         .query_row(
@@ -650,26 +655,29 @@ fn insert_messages(
     append: bool,
 ) -> Result<()> {
     if append {
-        // A stored message about to be replaced leaves the index first (FTS5's 'delete' needs
-        // its old text).
+        // Messages past the last stored seq are new (a log that grew); one at or below it
+        // replaces the stored row, which leaves the index first (FTS5's 'delete' needs its old
+        // text) and is deleted by key. Not `INSERT OR REPLACE`: on a table with foreign keys
+        // it opens a statement journal, which makes FTS5 flush (see the end of this function).
+        let last: Option<i64> = tx
+            .prepare_cached("SELECT max(seq) FROM messages WHERE session_id = ?1")?
+            .query_row([id], |r| r.get(0))?;
+        let mut delete =
+            tx.prepare_cached("DELETE FROM messages WHERE session_id = ?1 AND seq = ?2")?;
         for m in messages {
-            crate::search::unindex_message(tx, id, m.seq)?;
+            if last.is_some_and(|last| m.seq as i64 <= last) {
+                crate::search::unindex_message(tx, id, m.seq)?;
+                delete.execute(params![id, m.seq as i64])?;
+            }
         }
     }
     let mut inserted: Option<(i64, i64)> = None;
-    // `OR REPLACE` only where a stored row may be replaced: on a table with foreign keys it
-    // opens a statement journal, which makes FTS5 flush (see the end of this function).
-    let verb = if append {
-        "INSERT OR REPLACE"
-    } else {
-        "INSERT"
-    };
-    let mut stmt = tx.prepare_cached(&format!(
-        "{verb} INTO messages (session_id, seq, native_id, parent_native_id, role, kind,
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO messages (session_id, seq, native_id, parent_native_id, role, kind,
              tool_name, tool_call_id, is_error, model, timestamp, is_sidechain, on_main_chain,
              turn_index, agent_ref, text, tool_input, tool_output, extra)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
-    ))?;
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+    )?;
     let mut call = tx.prepare_cached(
         "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, call_seq, turn_index, timestamp)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -969,13 +977,15 @@ fn upsert_turn(
 }
 
 fn update_aggregates(tx: &Transaction<'_>, id: &str, turn_count: u32) -> Result<()> {
+    // One pass over the session's usage rows for the four sums (a subquery each read them four
+    // times, which a long log appended in pieces paid at every piece).
     tx.prepare_cached(
         "UPDATE sessions SET turn_count = ?2,
              message_count = (SELECT count(*) FROM messages WHERE session_id = ?1),
-             input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM usage WHERE session_id = ?1),
-             output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM usage WHERE session_id = ?1),
-             cache_creation_tokens = (SELECT coalesce(sum(cache_creation_tokens), 0) FROM usage WHERE session_id = ?1),
-             cache_read_tokens = (SELECT coalesce(sum(cache_read_tokens), 0) FROM usage WHERE session_id = ?1)
+             (input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens) = (
+                 SELECT coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
+                     coalesce(sum(cache_creation_tokens), 0), coalesce(sum(cache_read_tokens), 0)
+                 FROM usage WHERE session_id = ?1)
          WHERE id = ?1",
     )?
     .execute(params![id, turn_count as i64])?;

@@ -187,3 +187,93 @@ fn a_batch_of_new_sessions_writes_each_full_text_index_once() {
         .unwrap();
     }
 }
+
+fn count(store: &Store, sql: &str) -> i64 {
+    store.connection().query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn indexed_matches(store: &Store, word: &str) -> i64 {
+    store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM message_index WHERE message_index MATCH ?1",
+            [word],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn an_append_replaces_a_resent_message_and_adds_the_new_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let record = |session: Session, resumed_from| FileRecord {
+        path: "/nowhere/events.jsonl".into(),
+        source: Some(SourceKind::CopilotCli),
+        sessions: vec![session],
+        resumed_from,
+        bytes_parsed: if resumed_from.is_some() { 2 } else { 1 },
+        lines: 1,
+        ..FileRecord::default()
+    };
+    let first = dense_session(7, 2, false);
+    let id = first.meta.id.clone();
+    store.write_batch(vec![record(first, None)]).unwrap();
+    assert_eq!(indexed_matches(&store, "fixed"), 2);
+
+    // The next piece sends the last answer again, changed (seq 7), and one new prompt (seq 8).
+    let mut delta = Session::new(SessionMeta::new(
+        id.clone(),
+        SourceKind::CopilotCli,
+        id.as_str(),
+    ));
+    delta.mode = trail_model::UpdateMode::Append;
+    delta.turn_count = 3;
+    delta.messages.push(message(
+        7,
+        Role::Assistant,
+        MessageKind::Text,
+        1,
+        "rewritten answer",
+    ));
+    delta.messages.push(message(
+        8,
+        Role::User,
+        MessageKind::Prompt,
+        2,
+        "one more request",
+    ));
+    store.write_batch(vec![record(delta, Some(1))]).unwrap();
+
+    assert_eq!(count(&store, "SELECT count(*) FROM messages"), 9);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM messages WHERE seq = 7 AND text = 'rewritten answer'"
+        ),
+        1
+    );
+    assert_eq!(
+        indexed_matches(&store, "fixed"),
+        1,
+        "the old answer left the index"
+    );
+    assert_eq!(indexed_matches(&store, "rewritten"), 1);
+    assert_eq!(indexed_matches(&store, "request"), 1);
+    assert_eq!(count(&store, "SELECT message_count FROM sessions"), 9);
+    assert_eq!(count(&store, "SELECT turn_count FROM sessions"), 3);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM turns WHERE assistant_response = 'rewritten answer'"
+        ),
+        1
+    );
+    store
+        .connection()
+        .execute(
+            "INSERT INTO message_index (message_index, rank) VALUES ('integrity-check', 1)",
+            [],
+        )
+        .unwrap();
+}
