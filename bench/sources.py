@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """Index speed of every line- and file-based source against Claude Code's, in MB/s.
 
-usage: python3 bench/sources.py [--work DIR] [--mib N]
+usage: python3 bench/sources.py [--work DIR] [--mib N] [--runs N]
 
 Generates (once, under --work) a Claude Code corpus of about N MiB without giant files
 (../shared/bench/gen_claude_corpus.py --files 400 --large 0) and, by scaling the shared
 corpus's real files (bench/gen_sources.py), 1,000 VS Code chat sessions, one N MiB Copilot CLI
 events.jsonl, one N MiB Codex rollout and N MiB of Gemini CLI chats. Each is indexed into a new
 store by the release binary; the table gives wall time, CPU time (user + sys), MiB per wall
-second and per CPU second, the ratio to Claude Code's, and peak RSS. CPU MiB/s is the figure to
-compare on a busy machine: wall time also measures what else runs.
+second and per CPU second, the ratio to Claude Code's, and peak RSS. Each source is indexed
+--runs times (default 3), interleaved, into a new store each time; the table gives the median
+wall and CPU times and the largest peak RSS. CPU MiB/s is the figure to compare on a busy
+machine: wall time also measures what else runs.
 """
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 
@@ -35,6 +38,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", default="/tmp/trail-bench/sources")
     ap.add_argument("--mib", type=int, default=200)
+    ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     gen = os.path.join(ROOT, "bench", "gen_sources.py")
@@ -57,20 +61,27 @@ def main():
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
     trail = os.path.join(ROOT, "target", "release", "trail")
+    samples = {source: [] for source, _, _ in cases}
+    # Interleaved, so a slow spell of the machine lands on every source rather than one.
+    for _ in range(a.runs):
+        for source, fmt, root in cases:
+            store = os.path.join(a.work, fmt + ".db")
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(store + suffix):
+                    os.remove(store + suffix)
+            p = subprocess.run([sys.executable, "-c", WRAP, trail, "--store", store, "index", "--source", source,
+                                "--root", "%s=%s" % (source, os.path.join(a.work, root))],
+                               capture_output=True, text=True, check=True)
+            wall, cpu, rss_kb, code = p.stdout.split()
+            if code != "0":
+                sys.exit("%s: trail index failed" % source)
+            samples[source].append((float(wall), float(cpu), int(rss_kb) / 1024))
     rows = []
-    for source, fmt, root in cases:
-        store = os.path.join(a.work, fmt + ".db")
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(store + suffix):
-                os.remove(store + suffix)
-        root = os.path.join(a.work, root)
-        p = subprocess.run([sys.executable, "-c", WRAP, trail, "--store", store, "index", "--source", source,
-                            "--root", "%s=%s" % (source, root)], capture_output=True, text=True, check=True)
-        wall, cpu, rss_kb, code = p.stdout.split()
-        if code != "0":
-            sys.exit("%s: trail index failed" % source)
+    for source, fmt, _ in cases:
+        runs = samples[source]
         mib = size_of(os.path.join(a.work, fmt)) / 2**20
-        rows.append((source, mib, float(wall), float(cpu), int(rss_kb) / 1024))
+        rows.append((source, mib, statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs),
+                     max(r[2] for r in runs)))
     base_wall = rows[0][1] / rows[0][2]
     base_cpu = rows[0][1] / rows[0][3]
     print("%-15s %8s %8s %8s %10s %10s %7s %7s %9s" % ("source", "MiB", "wall s", "cpu s", "MiB/s", "MiB/cpu-s",

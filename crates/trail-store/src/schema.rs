@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_search.sql"),
     include_str!("../migrations/0003_reports.sql"),
     include_str!("../migrations/0004_file_state.sql"),
+    include_str!("../migrations/0005_turn_rebuild_index.sql"),
 ];
 
 /// The schema version this build writes.
