@@ -8,6 +8,7 @@
 //! changed is reparsed whole.
 
 mod git;
+mod state;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -186,7 +187,10 @@ pub fn index(
             }
             Decision::Resume => {
                 let p = prior.expect("resume needs a prior state");
-                let state = store.file_state(&key)?.unwrap_or_default();
+                let state = store
+                    .file_state(&key)?
+                    .map(state::unpack)
+                    .unwrap_or_default();
                 total_bytes += fp.size.saturating_sub(p.bytes_parsed);
                 plan.push(Planned {
                     source: *kind,
@@ -461,7 +465,7 @@ fn parse_one(
         record.issues = p.issues;
         record.bytes_parsed = p.bytes_parsed;
         record.lines = p.lines;
-        record.state = p.state;
+        record.state = p.state.as_deref().map(state::pack);
         record.notes = p.notes;
         record.title_hints = p.title_hints;
         let sent = emit(Parsed {
