@@ -33,55 +33,61 @@ pub const HIT_END: char = '\u{E001}';
 /// Terms a query may hold at most.
 const MAX_TERMS: usize = 64;
 
+/// The view's columns, as FTS5 indexes them.
+const SOURCE_ROWS: &str = "SELECT id, text, tool_input, tool_output FROM message_search_source";
+const INDEX_ROW: &str =
+    "INSERT INTO message_index (rowid, text, tool_input, tool_output) VALUES (?1, ?2, ?3, ?4)";
+/// FTS5's 'delete' needs the exact values that were indexed; the view gives them while the
+/// messages are still stored.
+const UNINDEX_ROW: &str =
+    "INSERT INTO message_index (message_index, rowid, text, tool_input, tool_output)
+     VALUES ('delete', ?1, ?2, ?3, ?4)";
+
 /// Indexes the stored messages with ids in `lo..=hi` (the view leaves out kinds not indexed).
-///
-/// Rows are read from the view and inserted one `VALUES` at a time: an `INSERT ... SELECT`
-/// opens a statement journal, and FTS5 writes its in-memory buffer out as a new segment at
-/// each one, so a statement per session left a segment per session to merge.
 pub(crate) fn index_messages(tx: &Transaction<'_>, lo: i64, hi: i64) -> Result<()> {
-    let mut read = tx.prepare_cached(
-        "SELECT id, text, tool_input, tool_output FROM message_search_source
-         WHERE id BETWEEN ?1 AND ?2",
-    )?;
-    let mut write = tx.prepare_cached(
-        "INSERT INTO message_index (rowid, text, tool_input, tool_output) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    let mut rows = read.query(params![lo, hi])?;
-    while let Some(r) = rows.next()? {
-        let cell = |i| r.get_ref(i).map(ToSqlOutput::Borrowed);
-        write.execute(params![cell(0)?, cell(1)?, cell(2)?, cell(3)?])?;
-    }
-    Ok(())
+    feed_index(
+        tx,
+        &format!("{SOURCE_ROWS} WHERE id BETWEEN ?1 AND ?2"),
+        params![lo, hi],
+        INDEX_ROW,
+    )
 }
 
 /// Removes the stored message at `(session, seq)`, if any, from the index.
 pub(crate) fn unindex_message(tx: &Transaction<'_>, session: &str, seq: u32) -> Result<()> {
-    unindex_where(
+    feed_index(
         tx,
-        "SELECT id, text, tool_input, tool_output FROM message_search_source
-         WHERE id = (SELECT id FROM messages WHERE session_id = ?1 AND seq = ?2)",
+        &format!(
+            "{SOURCE_ROWS} WHERE id = (SELECT id FROM messages WHERE session_id = ?1 AND seq = ?2)"
+        ),
         params![session, seq as i64],
+        UNINDEX_ROW,
     )
 }
 
 /// Removes every message of a session from the index, before the messages are deleted.
 pub(crate) fn unindex_session_messages(tx: &Transaction<'_>, session: &str) -> Result<()> {
-    unindex_where(
+    feed_index(
         tx,
-        "SELECT id, text, tool_input, tool_output FROM message_search_source
-         WHERE id IN (SELECT id FROM messages WHERE session_id = ?1)",
+        &format!("{SOURCE_ROWS} WHERE id IN (SELECT id FROM messages WHERE session_id = ?1)"),
         params![session],
+        UNINDEX_ROW,
     )
 }
 
-/// FTS5's 'delete' needs the exact values that were indexed; the view gives them while the
-/// messages are still stored. One `VALUES` per row, for the reason given at `index_messages`.
-fn unindex_where(tx: &Transaction<'_>, select: &str, args: impl rusqlite::Params) -> Result<()> {
+/// Runs `insert` once per row `select` returns.
+///
+/// Rows are read from the view and inserted one `VALUES` at a time: an `INSERT ... SELECT`
+/// opens a statement journal, and FTS5 writes its in-memory buffer out as a new segment at
+/// each one, so a statement per session left a segment per session to merge.
+fn feed_index(
+    tx: &Transaction<'_>,
+    select: &str,
+    args: impl rusqlite::Params,
+    insert: &str,
+) -> Result<()> {
     let mut read = tx.prepare_cached(select)?;
-    let mut write = tx.prepare_cached(
-        "INSERT INTO message_index (message_index, rowid, text, tool_input, tool_output)
-         VALUES ('delete', ?1, ?2, ?3, ?4)",
-    )?;
+    let mut write = tx.prepare_cached(insert)?;
     let mut rows = read.query(args)?;
     while let Some(r) = rows.next()? {
         let cell = |i| r.get_ref(i).map(ToSqlOutput::Borrowed);
