@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """trail's benchmark: wall time and peak RSS of the index paths on a generated Claude Code corpus.
 
-usage: python3 bench/run.py [--corpus DIR] [--total-mib N] [--keep]
+usage: python3 bench/run.py [--corpus DIR] [--total-mib N] [--keep] [--sources]
 
 Generates the corpus with ../shared/bench/gen_claude_corpus.py when DIR does not exist yet,
 builds the release binary, then measures, each in a fresh process:
   1. full index of the corpus into a new store
   2. reindex with no change
   3. reindex after appending one line to one ~40 MB file
-and prints a table (also the store size against the corpus size).
+and prints a table (also the store size against the corpus size). With --sources it then runs
+bench/sources.py: every other line- and file-based source's index speed against Claude Code's.
 """
 import argparse
 import os
@@ -53,6 +54,7 @@ def main():
     ap.add_argument("--corpus", default="/tmp/trail-bench/corpus-1g")
     ap.add_argument("--total-mib", type=int, default=1024)
     ap.add_argument("--keep", action="store_true", help="keep the store for search/report benchmarks")
+    ap.add_argument("--sources", action="store_true", help="then compare the other sources (bench/sources.py)")
     a = ap.parse_args()
     if not os.path.isdir(a.corpus):
         print("generating corpus in", a.corpus, file=sys.stderr)
@@ -94,6 +96,9 @@ def main():
         print("store kept at", store)
     else:
         shutil.rmtree(work)
+    if a.sources:
+        print()
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sources.py")], check=True)
 
 
 if __name__ == "__main__":
