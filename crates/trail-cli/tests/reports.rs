@@ -37,6 +37,41 @@ fn reports_run_on_the_samples_in_every_format() {
         assert_eq!(code, 0, "{by}: {err}");
     }
 
+    // Days of another zone (flag or TRAIL_TZ): the same totals, the zone in the heading.
+    let (code, zoned, err) =
+        run(trail(dir.path(), &store).args(["usage", "--json", "--tz", "+05:30"]));
+    assert_eq!(code, 0, "{err}");
+    let z: serde_json::Value = serde_json::from_str(&zoned).unwrap();
+    assert_eq!(z["time_zone"], "+05:30");
+    assert_eq!(v["time_zone"], "UTC");
+    assert_eq!(z["totals"], v["totals"]);
+    let (_, table, _) = run(trail(dir.path(), &store)
+        .env("TRAIL_TZ", "Asia/Tokyo")
+        .arg("usage"));
+    assert!(table.starts_with("Day (Asia/Tokyo)"), "{table}");
+    // A date is the start of that day in the zone: since the first UTC day's start in Tokyo
+    // (nine hours earlier) keeps everything the UTC report has from that day on.
+    let first_day = v["rows"][0]["key"].as_str().unwrap().to_string();
+    let (_, since_utc, _) =
+        run(trail(dir.path(), &store).args(["usage", "--json", "--since", &first_day]));
+    let (_, since_tokyo, _) = run(trail(dir.path(), &store).args([
+        "usage",
+        "--json",
+        "--tz",
+        "Asia/Tokyo",
+        "--since",
+        &first_day,
+    ]));
+    let total = |s: &str| -> i64 {
+        serde_json::from_str::<serde_json::Value>(s).unwrap()["totals"]["total_tokens"]
+            .as_i64()
+            .unwrap()
+    };
+    assert!(total(&since_tokyo) >= total(&since_utc));
+    let (code, _, err) = run(trail(dir.path(), &store).args(["usage", "--tz", "Mars/Olympus"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown time zone"), "{err}");
+
     // The samples are older than a day: the default standup says so.
     let (code, out, _) = run(trail(dir.path(), &store).arg("standup"));
     assert_eq!(code, 0);

@@ -11,6 +11,7 @@ pub mod prices;
 pub mod standup;
 pub mod tips;
 pub mod usage;
+pub mod zone;
 
 mod query;
 mod text;
@@ -19,7 +20,8 @@ pub use improve::{improve, Finding, FindingKind, ImproveReport};
 pub use prices::{Price, PriceTable};
 pub use standup::{standup, Standup};
 pub use tips::{tips, Tips};
-pub use usage::{usage, GroupBy, UsageReport, UsageRow};
+pub use usage::{usage, usage_in, GroupBy, UsageReport, UsageRow};
+pub use zone::DayZone;
 
 /// Errors from the reports.
 #[derive(Debug, thiserror::Error)]

@@ -49,6 +49,18 @@ pub fn group_label(by: GroupBy) -> &'static str {
     }
 }
 
+/// The first column's heading of a usage report: the grouping, and for days, weeks and months in
+/// another zone than UTC, that zone (`Day (Europe/Paris)`).
+pub fn usage_key_label(r: &UsageReport) -> String {
+    let label = group_label(r.group_by);
+    match r.group_by {
+        GroupBy::Day | GroupBy::Week | GroupBy::Month if r.time_zone != "UTC" => {
+            format!("{label} ({})", r.time_zone)
+        }
+        _ => label.to_string(),
+    }
+}
+
 /// Renders the usage report as a Markdown table with a totals row.
 pub fn usage(r: &UsageReport) -> String {
     let mut out = String::new();
@@ -60,7 +72,7 @@ pub fn usage(r: &UsageReport) -> String {
     let _ = writeln!(
         out,
         "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |",
-        group_label(r.group_by)
+        usage_key_label(r)
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
     let key = |row: &crate::usage::UsageRow| match (&row.label, r.group_by) {

@@ -66,6 +66,21 @@ pub struct Tokens {
     pub cache_read_over_200k: i64,
 }
 
+impl Tokens {
+    /// Adds another request's (or group's) tokens.
+    pub fn add(&mut self, o: &Tokens) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_creation += o.cache_creation;
+        self.cache_creation_1h += o.cache_creation_1h;
+        self.cache_read += o.cache_read;
+        self.input_over_200k += o.input_over_200k;
+        self.output_over_200k += o.output_over_200k;
+        self.cache_creation_over_200k += o.cache_creation_over_200k;
+        self.cache_read_over_200k += o.cache_read_over_200k;
+    }
+}
+
 /// The price table.
 #[derive(Debug, Clone)]
 pub struct PriceTable {

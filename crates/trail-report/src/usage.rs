@@ -4,7 +4,8 @@
 //! whole store (ccusage's rule: the same `message.id` + `requestId` in several files counts
 //! once, keeping the larger total; a sidechain copy of a message loses to the main one). Whole
 //! UTC days come from the rollup; a range that starts or ends inside a day adds that part from
-//! the counted `usage` rows, through the timestamp index.
+//! the counted `usage` rows, through the timestamp index. Days of another time zone
+//! ([`usage_in`]) are counted from the usage rows themselves.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -14,6 +15,7 @@ use trail_store::Store;
 
 use crate::prices::{PriceTable, Tokens};
 use crate::query::Where;
+use crate::zone::DayZone;
 use crate::{Filter, Result};
 
 /// How `trail usage` groups its rows.
@@ -78,6 +80,8 @@ pub struct PriceUsed {
 pub struct UsageReport {
     pub filter: Filter,
     pub group_by: GroupBy,
+    /// The time zone of the days, weeks and months (`UTC`, `Europe/Paris`, `+05:30`).
+    pub time_zone: String,
     pub rows: Vec<UsageRow>,
     pub totals: UsageRow,
     /// Models shown as unpriced: never counted as $0 silently.
@@ -132,7 +136,23 @@ pub fn usage(
     by: GroupBy,
     prices: &PriceTable,
 ) -> Result<UsageReport> {
-    let cells = load_cells(store, filter)?;
+    usage_in(store, filter, by, prices, &DayZone::utc())
+}
+
+/// Computes the usage report with days (and weeks and months) of `zone`.
+#[tracing::instrument(level = "debug", skip_all, err)]
+pub fn usage_in(
+    store: &Store,
+    filter: &Filter,
+    by: GroupBy,
+    prices: &PriceTable,
+    zone: &DayZone,
+) -> Result<UsageReport> {
+    let cells = if zone.is_utc() {
+        load_cells(store, filter)?
+    } else {
+        load_cells_in(store, filter, zone)?
+    };
     let sessions = if matches!(by, GroupBy::Session | GroupBy::Repo | GroupBy::Source) {
         session_info(store, &cells)?
     } else {
@@ -227,6 +247,7 @@ pub fn usage(
     Ok(UsageReport {
         filter: filter.clone(),
         group_by: by,
+        time_zone: zone.name().to_string(),
         rows,
         totals,
         unpriced_models: unpriced.into_values().collect(),
@@ -331,6 +352,124 @@ fn load_cells(store: &Store, f: &Filter) -> Result<Vec<Cell>> {
         }
     }
     Ok(cells)
+}
+
+/// Loads cells whose days are `zone`'s. The rollup's days are UTC days, so the counted usage
+/// rows in the range are read one by one and summed per session, local day, model and pricing.
+/// Every zone's offset is a whole number of quarter hours, so a row's day is looked up by its
+/// quarter hour, and names are interned: tens of thousands of rows take a few tens of ms.
+fn load_cells_in(store: &Store, f: &Filter, zone: &DayZone) -> Result<Vec<Cell>> {
+    let w = Where::sessions(f)
+        .range("u.timestamp", f.since.as_deref(), f.until.as_deref())
+        .and("u.counted = 1");
+    let sql = format!(
+        "SELECT u.session_id, u.timestamp, coalesce(u.model, ''), u.cost_usd IS NULL,
+             u.input_tokens, u.output_tokens, u.cache_creation_tokens, u.cache_creation_1h_tokens,
+             u.cache_read_tokens, u.cost_usd
+         FROM usage u JOIN sessions s ON s.id = u.session_id WHERE {}",
+        w.sql
+    );
+    let mut stmt = store.connection().prepare(&sql)?;
+    let mut rows = stmt.query(w.params())?;
+    let mut names = Interner::default();
+    let mut days = Interner::default();
+    let mut day_of_quarter: HashMap<[u8; 16], usize> = HashMap::new();
+    let mut cells: HashMap<(usize, usize, usize, bool), Cell> = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let day = match text(r, 1)? {
+            Some(ts) if ts.len() >= 16 => {
+                let mut quarter = [0u8; 16];
+                quarter.copy_from_slice(&ts.as_bytes()[..16]);
+                // Minutes 00-14 -> 00, 15-29 -> 15...: the same local day for every zone.
+                let minute = (quarter[14].wrapping_sub(b'0') as u32) * 10
+                    + quarter[15].wrapping_sub(b'0') as u32;
+                let floored = format!("{:02}", (minute.min(59) / 15) * 15);
+                quarter[14..16].copy_from_slice(floored.as_bytes());
+                match day_of_quarter.get(&quarter) {
+                    Some(&d) => d,
+                    None => {
+                        let at = format!("{}:00Z", String::from_utf8_lossy(&quarter));
+                        let d = days.id(&zone.day_of(&at).unwrap_or_default());
+                        day_of_quarter.insert(quarter, d);
+                        d
+                    }
+                }
+            }
+            _ => days.id(""),
+        };
+        let session = names.id(text(r, 0)?.unwrap_or_default());
+        let model = names.id(text(r, 2)?.unwrap_or_default());
+        let priced = r.get::<_, i64>(3)? != 0;
+        let t = |i| r.get::<_, i64>(i);
+        let (input, output, cache_creation, cache_read) = (t(4)?, t(5)?, t(6)?, t(8)?);
+        let over = |n: i64| (n - 200_000).max(0);
+        let tokens = Tokens {
+            input,
+            output,
+            cache_creation,
+            cache_creation_1h: t(7)?,
+            cache_read,
+            input_over_200k: over(input),
+            output_over_200k: over(output),
+            cache_creation_over_200k: over(cache_creation),
+            cache_read_over_200k: over(cache_read),
+        };
+        let cost = r.get::<_, Option<f64>>(9)?.unwrap_or(0.0);
+        let cell = cells
+            .entry((session, day, model, priced))
+            .or_insert_with(|| Cell {
+                session_id: names.name(session).to_string(),
+                day: days.name(day).to_string(),
+                model: names.name(model).to_string(),
+                priced,
+                requests: 0,
+                tokens: Tokens::default(),
+                recorded_cost: 0.0,
+            });
+        cell.requests += 1;
+        cell.tokens.add(&tokens);
+        cell.recorded_cost += cost;
+    }
+    // In a fixed order, so sums of costs come out the same, to the last bit, every run.
+    let mut cells: Vec<Cell> = cells.into_values().collect();
+    cells.sort_by(|a, b| {
+        (&a.session_id, &a.day, &a.model, a.priced).cmp(&(
+            &b.session_id,
+            &b.day,
+            &b.model,
+            b.priced,
+        ))
+    });
+    Ok(cells)
+}
+
+/// Column `i` as text borrowed from the row (no copy).
+fn text<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<&'r str>> {
+    r.get_ref(i)?.as_str_or_null().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// Strings by number, so a row's names are looked up without copying them.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<String, usize>,
+    names: Vec<String>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &str) -> usize {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        self.names.push(s.to_string());
+        self.ids.insert(s.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+
+    fn name(&self, id: usize) -> &str {
+        &self.names[id]
+    }
 }
 
 fn next_day(day: &str) -> String {

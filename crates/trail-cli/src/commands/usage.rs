@@ -1,7 +1,7 @@
 //! `trail usage`: tokens and cost by day, week, month, model, session, repository or source.
 
-use trail_report::markdown::{self, group_label, thousands, usd};
-use trail_report::{Filter, GroupBy, PriceTable};
+use trail_report::markdown::{self, thousands, usage_key_label, usd};
+use trail_report::{DayZone, Filter, GroupBy, PriceTable};
 
 use crate::commands::open_existing;
 use crate::error::{CliError, CliResult};
@@ -27,11 +27,28 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
-    /// Resolves the arguments against `now`.
+    /// Resolves the arguments against `now` (a date is a UTC day).
     pub fn filter(&self, now: chrono::DateTime<chrono::Utc>) -> CliResult<Filter> {
+        self.filter_in(now, &DayZone::utc())
+    }
+
+    /// Resolves the arguments against `now`, a date being that day in `zone`.
+    pub fn filter_in(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        zone: &DayZone,
+    ) -> CliResult<Filter> {
         let time = |s: &Option<String>| {
             s.as_deref()
-                .map(|s| parse_time(s, now))
+                .map(|s| {
+                    let s = s.trim();
+                    match chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+                        Ok(_) => zone
+                            .start_of_day(s)
+                            .ok_or_else(|| format!("{s} does not exist in {}", zone.name())),
+                        Err(_) => parse_time(s, now),
+                    }
+                })
                 .transpose()
                 .map_err(CliError::usage)
         };
@@ -71,6 +88,9 @@ pub struct Args {
     /// Group rows by
     #[arg(long, value_enum, default_value_t = By::Day)]
     by: By,
+    /// Count days (and --since/--until dates) in this time zone: UTC, local, +05:30, Europe/Paris
+    #[arg(long, env = "TRAIL_TZ", default_value = "UTC")]
+    tz: String,
     #[command(flatten)]
     filter: FilterArgs,
     #[command(flatten)]
@@ -78,8 +98,9 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
+    let zone = DayZone::parse(&args.tz).map_err(CliError::usage)?;
     let store = open_existing(ctx)?;
-    let filter = args.filter.filter(chrono::Utc::now())?;
+    let filter = args.filter.filter_in(chrono::Utc::now(), &zone)?;
     let by = match args.by {
         By::Day => GroupBy::Day,
         By::Week => GroupBy::Week,
@@ -89,7 +110,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         By::Repo => GroupBy::Repo,
         By::Source => GroupBy::Source,
     };
-    let report = trail_report::usage(&store, &filter, by, PriceTable::shipped())?;
+    let report = trail_report::usage_in(&store, &filter, by, PriceTable::shipped(), &zone)?;
     if args.format.json {
         ctx.ui.json(&report)?;
         return Ok(0);
@@ -108,10 +129,11 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         .map(|r| key_text(r, by).chars().count())
         .max()
         .unwrap_or(5)
+        .max(usage_key_label(&report).chars().count())
         .clamp(5, 48);
     let header = format!(
         "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
-        fit(group_label(by), width),
+        fit(&usage_key_label(&report), width),
         "INPUT",
         "OUTPUT",
         "CACHE WRITE",
