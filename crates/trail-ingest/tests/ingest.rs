@@ -430,7 +430,7 @@ fn summaries_pointing_into_other_files_are_resolved() {
         &NoProgress,
     )
     .unwrap();
-    let title = |id: &str| -> String {
+    let title = |store: &Store, id: &str| -> String {
         store
             .connection()
             .query_row("SELECT summary FROM sessions WHERE id = ?1", [id], |r| {
@@ -438,8 +438,35 @@ fn summaries_pointing_into_other_files_are_resolved() {
             })
             .unwrap()
     };
-    assert_eq!(title("bbbb"), "Parser refactor into modules");
-    assert_eq!(title("aaaa"), "continue");
+    assert_eq!(title(&store, "bbbb"), "Parser refactor into modules");
+    assert_eq!(title(&store, "aaaa"), "continue");
+
+    // The user renames the session later (`/rename`): their title beats any summary, on the
+    // append and on a fresh index of the same files.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(proj.join("bbbb.jsonl"))
+        .unwrap();
+    f.write_all(
+        b"{\"type\":\"custom-title\",\"customTitle\":\"My parser work\",\"sessionId\":\"bbbb\"}\n",
+    )
+    .unwrap();
+    drop(f);
+    index(
+        &mut store,
+        &options(&work.path().join("projects")),
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(title(&store, "bbbb"), "My parser work");
+    let mut fresh = Store::open(&work.path().join("fresh.db")).unwrap();
+    index(
+        &mut fresh,
+        &options(&work.path().join("projects")),
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(title(&fresh, "bbbb"), "My parser work");
 }
 
 /// Copilot CLI: gaps in the event log are filled from Copilot's own `session-store.db`, which

@@ -325,6 +325,20 @@ pub struct ParentLink {
     pub agent_ref: Option<String>,
 }
 
+/// Ranks of a session title, lowest first (stored in `sessions.title_rank`).
+pub struct TitleRank;
+
+impl TitleRank {
+    /// No title.
+    pub const NONE: u8 = 0;
+    /// Taken from the first prompt.
+    pub const FIRST_PROMPT: u8 = 1;
+    /// A summary: written by the agent in the session's file, or in another file.
+    pub const SUMMARY: u8 = 2;
+    /// A title the user gave (`/rename`).
+    pub const USER: u8 = 3;
+}
+
 /// Session-level facts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionMeta {
@@ -332,6 +346,10 @@ pub struct SessionMeta {
     pub source: SourceKind,
     pub native_id: String,
     pub title: Option<String>,
+    /// How much the title is worth, so a better one is never replaced by a worse one:
+    /// [`TitleRank`]. 0 lets the store decide (1 when there is a title).
+    #[serde(default)]
+    pub title_rank: u8,
     pub cwd: Option<String>,
     /// `owner/name`.
     pub repository: Option<String>,
@@ -349,6 +367,7 @@ impl SessionMeta {
             source,
             native_id: native_id.into(),
             title: None,
+            title_rank: 0,
             cwd: None,
             repository: None,
             branch: None,

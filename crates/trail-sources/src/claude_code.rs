@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use trail_model::{
     time, truncate_chars, turns, Checkpoint, FileTouch, Message, MessageKind, ParentLink, Relink,
-    Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, UpdateMode, Usage,
+    Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, TitleRank, UpdateMode, Usage,
 };
 
 use crate::jsonl::{self, LinePos};
@@ -370,7 +370,7 @@ struct Node {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct SessionState {
     meta: SessionMeta,
-    /// 3 custom title, 2 ai-title or summary, 1 first prompt, 0 none.
+    /// A [`TitleRank`]: 3 custom title, 2 ai-title or summary, 1 first prompt, 0 none.
     title_rank: u8,
     next_seq: u32,
     checkpoints: u32,
@@ -517,9 +517,9 @@ impl Parser<'_> {
             }
             "custom-title" | "ai-title" => {
                 let (title, rank) = if ty == "custom-title" {
-                    (entry.custom_title.as_deref(), 3)
+                    (entry.custom_title.as_deref(), TitleRank::USER)
                 } else {
-                    (entry.ai_title.as_deref(), 2)
+                    (entry.ai_title.as_deref(), TitleRank::SUMMARY)
                 };
                 if let Some(t) = title.filter(|t| !t.trim().is_empty()) {
                     let slot = self.main_slot(&entry);
@@ -968,6 +968,7 @@ impl Parser<'_> {
         let st = &mut self.state.sessions[slot as usize];
         if rank >= st.title_rank {
             st.title_rank = rank;
+            st.meta.title_rank = rank;
             st.meta.title = Some(clean_title(title));
             // A title alone (`/rename` appended to a session) still updates the session.
             self.building(slot);
@@ -990,7 +991,8 @@ impl Parser<'_> {
         if kind == MessageKind::Prompt && st.title_rank < 1 {
             let t = clean_title(&strip_system_reminders(&m.text));
             if !t.is_empty() {
-                st.title_rank = 1;
+                st.title_rank = TitleRank::FIRST_PROMPT;
+                st.meta.title_rank = TitleRank::FIRST_PROMPT;
                 st.meta.title = Some(t);
             }
         }
@@ -1047,7 +1049,7 @@ impl Parser<'_> {
                 .find(|n| n.uuid.as_deref() == Some(leaf.as_str()))
                 .map(|n| n.slot);
             match slot {
-                Some(slot) => self.set_title(slot, &summary, 2),
+                Some(slot) => self.set_title(slot, &summary, TitleRank::SUMMARY),
                 None => still_pending.push((leaf, summary)),
             }
         }
@@ -1061,8 +1063,8 @@ impl Parser<'_> {
                 .iter()
                 .position(|s| s.sidechain_root.is_none())
             {
-                if self.state.sessions[main].title_rank == 0 {
-                    self.set_title(main as u32, &s, 1);
+                if self.state.sessions[main].title_rank == TitleRank::NONE {
+                    self.set_title(main as u32, &s, TitleRank::FIRST_PROMPT);
                 }
             }
         }

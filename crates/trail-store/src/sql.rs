@@ -372,7 +372,7 @@ fn column_doc(table: &str, column: &str) -> &'static str {
         ("sessions", "source") => "Agent: claude-code, copilot-vscode, vscode-export, copilot-cli, codex, gemini-cli, opencode, cursor.",
         ("sessions", "native_id") => "The agent's own id for the session.",
         ("sessions", "agent_version") => "Version of the agent that wrote it.",
-        ("sessions", "title_rank") => "How good the title is (0 none, 1 from the file, 2 from a summary elsewhere).",
+        ("sessions", "title_rank") => "How good the title is: 0 none, 1 the first prompt, 2 a summary (in the session's file or another), 3 the user's own.",
         ("sessions", "parent_session_id") => "For a subagent: the session that started it.",
         ("sessions", "parent_tool_call_id") => "For a subagent: the tool call that started it.",
         ("sessions", "parent_agent_ref") => "For a subagent: the agent's reference used to link it.",

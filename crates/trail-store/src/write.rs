@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use rusqlite::{params, OptionalExtension, Transaction};
 use trail_model::{
     turns, Checkpoint, Message, MessageKind, ParseIssue, Role, Session, SessionMeta, SourceKind,
-    UpdateMode,
+    TitleRank, UpdateMode,
 };
 
 use crate::{Result, Store};
@@ -205,12 +205,13 @@ impl Store {
                  WHERE m.session_id = sessions.id AND h.path != coalesce(sessions.source_path, '')
                  LIMIT 1),
                title_rank = 2
-             WHERE title_rank < 2 AND id IN (
+             WHERE title_rank < 3 AND id IN (
                  SELECT m.session_id FROM title_hints h CROSS JOIN messages m
                  ON m.native_id = h.leaf_native_id
                  JOIN sessions s ON s.id = m.session_id
                  -- A hint from the session's own file is resolved by its parser, which knows
-                 -- the file's title priorities (a custom title beats a summary).
+                 -- the file's title priorities. From another file, a summary replaces any
+                 -- title but the user's own (rank 3).
                  WHERE h.path != coalesce(s.source_path, ''))",
             [],
         )?;
@@ -571,7 +572,11 @@ fn upsert_session_row(
     merge: bool,
 ) -> Result<()> {
     let parent = meta.parent.as_ref();
-    let title_rank: i64 = if meta.title.is_some() { 1 } else { 0 };
+    let title_rank = match (&meta.title, meta.title_rank) {
+        (None, _) => TitleRank::NONE,
+        (Some(_), TitleRank::NONE) => TitleRank::FIRST_PROMPT,
+        (Some(_), rank) => rank,
+    } as i64;
     let models_json = if models.is_empty() {
         None
     } else {
@@ -588,8 +593,12 @@ fn upsert_session_row(
              cwd = coalesce(excluded.cwd, cwd),
              repository = coalesce(excluded.repository, repository),
              branch = coalesce(excluded.branch, branch),
-             summary = CASE WHEN excluded.summary IS NOT NULL AND sessions.title_rank < 2
+             summary = CASE WHEN excluded.summary IS NOT NULL
+                                 AND excluded.title_rank >= sessions.title_rank
                             THEN excluded.summary ELSE summary END,
+             title_rank = CASE WHEN excluded.summary IS NOT NULL
+                                 AND excluded.title_rank >= sessions.title_rank
+                            THEN excluded.title_rank ELSE sessions.title_rank END,
              created_at = min(coalesce(excluded.created_at, created_at), coalesce(created_at, excluded.created_at)),
              updated_at = max(coalesce(excluded.updated_at, updated_at), coalesce(updated_at, excluded.updated_at)),
              agent_version = coalesce(excluded.agent_version, agent_version),
@@ -606,8 +615,9 @@ fn upsert_session_row(
          ON CONFLICT(id) DO UPDATE SET
              cwd = excluded.cwd, repository = excluded.repository, host_type = excluded.host_type,
              branch = excluded.branch,
-             summary = CASE WHEN sessions.title_rank >= 2 AND excluded.title_rank < 2
+             summary = CASE WHEN sessions.title_rank > excluded.title_rank
                             THEN summary ELSE excluded.summary END,
+             title_rank = max(sessions.title_rank, excluded.title_rank),
              created_at = excluded.created_at, updated_at = excluded.updated_at,
              source = excluded.source, native_id = excluded.native_id,
              agent_version = excluded.agent_version,
