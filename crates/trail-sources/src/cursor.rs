@@ -26,7 +26,9 @@
 //!   else the first prompt. `createdAt`/`lastUpdatedAt` bound the session, bubbles' `createdAt`
 //!   stamp messages. `createdOnBranch` is the branch. The cwd comes from the workspace whose
 //!   `composer.composerData` lists the composer; a composer listed by two folders gets none.
-//!   A composer listed in another's `subComposerIds` gets that one as its parent.
+//!   A sub-composer (best-of-N sibling or subagent) gets its parent from its own
+//!   `subagentInfo.parentComposerId` or `parentComposerId`, else from the composer whose
+//!   `subComposerIds` or `subagentComposerIds` lists it.
 //! - Order follows `fullConversationHeadersOnly` (headers whose bubble is missing are counted in
 //!   a note), else the inline `conversation`, else bubble `createdAt`.
 //! - A user bubble is the prompt; an assistant bubble gives, in order, thinking, text, a tool
@@ -172,10 +174,24 @@ fn read_global(path: &Path, conn: &Connection) -> Result<FileParse, SourceError>
             composers.push((id, v));
         }
     }
+    // A sub-composer (best-of-N sibling, subagent) is linked to its parent from either side:
+    // the child's own `subagentInfo.parentComposerId` / `parentComposerId`, else the parent's
+    // `subComposerIds` / `subagentComposerIds` listing it.
     let mut parents: HashMap<String, String> = HashMap::new();
     for (id, data) in &composers {
-        if let Some(children) = data.get("subComposerIds").and_then(Value::as_array) {
-            for child in children.iter().filter_map(Value::as_str) {
+        let named = data
+            .pointer("/subagentInfo/parentComposerId")
+            .or_else(|| data.get("parentComposerId"))
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty() && p != id);
+        if let Some(parent) = named {
+            parents.insert(id.clone(), parent.to_string());
+        }
+    }
+    for (id, data) in &composers {
+        for list in ["subComposerIds", "subagentComposerIds"] {
+            let children = data.get(list).and_then(Value::as_array);
+            for child in children.into_iter().flatten().filter_map(Value::as_str) {
                 if child != id {
                     parents
                         .entry(child.to_string())

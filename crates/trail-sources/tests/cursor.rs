@@ -15,6 +15,10 @@ CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);";
 const A: &str = "0f8e1c52-6f0a-4c51-9a57-2f6d1e3b7a10";
 const B: &str = "5b2d9e7c-1a34-4e8f-b0c6-7d9a8e1f2c33";
 const BAD: &str = "9c1e2d3f-0000-4aaa-bbbb-cccccccccccc";
+/// A subagent composer naming its parent itself (`subagentInfo.parentComposerId`).
+const C: &str = "c0c0c0c0-1111-4aaa-bbbb-cccccccccccc";
+/// A subagent composer its parent lists in `subagentComposerIds`.
+const D: &str = "d0d0d0d0-2222-4aaa-bbbb-cccccccccccc";
 const EMPTY: &str = "aaaaaaaa-0000-4aaa-bbbb-cccccccccccc";
 
 fn put(conn: &Connection, key: &str, value: &str) {
@@ -47,6 +51,7 @@ fn build(root: &Path, wal: bool) -> PathBuf {
             "lastUpdatedAt": 1_766_692_125_731i64, "createdOnBranch": "feature/auth",
             "modelConfig": {"modelName": "default", "maxMode": false},
             "subComposerIds": [B],
+            "subagentComposerIds": [D],
             "fullConversationHeadersOnly": [
                 {"bubbleId": "u1", "type": 1}, {"bubbleId": "a1", "type": 2},
                 {"bubbleId": "a2", "type": 2}, {"bubbleId": "gone", "type": 2},
@@ -135,6 +140,23 @@ fn build(root: &Path, wal: bool) -> PathBuf {
         json!({"type": 1, "text": "  check the tests  ", "createdAt": "2025-12-25T22:00:00.000Z"}),
     );
 
+    for (id, extra) in [
+        (C, json!({"subagentInfo": {"parentComposerId": A}})),
+        (D, json!({"isSubagent": true})),
+    ] {
+        let mut data = json!({"composerId": id, "createdAt": 1_766_700_100_000i64});
+        data.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        put(&conn, &format!("composerData:{id}"), &data.to_string());
+        bubble(
+            &conn,
+            id,
+            "s1",
+            json!({"type": 1, "text": "explore the tests", "createdAt": "2025-12-25T22:10:00.000Z"}),
+        );
+    }
+
     put(&conn, &format!("composerData:{BAD}"), "{\"composerId\": ");
     put(
         &conn,
@@ -187,7 +209,7 @@ fn composers_bubbles_tools_and_usage() {
     let out = parse(&db);
     assert_eq!(
         out.sessions.len(),
-        2,
+        4,
         "empty and malformed composers are not sessions"
     );
 
@@ -275,6 +297,16 @@ fn composers_bubbles_tools_and_usage() {
     assert_eq!(b.meta.cwd, None);
     let link = b.meta.parent.as_ref().expect("sub-composer has a parent");
     assert_eq!(link.session_id.as_str(), A);
+    // Subagents link to their parent whichever side names the other.
+    for sub in [C, D] {
+        let s = by_native(&out, sub);
+        let link = s
+            .meta
+            .parent
+            .as_ref()
+            .expect("subagent composer has a parent");
+        assert_eq!(link.session_id.as_str(), A, "{sub}");
+    }
     assert_eq!(b.usage.len(), 1);
     assert!(b.usage[0].tokens_known);
 
@@ -344,7 +376,7 @@ fn database_held_open_by_another_writer() {
     );
     let before = (hash(&db), hash(&wal));
     let out = parse(&db);
-    assert_eq!(out.sessions.len(), 2);
+    assert_eq!(out.sessions.len(), 4);
     assert_eq!(by_native(&out, B).messages.len(), 2);
     assert_eq!((hash(&db), hash(&wal)), before);
     writer.execute_batch("COMMIT").unwrap();
