@@ -29,8 +29,9 @@
 //!   A sub-composer (best-of-N sibling or subagent) gets its parent from its own
 //!   `subagentInfo.parentComposerId` or `parentComposerId`, else from the composer whose
 //!   `subComposerIds` or `subagentComposerIds` lists it.
-//! - Order follows `fullConversationHeadersOnly` (headers whose bubble is missing are counted in
-//!   a note), else the inline `conversation`, else bubble `createdAt`.
+//! - Bubbles are the `bubbleId:` rows, plus those kept inline in `conversationMap` (by id).
+//!   Order follows `fullConversationHeadersOnly` (headers whose bubble is missing are counted in
+//!   a note), else the inline `conversation` list, else bubble `createdAt`.
 //! - A user bubble is the prompt; an assistant bubble gives, in order, thinking, text, a tool
 //!   call (input: `rawArgs`, else `params`) and its result (`result`; `status == "error"` is an
 //!   error). Other bubble types are `(System, Unknown)` with the raw JSON in `extra`.
@@ -236,6 +237,14 @@ fn order_bubbles(
     mut bubbles: HashMap<String, Value>,
     missing: &mut usize,
 ) -> Vec<(String, Value)> {
+    // Some versions keep the bubbles inline, keyed by id; a `bubbleId:` row wins over its copy.
+    if let Some(map) = data.get("conversationMap").and_then(Value::as_object) {
+        for (id, b) in map {
+            if b.is_object() {
+                bubbles.entry(id.clone()).or_insert_with(|| b.clone());
+            }
+        }
+    }
     if let Some(headers) = data
         .get("fullConversationHeadersOnly")
         .and_then(Value::as_array)

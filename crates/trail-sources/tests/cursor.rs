@@ -19,6 +19,8 @@ const BAD: &str = "9c1e2d3f-0000-4aaa-bbbb-cccccccccccc";
 const C: &str = "c0c0c0c0-1111-4aaa-bbbb-cccccccccccc";
 /// A subagent composer its parent lists in `subagentComposerIds`.
 const D: &str = "d0d0d0d0-2222-4aaa-bbbb-cccccccccccc";
+/// An older composer keeping its bubbles inline in `conversationMap`.
+const E: &str = "e0e0e0e0-3333-4aaa-bbbb-cccccccccccc";
 const EMPTY: &str = "aaaaaaaa-0000-4aaa-bbbb-cccccccccccc";
 
 fn put(conn: &Connection, key: &str, value: &str) {
@@ -157,6 +159,18 @@ fn build(root: &Path, wal: bool) -> PathBuf {
         );
     }
 
+    put(
+        &conn,
+        &format!("composerData:{E}"),
+        &json!({"composerId": E, "name": "Old style", "createdAt": 1_766_600_000_000i64,
+            "fullConversationHeadersOnly": [{"bubbleId": "e1", "type": 1}, {"bubbleId": "e2", "type": 2}],
+            "conversationMap": {
+                "e2": {"type": 2, "bubbleId": "e2", "text": "It is in main.rs."},
+                "e1": {"type": 1, "bubbleId": "e1", "text": "where is main?"}
+            }})
+        .to_string(),
+    );
+
     put(&conn, &format!("composerData:{BAD}"), "{\"composerId\": ");
     put(
         &conn,
@@ -209,7 +223,7 @@ fn composers_bubbles_tools_and_usage() {
     let out = parse(&db);
     assert_eq!(
         out.sessions.len(),
-        4,
+        5,
         "empty and malformed composers are not sessions"
     );
 
@@ -297,6 +311,11 @@ fn composers_bubbles_tools_and_usage() {
     assert_eq!(b.meta.cwd, None);
     let link = b.meta.parent.as_ref().expect("sub-composer has a parent");
     assert_eq!(link.session_id.as_str(), A);
+    // Inline bubbles, in header order.
+    let e = by_native(&out, E);
+    let texts: Vec<&str> = e.messages.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["where is main?", "It is in main.rs."]);
+
     // Subagents link to their parent whichever side names the other.
     for sub in [C, D] {
         let s = by_native(&out, sub);
@@ -376,7 +395,7 @@ fn database_held_open_by_another_writer() {
     );
     let before = (hash(&db), hash(&wal));
     let out = parse(&db);
-    assert_eq!(out.sessions.len(), 4);
+    assert_eq!(out.sessions.len(), 5);
     assert_eq!(by_native(&out, B).messages.len(), 2);
     assert_eq!((hash(&db), hash(&wal)), before);
     writer.execute_batch("COMMIT").unwrap();
