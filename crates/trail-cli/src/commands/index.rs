@@ -157,7 +157,13 @@ fn print_summary(
         ctx.ui
             .line("No agent history found on this machine. Looked in:")?;
         for (source, roots) in &s.searched {
-            ctx.ui.line(&format!("  {source}: {}", roots.join(", ")))?;
+            // A format with no default place (VS Code exports) is read from files you name.
+            let places = if roots.is_empty() {
+                "no default place: `trail import FILE` or `trail index PATH`".to_string()
+            } else {
+                roots.join(", ")
+            };
+            ctx.ui.line(&format!("  {source}: {places}"))?;
         }
         ctx.ui
             .line("Try the bundled samples (a separate store, so nothing mixes with yours):")?;
