@@ -24,12 +24,21 @@ pub struct FilterArgs {
     /// Only sessions whose repository (owner/name) or folder contains this text
     #[arg(long)]
     pub repo: Option<String>,
+    /// Time zone of days: dates in --since/--until, and usage's days, weeks and months
+    /// (UTC, local, +05:30, Europe/Paris)
+    #[arg(long, env = "TRAIL_TZ", default_value = "UTC")]
+    pub tz: String,
 }
 
 impl FilterArgs {
-    /// Resolves the arguments against `now` (a date is a UTC day).
+    /// The time zone of `--tz`.
+    pub fn zone(&self) -> CliResult<DayZone> {
+        DayZone::parse(&self.tz).map_err(CliError::usage)
+    }
+
+    /// Resolves the arguments against `now`, a date being that day in `--tz`'s zone.
     pub fn filter(&self, now: chrono::DateTime<chrono::Utc>) -> CliResult<Filter> {
-        self.filter_in(now, &DayZone::utc())
+        self.filter_in(now, &self.zone()?)
     }
 
     /// Resolves the arguments against `now`, a date being that day in `zone`.
@@ -88,9 +97,6 @@ pub struct Args {
     /// Group rows by
     #[arg(long, value_enum, default_value_t = By::Day)]
     by: By,
-    /// Count days (and --since/--until dates) in this time zone: UTC, local, +05:30, Europe/Paris
-    #[arg(long, env = "TRAIL_TZ", default_value = "UTC")]
-    tz: String,
     #[command(flatten)]
     filter: FilterArgs,
     #[command(flatten)]
@@ -98,7 +104,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let zone = DayZone::parse(&args.tz).map_err(CliError::usage)?;
+    let zone = args.filter.zone()?;
     let store = open_existing(ctx)?;
     let filter = args.filter.filter_in(chrono::Utc::now(), &zone)?;
     let by = match args.by {
