@@ -12,6 +12,7 @@ use crate::text::{count, minute, short_id, trim};
 const TITLE_CHARS: usize = 80;
 use crate::tips::Tips;
 use crate::usage::{GroupBy, UsageReport};
+use crate::zone::DayZone;
 
 /// Formats USD with cents (`$1,234.56`).
 pub fn usd(v: f64) -> String {
@@ -127,7 +128,15 @@ fn range_words(s: &Standup) -> String {
     if s.default_range {
         "the last 24 hours".to_string()
     } else {
-        format!("{} – {} UTC", minute(&s.since), minute(&s.until))
+        match DayZone::parse(&s.time_zone) {
+            Ok(zone) if !zone.is_utc() => format!(
+                "{} – {} ({})",
+                zone.minute_of(&s.since).unwrap_or_else(|| minute(&s.since)),
+                zone.minute_of(&s.until).unwrap_or_else(|| minute(&s.until)),
+                s.time_zone
+            ),
+            _ => format!("{} – {} UTC", minute(&s.since), minute(&s.until)),
+        }
     }
 }
 

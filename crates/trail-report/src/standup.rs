@@ -34,6 +34,8 @@ pub struct Standup {
     pub until: String,
     /// Whether the range is the default one (the last 24 hours).
     pub default_range: bool,
+    /// The zone the range is shown in (`UTC` unless the caller sets another).
+    pub time_zone: String,
     pub source: Option<String>,
     pub repo: Option<String>,
     pub streams: Vec<Stream>,
@@ -263,6 +265,7 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
         since,
         until,
         default_range,
+        time_zone: "UTC".into(),
         source: filter.source.clone(),
         repo: filter.repo.clone(),
         streams,

@@ -77,6 +77,17 @@ impl DayZone {
         Some(self.tz.to_datetime(ts).date().to_string())
     }
 
+    /// A stored UTC timestamp as this zone's `YYYY-MM-DD HH:MM`.
+    pub fn minute_of(&self, timestamp: &str) -> Option<String> {
+        let ts: Timestamp = timestamp.parse().ok()?;
+        Some(
+            self.tz
+                .to_datetime(ts)
+                .strftime("%Y-%m-%d %H:%M")
+                .to_string(),
+        )
+    }
+
     /// The UTC instant (store format) at which `day` (`YYYY-MM-DD`) begins in this zone.
     pub fn start_of_day(&self, day: &str) -> Option<String> {
         let date: Date = day.parse().ok()?;
@@ -146,6 +157,19 @@ mod tests {
         assert_eq!(paris.day_of("2026-01-05T22:30:00Z").unwrap(), "2026-01-05");
         assert_eq!(paris.day_of("2026-07-05T22:30:00Z").unwrap(), "2026-07-06");
         assert_eq!(paris.day_of("not a time"), None);
+    }
+
+    #[test]
+    fn minutes_in_the_zone() {
+        let ist = DayZone::parse("+05:30").unwrap();
+        assert_eq!(
+            ist.minute_of("2026-01-05T23:30:00.000Z").unwrap(),
+            "2026-01-06 05:00"
+        );
+        assert_eq!(
+            DayZone::utc().minute_of("2026-01-05T23:30:00Z").unwrap(),
+            "2026-01-05 23:30"
+        );
     }
 
     #[test]

@@ -23,7 +23,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let store = open_existing(ctx)?;
     let now = chrono::Utc::now();
     let filter = args.filter.filter(now)?;
-    let report = trail_report::standup(&store, &filter, now)?;
+    let mut report = trail_report::standup(&store, &filter, now)?;
+    report.time_zone = args.filter.zone()?.name().to_string();
     if args.json {
         ctx.ui.json(&report)?;
     } else if args.prompt {
