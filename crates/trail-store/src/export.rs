@@ -1,9 +1,8 @@
-//! Queries behind `trail export`: a session's messages streamed in order with each tool call's
-//! result joined in, and a session's subagents. Nothing here loads a whole session in memory.
+//! The query behind `trail export`: a session's messages streamed in order with each tool
+//! call's result joined in. Nothing here loads a whole session in memory. (Subagents come from
+//! `Store::subagent_sessions`, shared with `show`.)
 
-use rusqlite::OptionalExtension;
-
-use crate::{MessageRow, Result, SessionRow, Store, StoreError};
+use crate::{MessageRow, Store, StoreError};
 
 /// A tool call's recorded result, joined to the call.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,50 +59,10 @@ impl Store {
         }
         Ok(())
     }
-
-    /// Returns the sessions whose parent is `id`, oldest first.
-    pub fn subagent_sessions(&self, id: &str) -> Result<Vec<SessionRow>> {
-        let ids: Vec<String> = self
-            .conn
-            .prepare_cached(
-                "SELECT id FROM sessions WHERE parent_session_id = ?1 ORDER BY created_at, id",
-            )?
-            .query_map([id], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        ids.iter().map(|i| self.session(i)).collect()
-    }
-
-    /// Returns the session row of `id` if it exists.
-    pub fn find_session(&self, id: &str) -> Result<Option<SessionRow>> {
-        let exists = self
-            .conn
-            .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
-            .query_row([id], |_| Ok(()))
-            .optional()?;
-        match exists {
-            Some(()) => self.session(id).map(Some),
-            None => Ok(None),
-        }
-    }
 }
 
 fn export_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExportMessage> {
-    let message = MessageRow {
-        seq: r.get(0)?,
-        role: r.get(1)?,
-        kind: r.get(2)?,
-        text: r.get(3)?,
-        tool_name: r.get(4)?,
-        tool_call_id: r.get(5)?,
-        tool_input: r.get(6)?,
-        tool_output: r.get(7)?,
-        is_error: r.get::<_, i64>(8)? != 0,
-        model: r.get(9)?,
-        timestamp: r.get(10)?,
-        is_sidechain: r.get::<_, i64>(11)? != 0,
-        on_main_chain: r.get::<_, i64>(12)? != 0,
-        turn_index: r.get(13)?,
-    };
+    let message = crate::read::message_from_row(r)?;
     let result = match r.get::<_, Option<i64>>(14)? {
         Some(seq) => Some(ToolResultRow {
             seq,

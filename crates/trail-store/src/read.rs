@@ -104,6 +104,28 @@ pub struct MessageRow {
     pub turn_index: Option<i64>,
 }
 
+/// Reads a [`MessageRow`] from the first 14 columns: seq, role, kind, text, tool_name,
+/// tool_call_id, tool_input, tool_output, is_error, model, timestamp, is_sidechain,
+/// on_main_chain, turn_index.
+pub(crate) fn message_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageRow> {
+    Ok(MessageRow {
+        seq: r.get(0)?,
+        role: r.get(1)?,
+        kind: r.get(2)?,
+        text: r.get(3)?,
+        tool_name: r.get(4)?,
+        tool_call_id: r.get(5)?,
+        tool_input: r.get(6)?,
+        tool_output: r.get(7)?,
+        is_error: r.get::<_, i64>(8)? != 0,
+        model: r.get(9)?,
+        timestamp: r.get(10)?,
+        is_sidechain: r.get::<_, i64>(11)? != 0,
+        on_main_chain: r.get::<_, i64>(12)? != 0,
+        turn_index: r.get(13)?,
+    })
+}
+
 /// A session with its messages, subagents, files and refs.
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionDetail {
@@ -234,13 +256,7 @@ impl Store {
 
     /// Returns one session row.
     pub fn session(&self, id: &str) -> Result<SessionRow> {
-        self.conn
-            .query_row(
-                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"),
-                [id],
-                session_from_row,
-            )
-            .optional()?
+        self.find_session(id)?
             .ok_or_else(|| StoreError::NotFound(id.to_string()))
     }
 
@@ -255,6 +271,30 @@ impl Store {
             .flatten())
     }
 
+    /// Returns the sessions whose parent is `id`, oldest first.
+    pub fn subagent_sessions(&self, id: &str) -> Result<Vec<SessionRow>> {
+        Ok(self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE parent_session_id = ?1
+                 ORDER BY created_at, id"
+            ))?
+            .query_map([id], session_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Returns the session row of `id` if it exists.
+    pub fn find_session(&self, id: &str) -> Result<Option<SessionRow>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"),
+                [id],
+                session_from_row,
+            )
+            .optional()?)
+    }
+
     /// Returns a session with everything `show` needs.
     pub fn session_detail(&self, id: &str) -> Result<SessionDetail> {
         let session = self.session(id)?;
@@ -264,31 +304,9 @@ impl Store {
              FROM messages WHERE session_id = ?1 ORDER BY seq",
         )?;
         let messages = stmt
-            .query_map([id], |r| {
-                Ok(MessageRow {
-                    seq: r.get(0)?,
-                    role: r.get(1)?,
-                    kind: r.get(2)?,
-                    text: r.get(3)?,
-                    tool_name: r.get(4)?,
-                    tool_call_id: r.get(5)?,
-                    tool_input: r.get(6)?,
-                    tool_output: r.get(7)?,
-                    is_error: r.get::<_, i64>(8)? != 0,
-                    model: r.get(9)?,
-                    timestamp: r.get(10)?,
-                    is_sidechain: r.get::<_, i64>(11)? != 0,
-                    on_main_chain: r.get::<_, i64>(12)? != 0,
-                    turn_index: r.get(13)?,
-                })
-            })?
+            .query_map([id], message_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {SESSION_COLUMNS} FROM sessions WHERE parent_session_id = ?1 ORDER BY created_at, id"
-        ))?;
-        let subagents = stmt
-            .query_map([id], session_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let subagents = self.subagent_sessions(id)?;
         let files = self
             .conn
             .prepare(
