@@ -4,13 +4,12 @@
 //! `prefers-color-scheme`. Every piece of transcript text is escaped and shown as text, never
 //! rendered as Markdown or HTML.
 
-use std::collections::HashMap;
 use std::io::Write;
 
 use trail_store::{ExportMessage, SessionRow};
 
 use crate::text::{self, escape_html, omitted, pretty_input};
-use crate::{file_name, Exporter, Format, Result};
+use crate::{file_name, for_each_turn_message, Exporter, Format, Result, Subagents};
 
 /// HTML pages show more of a tool's output than Markdown (it is collapsed).
 const HTML_OUTPUT_LINES: usize = text::OUTPUT_LINES * 5;
@@ -69,9 +68,7 @@ pub(crate) fn write_session(
     s: &SessionRow,
     w: &mut dyn Write,
 ) -> Result<()> {
-    let title = ex
-        .redact(s.title.as_deref().unwrap_or("(untitled)"))
-        .into_owned();
+    let title = ex.title(s);
     page_start(w, &one_line(&title))?;
     write_nested(ex, s, w, 0)?;
     page_end(w)
@@ -83,9 +80,7 @@ fn write_nested(
     w: &mut dyn Write,
     depth: usize,
 ) -> Result<()> {
-    let title = ex
-        .redact(s.title.as_deref().unwrap_or("(untitled)"))
-        .into_owned();
+    let title = ex.title(s);
     w.write_all(b"<article class=\"session\">\n<header>\n")?;
     w.write_all(if depth == 0 { b"<h1>" } else { b"<h2>" })?;
     escape_html(&one_line(&title), w)?;
@@ -94,25 +89,10 @@ fn write_nested(
     w.write_all(b"</header>\n")?;
 
     let store = ex.store;
-    let mut subagents: HashMap<String, Vec<SessionRow>> = HashMap::new();
-    let mut loose: Vec<SessionRow> = Vec::new();
-    for a in store.subagent_sessions(&s.id)? {
-        match a.parent_tool_call_id.clone() {
-            Some(t) => subagents.entry(t).or_default().push(a),
-            None => loose.push(a),
-        }
-    }
+    let mut subagents = Subagents::load(store, &s.id)?;
     let mut current: Option<i64> = None;
-    let mut off_chain = 0u64;
-    store.for_each_export_message(&s.id, |m: ExportMessage| -> Result<()> {
+    let off_chain = for_each_turn_message(store, &s.id, |turn, m: ExportMessage| -> Result<()> {
         let msg = &m.message;
-        if !msg.on_main_chain {
-            off_chain += 1;
-            return Ok(());
-        }
-        let Some(turn) = msg.turn_index else {
-            return Ok(());
-        };
         if current != Some(turn) {
             if current.is_some() {
                 w.write_all(b"</section>\n")?;
@@ -130,7 +110,9 @@ fn write_nested(
         match msg.kind.as_deref() {
             Some("prompt") => {
                 let t = ex.redact(body);
-                w.write_all(b"<div class=\"msg user\"><div class=\"who\">User</div><div class=\"text\">")?;
+                w.write_all(
+                    b"<div class=\"msg user\"><div class=\"who\">User</div><div class=\"text\">",
+                )?;
                 escape_html(t.trim_end(), w)?;
                 w.write_all(b"</div></div>\n")?;
             }
@@ -142,18 +124,15 @@ fn write_nested(
             }
             Some("thinking") if ex.options.thinking && !body.trim().is_empty() => {
                 let t = ex.redact(body);
-                w.write_all(b"<details class=\"thinking\"><summary>Thinking</summary><div class=\"text\">")?;
+                w.write_all(
+                    b"<details class=\"thinking\"><summary>Thinking</summary><div class=\"text\">",
+                )?;
                 escape_html(t.trim_end(), w)?;
                 w.write_all(b"</div></details>\n")?;
             }
             Some("tool_call") => {
                 write_tool(ex, &m, w)?;
-                let nested = msg
-                    .tool_call_id
-                    .as_deref()
-                    .and_then(|id| subagents.remove(id))
-                    .unwrap_or_default();
-                for a in nested {
+                for a in subagents.started_by(msg.tool_call_id.as_deref()) {
                     write_subagent(ex, &a, w, depth)?;
                 }
             }
@@ -174,7 +153,9 @@ fn write_nested(
             }
             Some("summary") if !body.trim().is_empty() => {
                 let t = ex.redact(body);
-                w.write_all(b"<details class=\"summary\"><summary>Summary</summary><div class=\"text\">")?;
+                w.write_all(
+                    b"<details class=\"summary\"><summary>Summary</summary><div class=\"text\">",
+                )?;
                 escape_html(t.trim_end(), w)?;
                 w.write_all(b"</div></details>\n")?;
             }
@@ -188,9 +169,8 @@ fn write_nested(
     if current.is_some() {
         w.write_all(b"</section>\n")?;
     }
-    let mut rest: Vec<SessionRow> = subagents.into_values().flatten().chain(loose).collect();
+    let rest = subagents.rest();
     if !rest.is_empty() {
-        rest.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
         w.write_all(b"<section class=\"turn\">\n<h2>Other subagents</h2>\n")?;
         for a in &rest {
             write_subagent(ex, a, w, depth)?;
@@ -213,9 +193,7 @@ fn write_subagent(
     w: &mut dyn Write,
     depth: usize,
 ) -> Result<()> {
-    let title = ex
-        .redact(a.title.as_deref().unwrap_or("(untitled)"))
-        .into_owned();
+    let title = ex.title(a);
     w.write_all(b"<details class=\"subagent\"><summary>Subagent: ")?;
     escape_html(&one_line(&title), w)?;
     writeln!(
@@ -310,9 +288,7 @@ pub(crate) fn write_index(
         sessions.len()
     )?;
     for s in sessions {
-        let title = ex
-            .redact(s.title.as_deref().unwrap_or("(untitled)"))
-            .into_owned();
+        let title = ex.title(s);
         let place = ex
             .redact(s.repository.as_deref().or(s.cwd.as_deref()).unwrap_or("-"))
             .into_owned();

@@ -19,9 +19,10 @@ mod text;
 pub use text::{tokens, when};
 mod vscode;
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
-use trail_store::{SessionRow, Store, StoreError};
+use trail_store::{ExportMessage, SessionRow, Store, StoreError};
 
 pub use redact::{RedactError, RedactionCounts, Redactor};
 pub use text::escape_html;
@@ -154,6 +155,12 @@ impl<'a> Exporter<'a> {
         (view.to_string(), left)
     }
 
+    /// A session's title, redacted (`(untitled)` when it has none).
+    fn title(&mut self, s: &SessionRow) -> String {
+        self.redact(s.title.as_deref().unwrap_or("(untitled)"))
+            .into_owned()
+    }
+
     fn redact_opt(&mut self, text: Option<&str>) -> Option<String> {
         text.map(|t| self.redact(t).into_owned())
     }
@@ -201,6 +208,71 @@ impl<'a> Exporter<'a> {
             facts.push(("Agent version", v.clone(), false));
         }
         facts
+    }
+}
+
+/// Calls `f(turn, message)` for each message of session `id` on the main chain that belongs to
+/// a turn, in order, and returns how many messages off the main chain (abandoned branches) it
+/// left out: what every transcript-shaped writer shows.
+fn for_each_turn_message(
+    store: &Store,
+    id: &str,
+    mut f: impl FnMut(i64, ExportMessage) -> Result<()>,
+) -> Result<u64> {
+    let mut off_chain = 0u64;
+    store.for_each_export_message(id, |m: ExportMessage| -> Result<()> {
+        if !m.message.on_main_chain {
+            off_chain += 1;
+            return Ok(());
+        }
+        match m.message.turn_index {
+            Some(turn) => f(turn, m),
+            None => Ok(()),
+        }
+    })?;
+    Ok(off_chain)
+}
+
+/// A session's subagents, by the tool call that started them, for writers that show each one
+/// under its call.
+struct Subagents {
+    by_call: HashMap<String, Vec<SessionRow>>,
+    /// Subagents no tool call is known to have started.
+    loose: Vec<SessionRow>,
+}
+
+impl Subagents {
+    fn load(store: &Store, id: &str) -> Result<Subagents> {
+        let mut out = Subagents {
+            by_call: HashMap::new(),
+            loose: Vec::new(),
+        };
+        for a in store.subagent_sessions(id)? {
+            match a.parent_tool_call_id.clone() {
+                Some(t) => out.by_call.entry(t).or_default().push(a),
+                None => out.loose.push(a),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The subagents tool call `call_id` started; each is handed out once.
+    fn started_by(&mut self, call_id: Option<&str>) -> Vec<SessionRow> {
+        call_id
+            .and_then(|id| self.by_call.remove(id))
+            .unwrap_or_default()
+    }
+
+    /// The subagents no call shown has taken, oldest first.
+    fn rest(self) -> Vec<SessionRow> {
+        let mut rest: Vec<SessionRow> = self
+            .by_call
+            .into_values()
+            .flatten()
+            .chain(self.loose)
+            .collect();
+        rest.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+        rest
     }
 }
 

@@ -2,13 +2,12 @@
 //! compact fenced blocks, thinking on request, subagent transcripts quoted under the tool call
 //! that started them.
 
-use std::collections::HashMap;
 use std::io::Write;
 
 use trail_store::{ExportMessage, SessionRow};
 
 use crate::text::{self, fence, omitted, pretty_input, LinePrefix};
-use crate::{Exporter, RenderError, Result};
+use crate::{for_each_turn_message, Exporter, RenderError, Result, Subagents};
 
 /// Nesting depth past which subagents are listed rather than quoted.
 const MAX_DEPTH: usize = 4;
@@ -28,34 +27,17 @@ fn write_nested(
     depth: usize,
 ) -> Result<()> {
     let hashes = "#".repeat((depth + 1).min(6));
-    let title = ex
-        .redact(s.title.as_deref().unwrap_or("(untitled)"))
-        .into_owned();
+    let title = ex.title(s);
     writeln!(w, "{hashes} {}\n", one_line(&title))?;
     write_header(ex, s, w)?;
 
     let store = ex.store;
-    let mut subagents: HashMap<String, Vec<SessionRow>> = HashMap::new();
-    let mut loose: Vec<SessionRow> = Vec::new();
-    for a in store.subagent_sessions(&s.id)? {
-        match a.parent_tool_call_id.clone() {
-            Some(t) => subagents.entry(t).or_default().push(a),
-            None => loose.push(a),
-        }
-    }
+    let mut subagents = Subagents::load(store, &s.id)?;
     let turn_hashes = "#".repeat((depth + 2).min(6));
     let mut current: Option<i64> = None;
     let mut last_was_text = false;
-    let mut off_chain = 0u64;
-    store.for_each_export_message(&s.id, |m: ExportMessage| -> Result<()> {
+    let off_chain = for_each_turn_message(store, &s.id, |turn, m: ExportMessage| -> Result<()> {
         let msg = &m.message;
-        if !msg.on_main_chain {
-            off_chain += 1;
-            return Ok(());
-        }
-        let Some(turn) = msg.turn_index else {
-            return Ok(());
-        };
         if current != Some(turn) {
             current = Some(turn);
             last_was_text = false;
@@ -91,12 +73,7 @@ fn write_nested(
             Some("tool_call") => {
                 write_tool(ex, &m, w)?;
                 last_was_text = false;
-                let nested = msg
-                    .tool_call_id
-                    .as_deref()
-                    .and_then(|id| subagents.remove(id))
-                    .unwrap_or_default();
-                for a in nested {
+                for a in subagents.started_by(msg.tool_call_id.as_deref()) {
                     write_subagent(ex, &a, w, depth)?;
                 }
             }
@@ -127,11 +104,9 @@ fn write_nested(
         }
         Ok(())
     })?;
-    let rest: Vec<SessionRow> = subagents.into_values().flatten().chain(loose).collect();
+    let rest = subagents.rest();
     if !rest.is_empty() {
         writeln!(w, "{turn_hashes} Other subagents\n")?;
-        let mut rest = rest;
-        rest.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
         for a in &rest {
             write_subagent(ex, a, w, depth)?;
         }

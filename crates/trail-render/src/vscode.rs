@@ -15,7 +15,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 use trail_store::{ExportMessage, SessionRow};
 
-use crate::{Exporter, Result};
+use crate::{for_each_turn_message, Exporter, Result};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -57,14 +57,8 @@ pub(crate) fn write_session(
     let prefix = request_prefix(&s.id);
     let mut open: Option<Open> = None;
     let mut count = 0usize;
-    store.for_each_export_message(&s.id, |m: ExportMessage| -> Result<()> {
+    for_each_turn_message(store, &s.id, |turn, m: ExportMessage| -> Result<()> {
         let msg = &m.message;
-        if !msg.on_main_chain {
-            return Ok(());
-        }
-        let Some(turn) = msg.turn_index else {
-            return Ok(());
-        };
         if open.as_ref().is_none_or(|o| o.turn != turn) {
             if let Some(o) = open.take() {
                 close_request(w, &o, &prefix)?;
@@ -155,7 +149,8 @@ pub(crate) fn write_session(
                     } else {
                         json!([{"type": "embed", "isText": true, "value": out}])
                     };
-                    v["resultDetails"] = json!({"input": input, "output": output, "isError": r.is_error});
+                    v["resultDetails"] =
+                        json!({"input": input, "output": output, "isError": r.is_error});
                     if !out.is_empty() {
                         let verb = if r.is_error { "Failed" } else { "Ran" };
                         v["pastTenseMessage"] = json!({
