@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::count_kind;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -12,17 +14,7 @@ use trail_sources::claude_code::ClaudeCode;
 use trail_sources::{FileParse, ParseRequest, Resume, Source};
 
 fn parse(path: &Path) -> FileParse {
-    ClaudeCode
-        .parse(ParseRequest {
-            max_bytes: None,
-            path,
-            resume: None,
-        })
-        .expect("parse")
-}
-
-fn count_kind(s: &Session, kind: MessageKind) -> usize {
-    s.messages.iter().filter(|m| m.kind == Some(kind)).count()
+    common::parse_whole(&ClaudeCode, path).expect("parse")
 }
 
 fn tokens(s: &Session) -> u64 {

@@ -2,6 +2,8 @@
 
 mod common;
 
+use common::{count_kind, only};
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -11,22 +13,7 @@ use trail_sources::codex::Codex;
 use trail_sources::{FileParse, ParseRequest, Resume, Source};
 
 fn parse(path: &Path) -> FileParse {
-    Codex
-        .parse(ParseRequest {
-            max_bytes: None,
-            path,
-            resume: None,
-        })
-        .unwrap()
-}
-
-fn only(fp: &FileParse) -> &Session {
-    assert_eq!(fp.sessions.len(), 1);
-    &fp.sessions[0]
-}
-
-fn count(s: &Session, kind: MessageKind) -> usize {
-    s.messages.iter().filter(|m| m.kind() == kind).count()
+    common::parse_whole(&Codex, path).unwrap()
 }
 
 /// (input, output, cache_read, cache_creation, reasoning) summed over usage rows.
@@ -74,9 +61,9 @@ fn corpus_files_parse_with_expected_counts() {
         let fp = parse(path);
         let s = only(&fp);
         assert!(fp.issues.is_empty(), "{name}: {:?}", fp.issues);
-        let prompts = count(s, MessageKind::Prompt);
-        let calls = count(s, MessageKind::ToolCall);
-        let results = count(s, MessageKind::ToolResult);
+        let prompts = count_kind(s, MessageKind::Prompt);
+        let calls = count_kind(s, MessageKind::ToolCall);
+        let results = count_kind(s, MessageKind::ToolResult);
         match name.as_str() {
             "agentsessions-fixture-codex-0.146.jsonl" => {
                 assert_eq!(s.meta.id.as_str(), "019fc8be-3658-7ca3-9e29-000000000000");
@@ -108,7 +95,7 @@ fn corpus_files_parse_with_expected_counts() {
                 assert_eq!(s.meta.id.as_str(), "codex:test-legacy-session");
                 assert_eq!((prompts, calls, results), (0, 0, 0));
                 // Two `turn.completed` events of an unknown shape, kept as Unknown.
-                assert_eq!(count(s, MessageKind::Unknown), 2);
+                assert_eq!(count_kind(s, MessageKind::Unknown), 2);
                 assert_eq!(s.usage.len(), 1);
                 assert_eq!(usage_sums(s), (1420, 910, 0, 0, 0));
             }
@@ -116,9 +103,9 @@ fn corpus_files_parse_with_expected_counts() {
                 assert_eq!(s.meta.id.as_str(), "codex:tool-call-session-id");
                 assert_eq!(s.meta.branch.as_deref(), Some("main"));
                 assert_eq!((prompts, calls, results), (1, 0, 0));
-                assert_eq!(count(s, MessageKind::Text), 1);
+                assert_eq!(count_kind(s, MessageKind::Text), 1);
                 // The `event_msg/tool_call` shape is not Codex's: kept as Unknown.
-                assert_eq!(count(s, MessageKind::Unknown), 1);
+                assert_eq!(count_kind(s, MessageKind::Unknown), 1);
                 assert_eq!(usage_sums(s), (120, 45, 0, 0, 0));
             }
             other => panic!("unexpected corpus file {other}"),
@@ -477,8 +464,8 @@ fn bundled_demo_rollout_parses() {
     let s = only(&fp);
     assert_eq!(s.meta.repository.as_deref(), Some("demo-org/recipe-box"));
     assert_eq!(s.turn_count, 1);
-    assert_eq!(count(s, MessageKind::ToolCall), 3);
-    assert_eq!(count(s, MessageKind::ToolResult), 3);
+    assert_eq!(count_kind(s, MessageKind::ToolCall), 3);
+    assert_eq!(count_kind(s, MessageKind::ToolResult), 3);
     // Final totals: 31200 input (22528 cached), 1020 output (512 reasoning).
     assert_eq!(usage_sums(s), (31200 - 22528, 1020, 22528, 0, 512));
     let files: Vec<&str> = s.files.iter().map(|f| f.path.as_str()).collect();

@@ -2,6 +2,8 @@
 
 mod common;
 
+use common::count_kind;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,13 +16,7 @@ use trail_sources::{FileParse, ParseRequest, Resume, Source};
 const FIXTURE_ID: &str = "6b1e2c3d-4a5f-4b6c-8d7e-9f0a1b2c3d4e";
 
 fn parse(path: &Path) -> FileParse {
-    CopilotCli
-        .parse(ParseRequest {
-            max_bytes: None,
-            path,
-            resume: None,
-        })
-        .expect("parse")
+    common::parse_whole(&CopilotCli, path).expect("parse")
 }
 
 fn fixture_events() -> PathBuf {
@@ -34,10 +30,6 @@ fn by_id<'a>(p: &'a FileParse, id: &str) -> &'a Session {
         .iter()
         .find(|s| s.meta.id.as_str() == id)
         .unwrap_or_else(|| panic!("no session {id}"))
-}
-
-fn count(s: &Session, kind: MessageKind) -> usize {
-    s.messages.iter().filter(|m| m.kind == Some(kind)).count()
 }
 
 fn out_sum(u: &[Usage]) -> u64 {
@@ -97,12 +89,12 @@ fn corpus_small_counts() {
         // The answer after the first resume has no prompt of its own: it stays in turn 0.
         Some("Listing the files.\n\nDone\n\n[trimmed for fixture]")
     );
-    assert_eq!(count(main, MessageKind::ToolCall), 3);
-    assert_eq!(count(main, MessageKind::ToolResult), 3);
+    assert_eq!(count_kind(main, MessageKind::ToolCall), 3);
+    assert_eq!(count_kind(main, MessageKind::ToolResult), 3);
     // session.error and abort.
-    assert_eq!(count(main, MessageKind::Error), 2);
+    assert_eq!(count_kind(main, MessageKind::Error), 2);
     // session.auto_mode_resolved and session.usage_checkpoint.
-    assert_eq!(count(main, MessageKind::Unknown), 2);
+    assert_eq!(count_kind(main, MessageKind::Unknown), 2);
     assert_eq!(
         main.models,
         vec!["gpt-5-mini", "gpt-4.1", "[trimmed for fixture]"]
@@ -135,8 +127,8 @@ fn corpus_small_counts() {
     assert_eq!(link.session_id.as_str(), "copilot-cli:copilot_stage0_small");
     assert_eq!(link.tool_call_id.as_deref(), Some("[trimmed for fixture]"));
     assert_eq!(sub.turn_count, 0);
-    assert_eq!(count(sub, MessageKind::ToolCall), 1);
-    assert_eq!(count(sub, MessageKind::ToolResult), 1);
+    assert_eq!(count_kind(sub, MessageKind::ToolCall), 1);
+    assert_eq!(count_kind(sub, MessageKind::ToolResult), 1);
     assert_eq!(sub.models, vec!["claude-haiku-4.5"]);
     assert!(sub.messages.iter().all(|m| m.is_sidechain));
 }
@@ -151,8 +143,8 @@ fn corpus_schema_drift_counts() {
     let s = &p.sessions[0];
     assert_eq!(s.meta.id.as_str(), "copilot-cli:copilot_stage0_drift");
     assert_eq!(s.turn_count, 0);
-    assert_eq!(count(s, MessageKind::ToolCall), 1);
-    assert_eq!(count(s, MessageKind::ToolResult), 2);
+    assert_eq!(count_kind(s, MessageKind::ToolCall), 1);
+    assert_eq!(count_kind(s, MessageKind::ToolResult), 2);
     // The start came before the request: one call, from the start, with the name.
     let call = s
         .messages
@@ -238,14 +230,14 @@ fn fixture_session_counts() {
         main.turns[2].user_message.as_deref(),
         Some("Write the docs")
     );
-    assert_eq!(count(main, MessageKind::Prompt), 3);
-    assert_eq!(count(main, MessageKind::ToolCall), 4);
-    assert_eq!(count(main, MessageKind::ToolResult), 4);
-    assert_eq!(count(main, MessageKind::Thinking), 1);
-    assert_eq!(count(main, MessageKind::Compaction), 1);
-    assert_eq!(count(main, MessageKind::Summary), 1);
-    assert_eq!(count(main, MessageKind::Unknown), 1);
-    assert_eq!(count(main, MessageKind::Error), 1);
+    assert_eq!(count_kind(main, MessageKind::Prompt), 3);
+    assert_eq!(count_kind(main, MessageKind::ToolCall), 4);
+    assert_eq!(count_kind(main, MessageKind::ToolResult), 4);
+    assert_eq!(count_kind(main, MessageKind::Thinking), 1);
+    assert_eq!(count_kind(main, MessageKind::Compaction), 1);
+    assert_eq!(count_kind(main, MessageKind::Summary), 1);
+    assert_eq!(count_kind(main, MessageKind::Unknown), 1);
+    assert_eq!(count_kind(main, MessageKind::Error), 1);
     let unknown = main
         .messages
         .iter()
@@ -335,8 +327,8 @@ fn fixture_session_counts() {
     assert_eq!(link.agent_ref.as_deref(), Some("explore"));
     assert_eq!(sub.meta.title.as_deref(), Some("Explore Agent"));
     assert_eq!(sub.messages.len(), 4);
-    assert_eq!(count(sub, MessageKind::ToolCall), 1);
-    assert_eq!(count(sub, MessageKind::ToolResult), 1);
+    assert_eq!(count_kind(sub, MessageKind::ToolCall), 1);
+    assert_eq!(count_kind(sub, MessageKind::ToolResult), 1);
     assert_eq!(sub.turn_count, 0);
     assert_eq!(sub.models, vec!["claude-haiku-4.5"]);
     assert_eq!(sub.usage.len(), 2);
@@ -781,8 +773,8 @@ fn demo_sample_parses() {
     );
     assert_eq!(s.meta.cwd.as_deref(), Some("/home/demo/projects/tidepool"));
     assert_eq!(s.turn_count, 2);
-    assert_eq!(count(s, MessageKind::ToolCall), 4);
-    assert_eq!(count(s, MessageKind::ToolResult), 4);
+    assert_eq!(count_kind(s, MessageKind::ToolCall), 4);
+    assert_eq!(count_kind(s, MessageKind::ToolResult), 4);
     assert_eq!(s.files.len(), 1);
     let refs: Vec<&str> = s.refs.iter().map(|r| r.value.as_str()).collect();
     assert_eq!(refs, vec!["demo-org/tidepool#31", "7c3e9a1"]);

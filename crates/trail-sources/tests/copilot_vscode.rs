@@ -3,12 +3,14 @@
 
 mod common;
 
+use common::count_kind;
+
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use trail_model::{MessageKind, RefType, Role, Session, SourceKind};
 use trail_sources::copilot_vscode::{default_roots, replay_log, CopilotVscode, Platform};
-use trail_sources::{FileParse, ParseRequest, Source, SourceError};
+use trail_sources::{FileParse, Source, SourceError};
 
 const SID: &str = "0f8f6b1e-3c1a-4c55-9d0e-5b7c2a9e1d01";
 
@@ -17,11 +19,7 @@ fn fx(name: &str) -> PathBuf {
 }
 
 fn parse(path: &Path) -> Result<FileParse, SourceError> {
-    CopilotVscode.parse(ParseRequest {
-        max_bytes: None,
-        path,
-        resume: None,
-    })
+    common::parse_whole(&CopilotVscode, path)
 }
 
 fn only_session(path: &Path) -> Session {
@@ -29,10 +27,6 @@ fn only_session(path: &Path) -> Session {
     assert!(fp.issues.is_empty(), "{}: {:?}", path.display(), fp.issues);
     assert_eq!(fp.sessions.len(), 1, "{}", path.display());
     fp.sessions.remove(0)
-}
-
-fn count(s: &Session, kind: MessageKind) -> usize {
-    s.messages.iter().filter(|m| m.kind == Some(kind)).count()
 }
 
 #[test]
@@ -55,8 +49,8 @@ fn snapshot_fixture_is_parsed_into_turns_tools_files_refs_usage() {
     );
     assert_eq!(s.models, vec!["copilot/claude-sonnet-4", "copilot/gpt-4.1"]);
     // One thinking message, one tool call (from the model's rounds) joined to its result.
-    assert_eq!(count(&s, MessageKind::Thinking), 1);
-    assert_eq!(count(&s, MessageKind::ToolCall), 1);
+    assert_eq!(count_kind(&s, MessageKind::Thinking), 1);
+    assert_eq!(count_kind(&s, MessageKind::ToolCall), 1);
     let call = s
         .messages
         .iter()
@@ -183,7 +177,7 @@ fn old_versions_parse() {
     assert_eq!(s1.turn_count, 1);
     assert_eq!(s1.turns[0].user_message.as_deref(), Some("what is a monad"));
     assert_eq!(s1.meta.title.as_deref(), Some("what is a monad"));
-    assert_eq!(count(&s1, MessageKind::Error), 0);
+    assert_eq!(count_kind(&s1, MessageKind::Error), 0);
     let s2 = only_session(&fx("v2.json"));
     assert_eq!(s2.meta.title.as_deref(), Some("Monads explained"));
     assert_eq!(
@@ -343,7 +337,7 @@ fn corpus_files_parse() {
     let s = only_session(&dir.join("abdxd9-orbital-clash-session-v3.json"));
     assert_eq!(s.meta.id.as_str(), "f62c7874-549c-4c07-9677-f413049d7799");
     assert_eq!(s.turn_count, 44);
-    assert_eq!(count(&s, MessageKind::ToolCall), 0);
+    assert_eq!(count_kind(&s, MessageKind::ToolCall), 0);
     assert!(s.models.is_empty() && s.files.is_empty());
     assert!(s.turns.iter().all(|t| t.assistant_response.is_some()));
     assert_eq!(
@@ -435,8 +429,8 @@ fn bundled_example_parses() {
         Some("Duplicate rows in expiry report")
     );
     assert_eq!(s.turn_count, 2);
-    assert_eq!(count(&s, MessageKind::ToolCall), 1);
-    assert_eq!(count(&s, MessageKind::ToolResult), 1);
+    assert_eq!(count_kind(&s, MessageKind::ToolCall), 1);
+    assert_eq!(count_kind(&s, MessageKind::ToolResult), 1);
     assert_eq!(s.files.len(), 1);
     assert!(s.refs.iter().any(|r| r.value == "demo/pantry#14"));
 }

@@ -1,11 +1,15 @@
 //! Cursor: `state.vscdb` key/value stores.
 
+mod common;
+
+use common::by_native;
+
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
-use trail_model::{MessageKind, Role, Session};
+use trail_model::{MessageKind, Role};
 use trail_sources::cursor::Cursor;
 use trail_sources::{FileParse, ParseRequest, Source};
 
@@ -200,20 +204,7 @@ fn build(root: &Path, wal: bool) -> PathBuf {
 }
 
 fn parse(path: &Path) -> FileParse {
-    Cursor
-        .parse(ParseRequest {
-            max_bytes: None,
-            path,
-            resume: None,
-        })
-        .expect("parse")
-}
-
-fn by_native<'a>(out: &'a FileParse, id: &str) -> &'a Session {
-    out.sessions
-        .iter()
-        .find(|s| s.meta.native_id == id)
-        .unwrap_or_else(|| panic!("no {id}"))
+    common::parse_whole(&Cursor, path).expect("parse")
 }
 
 #[test]

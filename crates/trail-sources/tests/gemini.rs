@@ -2,6 +2,8 @@
 
 mod common;
 
+use common::{count_kind, only};
+
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
@@ -10,22 +12,7 @@ use trail_sources::gemini::Gemini;
 use trail_sources::{FileParse, ParseRequest, Source};
 
 fn parse(path: &Path) -> FileParse {
-    Gemini
-        .parse(ParseRequest {
-            max_bytes: None,
-            path,
-            resume: None,
-        })
-        .unwrap()
-}
-
-fn only(fp: &FileParse) -> &Session {
-    assert_eq!(fp.sessions.len(), 1);
-    &fp.sessions[0]
-}
-
-fn count(s: &Session, kind: MessageKind) -> usize {
-    s.messages.iter().filter(|m| m.kind() == kind).count()
+    common::parse_whole(&Gemini, path).unwrap()
 }
 
 /// (input, output, cache_read, reasoning) summed over usage rows.
@@ -67,11 +54,11 @@ fn corpus_files_parse_with_expected_counts() {
         assert!(fp.issues.is_empty(), "{name}: {:?}", fp.issues);
         let s = only(&fp);
         let got = (
-            count(s, MessageKind::Prompt),
-            count(s, MessageKind::ToolCall),
-            count(s, MessageKind::ToolResult),
-            count(s, MessageKind::Thinking),
-            count(s, MessageKind::Text),
+            count_kind(s, MessageKind::Prompt),
+            count_kind(s, MessageKind::ToolCall),
+            count_kind(s, MessageKind::ToolResult),
+            count_kind(s, MessageKind::Thinking),
+            count_kind(s, MessageKind::Text),
         );
         match name.as_str() {
             "agentsessions-fixture-gemini-chat.json" => {
@@ -80,7 +67,7 @@ fn corpus_files_parse_with_expected_counts() {
                     "gemini-cli:session-2025-12-16T23-47-b4f17607"
                 );
                 assert_eq!(got, (2, 2, 2, 1, 2));
-                assert_eq!(count(s, MessageKind::Meta), 1); // "Request cancelled."
+                assert_eq!(count_kind(s, MessageKind::Meta), 1); // "Request cancelled."
                 assert_eq!(s.messages.len(), 10);
                 assert_eq!(s.turn_count, 2);
                 assert_eq!(usage_sums(s), (100, 10, 0, 0));
@@ -393,7 +380,7 @@ fn bundled_demo_chat_parses() {
         Some("/home/demo/projects/garden-planner")
     );
     assert_eq!(s.turn_count, 2);
-    assert_eq!(count(s, MessageKind::ToolCall), 2);
+    assert_eq!(count_kind(s, MessageKind::ToolCall), 2);
     assert_eq!(s.usage.len(), 4);
     // Sum of `total` over the four gemini messages: 7571 + 7719 + 7873 + 8009.
     assert_eq!(s.usage.iter().map(|u| u.total()).sum::<u64>(), 31172);

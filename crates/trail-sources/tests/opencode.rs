@@ -2,12 +2,14 @@
 
 mod common;
 
+use common::{by_native, count_kind};
+
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
-use trail_model::{MessageKind, Role, Session};
+use trail_model::{MessageKind, Role};
 use trail_sources::opencode::Opencode;
 use trail_sources::{FileParse, ParseRequest, Source};
 
@@ -29,13 +31,7 @@ CREATE INDEX part_session_idx ON part(session_id);
 const T0: i64 = 1_756_720_800_000;
 
 fn parse(path: &Path) -> FileParse {
-    Opencode
-        .parse(ParseRequest {
-            max_bytes: None,
-            path,
-            resume: None,
-        })
-        .expect("parse")
+    common::parse_whole(&Opencode, path).expect("parse")
 }
 
 fn session(conn: &Connection, id: &str, parent: Option<&str>, title: &str, t: i64) {
@@ -252,18 +248,6 @@ fn build_db(dir: &Path, wal: bool) -> PathBuf {
     path
 }
 
-fn by_native<'a>(parse: &'a FileParse, id: &str) -> &'a Session {
-    parse
-        .sessions
-        .iter()
-        .find(|s| s.meta.native_id == id)
-        .unwrap_or_else(|| panic!("no session {id}"))
-}
-
-fn count(s: &Session, kind: MessageKind) -> usize {
-    s.messages.iter().filter(|m| m.kind() == kind).count()
-}
-
 #[test]
 fn database_sessions_parts_and_usage() {
     let dir = tempfile::tempdir().unwrap();
@@ -317,8 +301,8 @@ fn database_sessions_parts_and_usage() {
         .iter()
         .enumerate()
         .all(|(i, m)| m.seq == i as u32 && m.on_main_chain));
-    assert_eq!(count(p, ToolCall), 5);
-    assert_eq!(count(p, ToolResult), 4);
+    assert_eq!(count_kind(p, ToolCall), 5);
+    assert_eq!(count_kind(p, ToolResult), 4);
     assert_eq!(p.turn_count, 1);
     assert_eq!(p.turns.len(), 1);
     assert_eq!(

@@ -8,14 +8,10 @@ use std::path::Path;
 use proptest::prelude::*;
 use trail_model::{MessageKind, Role, Session};
 use trail_sources::vscode_export::{session_id_for, VscodeExport, ID_PREFIX};
-use trail_sources::{FileParse, ParseRequest, Source, SourceError};
+use trail_sources::{FileParse, Source, SourceError};
 
 fn parse(path: &Path) -> Result<FileParse, SourceError> {
-    VscodeExport.parse(ParseRequest {
-        max_bytes: None,
-        path,
-        resume: None,
-    })
+    common::parse_whole(&VscodeExport, path)
 }
 
 fn only_session(path: &Path) -> Session {

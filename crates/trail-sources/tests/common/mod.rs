@@ -2,7 +2,10 @@
 
 #![allow(dead_code, clippy::print_stderr)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use trail_model::{MessageKind, Session};
+use trail_sources::{FileParse, ParseRequest, Source, SourceError};
 
 /// Returns `../shared/corpus/<format>` beside the workspace (or under `$TRAIL_SHARED`), or
 /// `None` after saying the test is skipped: CI has `../shared`, a bare clone may not.
@@ -36,4 +39,32 @@ pub fn files_in(dir: &std::path::Path) -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
+}
+
+/// Parses a whole file with `source`: no resume state, no byte limit.
+pub fn parse_whole(source: &dyn Source, path: &Path) -> Result<FileParse, SourceError> {
+    source.parse(ParseRequest {
+        max_bytes: None,
+        path,
+        resume: None,
+    })
+}
+
+/// Counts a session's messages of one kind.
+pub fn count_kind(s: &Session, kind: MessageKind) -> usize {
+    s.messages.iter().filter(|m| m.kind() == kind).count()
+}
+
+/// The one session a parse returned.
+pub fn only(fp: &FileParse) -> &Session {
+    assert_eq!(fp.sessions.len(), 1);
+    &fp.sessions[0]
+}
+
+/// The session of a parse whose agent-side id is `id`.
+pub fn by_native<'a>(fp: &'a FileParse, id: &str) -> &'a Session {
+    fp.sessions
+        .iter()
+        .find(|s| s.meta.native_id == id)
+        .unwrap_or_else(|| panic!("no session {id}"))
 }
