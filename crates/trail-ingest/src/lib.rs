@@ -66,6 +66,19 @@ pub struct IndexOptions {
     pub chunk_bytes: Option<u64>,
 }
 
+impl IndexOptions {
+    /// Indexes only `source`, found under `root` (a test's or a benchmark's folder).
+    pub fn one_source(source: SourceKind, root: impl Into<PathBuf>) -> IndexOptions {
+        let mut roots = Roots::default();
+        roots.by_source.insert(source, vec![root.into()]);
+        IndexOptions {
+            roots,
+            sources: vec![source],
+            ..IndexOptions::default()
+        }
+    }
+}
+
 /// Progress events for a front end (the CLI draws a bar from them).
 pub trait Progress: Sync {
     /// Discovery finished: this many files and bytes will be parsed.

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use trail_ingest::{index, IndexOptions, NoProgress, Roots};
+use trail_ingest::{index, IndexOptions, NoProgress};
 use trail_model::SourceKind;
 use trail_store::Store;
 
@@ -49,15 +49,7 @@ fn walkdir(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn options(root: &Path) -> IndexOptions {
-    let mut roots = Roots::default();
-    roots
-        .by_source
-        .insert(SourceKind::ClaudeCode, vec![root.to_path_buf()]);
-    IndexOptions {
-        roots,
-        sources: vec![SourceKind::ClaudeCode],
-        ..IndexOptions::default()
-    }
+    IndexOptions::one_source(SourceKind::ClaudeCode, root.to_path_buf())
 }
 
 /// A digest of every content row of the store, ordered by natural keys. Surrogate ids and
@@ -501,15 +493,7 @@ fn copilot_session_store_fills_the_summary() {
         .unwrap();
     }
     let before = std::fs::read(&db).unwrap();
-    let mut roots = Roots::default();
-    roots
-        .by_source
-        .insert(SourceKind::CopilotCli, vec![home.clone()]);
-    let opts = IndexOptions {
-        roots,
-        sources: vec![SourceKind::CopilotCli],
-        ..IndexOptions::default()
-    };
+    let opts = IndexOptions::one_source(SourceKind::CopilotCli, home.clone());
     let mut store = Store::open(&work.path().join("t.db")).unwrap();
     index(&mut store, &opts, &NoProgress).unwrap();
     let (summary, repo, branch): (String, String, String) = store
@@ -559,15 +543,7 @@ fn a_change_only_in_the_wal_is_noticed() {
     )
     .unwrap();
     c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
-    let mut roots = Roots::default();
-    roots
-        .by_source
-        .insert(SourceKind::Opencode, vec![root.clone()]);
-    let opts = IndexOptions {
-        roots,
-        sources: vec![SourceKind::Opencode],
-        ..IndexOptions::default()
-    };
+    let opts = IndexOptions::one_source(SourceKind::Opencode, root.clone());
     let mut store = Store::open(&work.path().join("t.db")).unwrap();
     let first = index(&mut store, &opts, &NoProgress).unwrap();
     assert_eq!(first.files_parsed, 1);
@@ -668,13 +644,7 @@ fn codex_subagent_is_linked_to_the_spawning_call() {
         c,
     )
     .unwrap();
-    let mut roots = Roots::default();
-    roots.by_source.insert(SourceKind::Codex, vec![home]);
-    let opts = IndexOptions {
-        roots,
-        sources: vec![SourceKind::Codex],
-        ..IndexOptions::default()
-    };
+    let opts = IndexOptions::one_source(SourceKind::Codex, home);
     let mut store = Store::open(&work.path().join("t.db")).unwrap();
     index(&mut store, &opts, &NoProgress).unwrap();
     let (p_id, call): (String, String) = store

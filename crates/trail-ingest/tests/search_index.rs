@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use trail_ingest::{index, IndexOptions, NoProgress, Roots};
+use trail_ingest::{index, IndexOptions, NoProgress};
 use trail_model::SourceKind;
 use trail_store::{SearchOptions, Store};
 
@@ -15,15 +15,7 @@ fn sample_projects() -> PathBuf {
 }
 
 fn options(root: &Path) -> IndexOptions {
-    let mut roots = Roots::default();
-    roots
-        .by_source
-        .insert(SourceKind::ClaudeCode, vec![root.to_path_buf()]);
-    IndexOptions {
-        roots,
-        sources: vec![SourceKind::ClaudeCode],
-        ..IndexOptions::default()
-    }
+    IndexOptions::one_source(SourceKind::ClaudeCode, root.to_path_buf())
 }
 
 fn copy_tree(from: &Path, to: &Path) {

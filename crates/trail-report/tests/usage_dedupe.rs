@@ -5,22 +5,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use trail_ingest::{IndexOptions, NoProgress, Roots};
+use trail_ingest::{IndexOptions, NoProgress};
 use trail_model::SourceKind;
 use trail_report::prices::Tokens;
 use trail_report::{Filter, GroupBy, PriceTable, UsageReport};
 use trail_store::Store;
 
 fn index(store: &mut Store, root: &Path) {
-    let mut roots = Roots::default();
-    roots
-        .by_source
-        .insert(SourceKind::ClaudeCode, vec![root.to_path_buf()]);
-    let options = IndexOptions {
-        roots,
-        sources: vec![SourceKind::ClaudeCode],
-        ..IndexOptions::default()
-    };
+    let options = IndexOptions::one_source(SourceKind::ClaudeCode, root.to_path_buf());
     trail_ingest::index(store, &options, &NoProgress).unwrap();
 }
 
