@@ -381,10 +381,10 @@ fn load_cells_in(store: &Store, f: &Filter, zone: &DayZone) -> Result<Vec<Cell>>
                 let mut quarter = [0u8; 16];
                 quarter.copy_from_slice(&ts.as_bytes()[..16]);
                 // Minutes 00-14 -> 00, 15-29 -> 15...: the same local day for every zone.
-                let minute = (quarter[14].wrapping_sub(b'0') as u32) * 10
-                    + quarter[15].wrapping_sub(b'0') as u32;
-                let floored = format!("{:02}", (minute.min(59) / 15) * 15);
-                quarter[14..16].copy_from_slice(floored.as_bytes());
+                let minute = quarter[14].wrapping_sub(b'0') * 10 + quarter[15].wrapping_sub(b'0');
+                let floored = minute.min(59) / 15 * 15;
+                quarter[14] = b'0' + floored / 10;
+                quarter[15] = b'0' + floored % 10;
                 match day_of_quarter.get(&quarter) {
                     Some(&d) => d,
                     None => {

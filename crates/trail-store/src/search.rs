@@ -33,8 +33,7 @@ pub const HIT_END: char = '\u{E001}';
 /// Terms a query may hold at most.
 const MAX_TERMS: usize = 64;
 
-/// The view's columns, as FTS5 indexes them.
-const SOURCE_ROWS: &str = "SELECT id, text, tool_input, tool_output FROM message_search_source";
+/// Inserts one message's row into the index.
 const INDEX_ROW: &str =
     "INSERT INTO message_index (rowid, text, tool_input, tool_output) VALUES (?1, ?2, ?3, ?4)";
 /// FTS5's 'delete' needs the exact values that were indexed; the view gives them while the
@@ -47,7 +46,8 @@ const UNINDEX_ROW: &str =
 pub(crate) fn index_messages(tx: &Transaction<'_>, lo: i64, hi: i64) -> Result<()> {
     feed_index(
         tx,
-        &format!("{SOURCE_ROWS} WHERE id BETWEEN ?1 AND ?2"),
+        "SELECT id, text, tool_input, tool_output FROM message_search_source
+         WHERE id BETWEEN ?1 AND ?2",
         params![lo, hi],
         INDEX_ROW,
     )
@@ -57,9 +57,8 @@ pub(crate) fn index_messages(tx: &Transaction<'_>, lo: i64, hi: i64) -> Result<(
 pub(crate) fn unindex_message(tx: &Transaction<'_>, session: &str, seq: u32) -> Result<()> {
     feed_index(
         tx,
-        &format!(
-            "{SOURCE_ROWS} WHERE id = (SELECT id FROM messages WHERE session_id = ?1 AND seq = ?2)"
-        ),
+        "SELECT id, text, tool_input, tool_output FROM message_search_source
+         WHERE id = (SELECT id FROM messages WHERE session_id = ?1 AND seq = ?2)",
         params![session, seq as i64],
         UNINDEX_ROW,
     )
@@ -69,7 +68,8 @@ pub(crate) fn unindex_message(tx: &Transaction<'_>, session: &str, seq: u32) -> 
 pub(crate) fn unindex_session_messages(tx: &Transaction<'_>, session: &str) -> Result<()> {
     feed_index(
         tx,
-        &format!("{SOURCE_ROWS} WHERE id IN (SELECT id FROM messages WHERE session_id = ?1)"),
+        "SELECT id, text, tool_input, tool_output FROM message_search_source
+         WHERE id IN (SELECT id FROM messages WHERE session_id = ?1)",
         params![session],
         UNINDEX_ROW,
     )
