@@ -70,20 +70,21 @@ pub(crate) fn write_session(
 ) -> Result<()> {
     let title = ex.title(s);
     page_start(w, &one_line(&title))?;
-    write_nested(ex, s, w, 0)?;
+    write_nested(ex, s, &title, w, 0)?;
     page_end(w)
 }
 
+/// Writes session `s` (its `title` already redacted) and, inside, its subagents.
 fn write_nested(
     ex: &mut Exporter<'_>,
     s: &SessionRow,
+    title: &str,
     w: &mut dyn Write,
     depth: usize,
 ) -> Result<()> {
-    let title = ex.title(s);
     w.write_all(b"<article class=\"session\">\n<header>\n")?;
     w.write_all(if depth == 0 { b"<h1>" } else { b"<h2>" })?;
-    escape_html(&one_line(&title), w)?;
+    escape_html(&one_line(title), w)?;
     w.write_all(if depth == 0 { b"</h1>\n" } else { b"</h2>\n" })?;
     write_facts(ex, s, w)?;
     w.write_all(b"</header>\n")?;
@@ -206,7 +207,7 @@ fn write_subagent(
         escape_html(&a.id, w)?;
         w.write_all(b"</p>\n")?;
     } else {
-        write_nested(ex, a, w, depth + 1)?;
+        write_nested(ex, a, &title, w, depth + 1)?;
     }
     w.write_all(b"</details>\n")?;
     Ok(())
