@@ -465,15 +465,9 @@ impl Parser {
     }
 
     fn add_refs(&mut self, text: &str, git_output: bool, ts: Option<&str>) {
-        for (ref_type, value) in refs::extract(text, git_output) {
-            let key = format!("{}:{}", ref_type.as_str(), value);
-            if self.st.refs.insert(key) {
-                self.out.refs.push(SessionRef {
-                    ref_type,
-                    value,
-                    turn_index: self.st.current_turn,
-                    created_at: ts.map(str::to_string),
-                });
+        for r in refs::session_refs(text, git_output, self.st.current_turn, ts) {
+            if self.st.refs.insert(refs::key(&r)) {
+                self.out.refs.push(r);
             }
         }
     }

@@ -75,7 +75,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
     time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParentLink, Role, Session,
-    SessionId, SessionMeta, SessionRef, SourceKind, UpdateMode, Usage,
+    SessionId, SessionMeta, SourceKind, UpdateMode, Usage,
 };
 
 use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
@@ -595,20 +595,17 @@ impl Parser {
         if text.is_empty() {
             return;
         }
-        let found = refs::extract(text, git_output);
-        if found.is_empty() {
+        let mut found = refs::session_refs(text, git_output, None, c.ts.as_deref()).peekable();
+        if found.peek().is_none() {
             return;
         }
+        // Only now: looking the slot up creates a subagent's session.
         let turn = self.current_turn(c.sub);
         let (ss, sess) = self.slot(c.sub);
-        for (ref_type, value) in found {
-            if ss.refs.insert(format!("{}:{}", ref_type.as_str(), value)) {
-                sess.refs.push(SessionRef {
-                    ref_type,
-                    value,
-                    turn_index: turn,
-                    created_at: c.ts.clone(),
-                });
+        for mut r in found {
+            r.turn_index = turn;
+            if ss.refs.insert(refs::key(&r)) {
+                sess.refs.push(r);
             }
         }
     }

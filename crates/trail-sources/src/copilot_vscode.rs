@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 use trail_model::turns::{assign_turn_indexes, build_turns};
 use trail_model::{
     time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParseIssue, Role, Session,
-    SessionId, SessionMeta, SessionRef, SourceKind, Usage,
+    SessionId, SessionMeta, SourceKind, Usage,
 };
 
 use crate::{discover, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
@@ -955,13 +955,8 @@ impl<'a> Builder<'a> {
     }
 
     fn add_refs(&mut self, text: &str, git_output: bool, ts: &Option<String>) {
-        for (ref_type, value) in refs::extract(text, git_output) {
-            self.session.add_ref(SessionRef {
-                ref_type,
-                value,
-                turn_index: Some(self.turn),
-                created_at: ts.clone(),
-            });
+        for r in refs::session_refs(text, git_output, Some(self.turn), ts.as_deref()) {
+            self.session.add_ref(r);
         }
     }
 

@@ -48,7 +48,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
 use trail_model::{
     time, truncate_chars, Message, MessageKind, ParentLink, ParseIssue, Role, Session, SessionId,
-    SessionMeta, SessionRef, SourceKind, Usage,
+    SessionMeta, SourceKind, Usage,
 };
 
 use crate::opencode::{
@@ -364,14 +364,12 @@ fn add_terminal_refs(session: &mut Session) {
             continue;
         };
         if let Some(output) = jstr(&v, "output") {
-            for (ref_type, value) in refs::extract(output, true) {
-                found.push(SessionRef {
-                    ref_type,
-                    value,
-                    turn_index: m.turn_index,
-                    created_at: m.timestamp.clone(),
-                });
-            }
+            found.extend(refs::session_refs(
+                output,
+                true,
+                m.turn_index,
+                m.timestamp.as_deref(),
+            ));
         }
     }
     for r in found {

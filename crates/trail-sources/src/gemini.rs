@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 use trail_model::{
     time, turns, FileTouch, Message, MessageKind, ParentLink, Role, Session, SessionId,
-    SessionMeta, SessionRef, SourceKind, UpdateMode, Usage,
+    SessionMeta, SourceKind, UpdateMode, Usage,
 };
 
 use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
@@ -318,13 +318,8 @@ impl Builder<'_> {
 
     fn add_refs(&mut self, text: &str, git_output: bool, ts: Option<&str>) {
         let pos = self.pos();
-        for (ref_type, value) in refs::extract(text, git_output) {
-            self.session.add_ref(SessionRef {
-                ref_type,
-                value,
-                turn_index: pos,
-                created_at: ts.map(str::to_string),
-            });
+        for r in refs::session_refs(text, git_output, pos, ts) {
+            self.session.add_ref(r);
         }
     }
 

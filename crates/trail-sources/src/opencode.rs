@@ -65,7 +65,7 @@ use serde_json::Value;
 use trail_model::turns::{assign_turn_indexes, build_turns};
 use trail_model::{
     time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParentLink, ParseIssue,
-    Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, Usage,
+    Role, Session, SessionId, SessionMeta, SourceKind, Usage,
 };
 
 use crate::{discover, refs, FileParse, ParseRequest, Source, SourceError};
@@ -444,14 +444,12 @@ pub(crate) fn finish_linear_session(
             _ => (None, false),
         };
         if let Some(text) = text {
-            for (ref_type, value) in refs::extract(text, git) {
-                found.push(SessionRef {
-                    ref_type,
-                    value,
-                    turn_index: m.turn_index,
-                    created_at: m.timestamp.clone(),
-                });
-            }
+            found.extend(refs::session_refs(
+                text,
+                git,
+                m.turn_index,
+                m.timestamp.as_deref(),
+            ));
         }
     }
     for r in found {

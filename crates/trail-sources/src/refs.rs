@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use regex::Regex;
-use trail_model::RefType;
+use trail_model::{RefType, SessionRef};
 
 fn url_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -34,6 +34,29 @@ fn git_commit_re() -> &'static Regex {
         Regex::new(r"(?m)^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ")
             .expect("valid regex")
     })
+}
+
+/// Returns the refs mentioned in `text` as `session_refs` rows of one turn and time.
+pub fn session_refs(
+    text: &str,
+    git_output: bool,
+    turn_index: Option<u32>,
+    created_at: Option<&str>,
+) -> impl Iterator<Item = SessionRef> {
+    let created_at = created_at.map(str::to_string);
+    extract(text, git_output)
+        .into_iter()
+        .map(move |(ref_type, value)| SessionRef {
+            ref_type,
+            value,
+            turn_index,
+            created_at: created_at.clone(),
+        })
+}
+
+/// The key two refs of a session are the same by.
+pub fn key(r: &SessionRef) -> String {
+    format!("{}:{}", r.ref_type.as_str(), r.value)
 }
 
 /// Returns the refs mentioned in `text`, in order of appearance (may repeat).
