@@ -2,6 +2,8 @@
 
 use rusqlite::types::Value;
 
+use trail_store::like_escape;
+
 use crate::Filter;
 
 /// A SQL `WHERE` fragment over `sessions` aliased `s`, with its bound values.
@@ -68,16 +70,4 @@ impl Where {
     pub fn params(&self) -> rusqlite::ParamsFromIter<std::slice::Iter<'_, Value>> {
         rusqlite::params_from_iter(self.args.iter())
     }
-}
-
-/// Escapes `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`.
-fn like_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }

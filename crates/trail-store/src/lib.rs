@@ -21,7 +21,8 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use export::{ExportMessage, ToolResultRow};
 pub use read::{
-    DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow, SourceStats,
+    like_escape, DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow,
+    SourceStats,
 };
 pub use search::{
     translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, CANDIDATES, HIT_END,
