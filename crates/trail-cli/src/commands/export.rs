@@ -6,11 +6,12 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use trail_render::{ExportOptions, Exporter, Format, Redactor};
+use trail_report::DayZone;
 use trail_store::{ListFilter, SessionRow};
 
 use crate::commands::open_existing;
 use crate::error::{CliError, CliResult};
-use crate::util::parse_time;
+use crate::util::time_arg;
 use crate::Ctx;
 
 /// Output buffer per file: large writes keep the export I/O-light.
@@ -199,12 +200,7 @@ fn select(store: &trail_store::Store, args: &Args) -> CliResult<Vec<SessionRow>>
         return Ok(out);
     }
     let now = chrono::Utc::now();
-    let time = |s: &Option<String>| {
-        s.as_deref()
-            .map(|s| parse_time(s, now))
-            .transpose()
-            .map_err(CliError::usage)
-    };
+    let time = |s: &Option<String>| time_arg(s, now, &DayZone::utc());
     Ok(store.list_sessions(&ListFilter {
         source: args.source.map(|s| s.as_str().to_string()),
         repo: args.repo.clone(),

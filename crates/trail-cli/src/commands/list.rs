@@ -1,11 +1,12 @@
 //! `trail list`: recent sessions.
 
+use trail_report::DayZone;
 use trail_store::ListFilter;
 
 use crate::commands::open_existing;
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use crate::output::{self, fit, Style};
-use crate::util::parse_time;
+use crate::util::time_arg;
 use crate::Ctx;
 
 #[derive(Debug, clap::Args)]
@@ -36,18 +37,8 @@ pub struct Args {
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let store = open_existing(ctx)?;
     let now = chrono::Utc::now();
-    let since = args
-        .since
-        .as_deref()
-        .map(|s| parse_time(s, now))
-        .transpose()
-        .map_err(CliError::usage)?;
-    let until = args
-        .until
-        .as_deref()
-        .map(|s| parse_time(s, now))
-        .transpose()
-        .map_err(CliError::usage)?;
+    let since = time_arg(&args.since, now, &DayZone::utc())?;
+    let until = time_arg(&args.until, now, &DayZone::utc())?;
     let rows = store.list_sessions(&ListFilter {
         source: args.source.map(|s| s.as_str().to_string()),
         repo: args.repo.clone(),

@@ -2,12 +2,13 @@
 //! one hit per turn, each with the command that opens it.
 
 use serde::Serialize;
+use trail_report::DayZone;
 use trail_store::{SearchHit, SearchOptions, SearchSort, HIT_END, HIT_START};
 
 use crate::commands::open_existing;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Style};
-use crate::util::{parse_time, shell_quote};
+use crate::util::{shell_quote, time_arg};
 use crate::Ctx;
 
 /// Characters of a snippet shown on a terminal line.
@@ -99,12 +100,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let store = open_existing(ctx)?;
     let query = args.query.join(" ");
     let now = chrono::Utc::now();
-    let time = |s: &Option<String>| {
-        s.as_deref()
-            .map(|s| parse_time(s, now))
-            .transpose()
-            .map_err(CliError::usage)
-    };
+    let time = |s: &Option<String>| time_arg(s, now, &DayZone::utc());
     let session = match &args.session {
         Some(s) => Some(store.resolve_session_id(s)?),
         None => None,

@@ -6,7 +6,7 @@ use trail_report::{DayZone, Filter, GroupBy, PriceTable};
 use crate::commands::open_existing;
 use crate::error::{CliError, CliResult};
 use crate::output::{fit, Style};
-use crate::util::parse_time;
+use crate::util::time_arg;
 use crate::Ctx;
 
 /// The filter every report takes.
@@ -47,23 +47,9 @@ impl FilterArgs {
         now: chrono::DateTime<chrono::Utc>,
         zone: &DayZone,
     ) -> CliResult<Filter> {
-        let time = |s: &Option<String>| {
-            s.as_deref()
-                .map(|s| {
-                    let s = s.trim();
-                    match chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-                        Ok(_) => zone
-                            .start_of_day(s)
-                            .ok_or_else(|| format!("{s} does not exist in {}", zone.name())),
-                        Err(_) => parse_time(s, now),
-                    }
-                })
-                .transpose()
-                .map_err(CliError::usage)
-        };
         Ok(Filter {
-            since: time(&self.since)?,
-            until: time(&self.until)?,
+            since: time_arg(&self.since, now, zone)?,
+            until: time_arg(&self.until, now, zone)?,
             source: self.source.map(|s| s.as_str().to_string()),
             repo: self.repo.clone(),
         })
