@@ -245,6 +245,53 @@ impl Store {
         }
     }
 
+    /// Returns the shortest prefix of session `id` that [`Store::resolve_session_id`] resolves
+    /// to exactly that session: at least [`SHORT_ID_MIN`] characters (as git shortens commit
+    /// ids), longer where another id shares more, the whole id when another id extends it.
+    ///
+    /// Prefixes resolve with `LIKE`, which ignores ASCII case, so the ids that matter are `id`'s
+    /// neighbours in `COLLATE NOCASE` order (read through `idx_sessions_id_nocase`, migration
+    /// 6): the longest prefix `id` shares with any other id is the one it shares with one of
+    /// them. Two index probes per id, whatever the store's size.
+    pub fn short_id(&self, id: &str) -> Result<String> {
+        let mut before = self.conn.prepare_cached(
+            "SELECT id FROM sessions WHERE id COLLATE NOCASE < ?1
+             ORDER BY id COLLATE NOCASE DESC LIMIT 1",
+        )?;
+        let mut after = self.conn.prepare_cached(
+            "SELECT id FROM sessions WHERE id COLLATE NOCASE > ?1
+             ORDER BY id COLLATE NOCASE LIMIT 1",
+        )?;
+        let mut twin = self.conn.prepare_cached(
+            "SELECT 1 FROM sessions WHERE id = ?1 COLLATE NOCASE AND id <> ?1 COLLATE BINARY",
+        )?;
+        // An id differing from `id` only in case is reached by no prefix but the whole id.
+        if twin.exists([id])? {
+            return Ok(id.to_string());
+        }
+        let mut shared = 0;
+        for stmt in [&mut before, &mut after] {
+            if let Some(other) = stmt.query_row([id], |r| r.get::<_, String>(0)).optional()? {
+                shared = shared.max(common_prefix_nocase(id, &other));
+            }
+        }
+        Ok(shortest_prefix(id, shared + 1))
+    }
+
+    /// Returns [`Store::short_id`] for each of `ids`, by id.
+    pub fn short_ids<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>> {
+        let mut out = std::collections::HashMap::new();
+        for id in ids {
+            if !out.contains_key(id) {
+                out.insert(id.to_string(), self.short_id(id)?);
+            }
+        }
+        Ok(out)
+    }
+
     fn count_prefix(&self, prefix: &str) -> Result<usize> {
         let pat = format!("{}%", like_escape(prefix));
         Ok(self.conn.query_row(
@@ -429,4 +476,87 @@ pub fn like_escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Characters a short session id has at least (see [`Store::short_id`]).
+pub const SHORT_ID_MIN: usize = 8;
+
+/// Returns how many leading bytes `a` and `b` share, ASCII case ignored (as `LIKE` does).
+fn common_prefix_nocase(a: &str, b: &str) -> usize {
+    a.bytes()
+        .zip(b.bytes())
+        .take_while(|(x, y)| x.eq_ignore_ascii_case(y))
+        .count()
+}
+
+/// Returns the prefix of `id` of at least `bytes` bytes and [`SHORT_ID_MIN`] characters, cut
+/// on a character boundary (the whole id when that is longer than it).
+fn shortest_prefix(id: &str, bytes: usize) -> String {
+    let min_chars = id
+        .char_indices()
+        .nth(SHORT_ID_MIN)
+        .map_or(id.len(), |(i, _)| i);
+    let mut end = bytes.max(min_chars).min(id.len());
+    while !id.is_char_boundary(end) {
+        end += 1;
+    }
+    id[..end].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 15: `trail list` cut every id at 10 characters, so a session and its subagent
+    /// showed the same id.
+    #[test]
+    fn short_ids_open_exactly_their_session() {
+        let store = Store::open_in_memory().unwrap();
+        let ids = [
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f",
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a1",
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a2",
+            "7c1e2f40-5bff-0000-0000-000000000000",
+            "opencode:ses_4b2a1c",
+            "opencode:ses_4b2a1d",
+            "OPENCODE:SES_9",
+            "abc",
+            "abcdefgh",
+            "abcdefghij",
+            "3b9e7c51-2",
+            "3B9E7C51-2",
+        ];
+        for id in ids {
+            store
+                .connection()
+                .execute(
+                    "INSERT INTO sessions (id, source) VALUES (?1, 'codex')",
+                    [id],
+                )
+                .unwrap();
+        }
+        let short = store.short_ids(ids).unwrap();
+        for id in ids {
+            let s = &short[id];
+            assert!(id.starts_with(s.as_str()), "{s} of {id}");
+            assert!(
+                s.chars().count() >= SHORT_ID_MIN.min(id.chars().count()),
+                "{s}"
+            );
+            assert_eq!(store.resolve_session_id(s).unwrap(), id, "{s}");
+        }
+        assert_eq!(short["7c1e2f40-5bff-0000-0000-000000000000"], "7c1e2f40-5b");
+        assert_eq!(short["opencode:ses_4b2a1c"], "opencode:ses_4b2a1c");
+        assert_eq!(short["OPENCODE:SES_9"], "OPENCODE:SES_9");
+        assert_eq!(short["abcdefgh"], "abcdefgh");
+        assert_eq!(short["abcdefghij"], "abcdefghi");
+        assert_eq!(short["abc"], "abc");
+        // Only case tells these apart, which LIKE ignores: only the whole id opens each.
+        assert_eq!(short["3b9e7c51-2"], "3b9e7c51-2");
+        assert_eq!(short["3B9E7C51-2"], "3B9E7C51-2");
+        assert_eq!(
+            short["7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a1"],
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a1"
+        );
+    }
 }

@@ -186,13 +186,8 @@ fn print_hit(ctx: &mut Ctx, h: &SearchHit, query: &str) -> CliResult {
     ))?;
     let snippet = output::one_line(&h.snippet);
     let snippet = cut_chars(&snippet, SNIPPET_CHARS);
-    let rendered = if ui.color {
-        snippet
-            .replace(HIT_START, "\x1b[1;33m")
-            .replace(HIT_END, "\x1b[0m")
-    } else {
-        mark_plain(&snippet)
-    };
+    let (open, close) = ui.marks(Style::Hit, ("**", "**"));
+    let rendered = snippet.replace(HIT_START, open).replace(HIT_END, close);
     ui.line(&format!("  {rendered}"))?;
     ui.line(&ui.paint(Style::Cyan, &format!("  {}", open_command(h, query))))?;
     Ok(())
