@@ -331,6 +331,7 @@ impl ReadOnlySql {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        crate::text::register_functions(&conn)?;
         let mut stmt = conn.prepare(
             "SELECT name, type, sql FROM sqlite_schema
              WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'

@@ -25,10 +25,13 @@ const ESC: u8 = 0x1b;
 ///   visible text stays), OSC 52 clipboard writes;
 /// * any other escape: `ESC`, intermediates `0x20–0x2F`, one final byte (`ESC ( B`, `ESC 7`).
 ///
+/// Tool inputs are stored as JSON text, where an ESC is written `\u001b` (BEL `\u0007`, C1
+/// CSI `\u009b`): those spellings introduce and end sequences the same way.
+///
 /// A sequence cut short (by the end of the text, or a byte that cannot continue it) loses only
 /// what it had so far; an unterminated string drops only its introducer, so text after it stays
-/// searchable. Borrows when the text has no ESC and no C1 introducer (nearly all text), found
-/// with a SIMD search.
+/// searchable. Borrows when the text has no ESC, no C1 introducer and no `\u00` escape
+/// (nearly all text), found with a SIMD search.
 pub fn strip_ansi(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let Some(first) = next_introducer(bytes, 0) else {
@@ -56,22 +59,54 @@ pub fn strip_ansi(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Returns the index of the next ESC or `0xC2` byte (the lead byte of C1 characters) at or
-/// after `from`.
+/// Returns the index of the next ESC, `0xC2` byte (the lead byte of C1 characters) or `\u00`
+/// JSON escape at or after `from` (a candidate: [`sequence_end`] decides).
 fn next_introducer(bytes: &[u8], from: usize) -> Option<usize> {
-    memchr::memchr2(ESC, 0xc2, bytes.get(from..)?).map(|i| i + from)
+    let mut at = from;
+    loop {
+        let i = memchr::memchr3(ESC, 0xc2, b'\\', bytes.get(at..)?)? + at;
+        if bytes[i] != b'\\' || bytes[i..].starts_with(b"\\u00") {
+            return Some(i);
+        }
+        at = i + 1;
+    }
+}
+
+/// Returns the control character at `at` and its length: a raw byte (C1 as its two UTF-8
+/// bytes) or a JSON `\u00XX` escape.
+fn control_at(bytes: &[u8], at: usize) -> Option<(u8, usize)> {
+    match bytes.get(at)? {
+        0xc2 => match bytes.get(at + 1) {
+            Some(&c @ 0x80..=0x9f) => Some((c, 2)),
+            _ => None,
+        },
+        b'\\' => {
+            let hex = bytes.get(at + 2..at + 6)?;
+            if &bytes[at + 1..at + 4] != b"u00" {
+                return None;
+            }
+            let digit = |b: u8| (b as char).to_digit(16);
+            let c = digit(hex[2])? * 16 + digit(hex[3])?;
+            Some((c as u8, 6))
+        }
+        // A continuation byte (0x80–0xBF) is part of another character, never a control.
+        &b if b < 0x80 => Some((b, 1)),
+        _ => None,
+    }
 }
 
 /// Returns where the escape sequence starting at `at` ends (exclusive), or `None` when the
 /// byte at `at` starts no sequence (a `0xC2` of an ordinary character). Every end is a UTF-8
 /// character boundary: sequences are ASCII after their introducer and stop at any other byte.
 fn sequence_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let (kind, body) = match (bytes[at], bytes.get(at + 1)) {
-        (ESC, Some(b'[')) => (Kind::Csi, at + 2),
-        (ESC, Some(b']' | b'P' | b'X' | b'^' | b'_')) => (Kind::String, at + 2),
-        (ESC, _) => (Kind::Other, at + 1),
-        (0xc2, Some(0x9b)) => (Kind::Csi, at + 2),
-        (0xc2, Some(0x9d | 0x90 | 0x98 | 0x9e | 0x9f)) => (Kind::String, at + 2),
+    let (control, len) = control_at(bytes, at)?;
+    let next = at + len;
+    let (kind, body) = match (control, bytes.get(next)) {
+        (ESC, Some(b'[')) => (Kind::Csi, next + 1),
+        (ESC, Some(b']' | b'P' | b'X' | b'^' | b'_')) => (Kind::String, next + 1),
+        (ESC, _) => (Kind::Other, next),
+        (0x9b, _) => (Kind::Csi, next),
+        (0x9d | 0x90 | 0x98 | 0x9e | 0x9f, _) => (Kind::String, next),
         _ => return None,
     };
     let mut i = body;
@@ -90,10 +125,19 @@ fn sequence_end(bytes: &[u8], at: usize) -> Option<usize> {
         }
         Kind::String => {
             while i < bytes.len() {
-                match bytes[i] {
-                    0x07 => return Some(i + 1),
-                    ESC if bytes.get(i + 1) == Some(&b'\\') => return Some(i + 2),
-                    0xc2 if bytes.get(i + 1) == Some(&0x9c) => return Some(i + 2),
+                match control_at(bytes, i) {
+                    Some((0x07 | 0x9c, n)) => return Some(i + n),
+                    // ST: ESC then a backslash, itself escaped (`\\`) in JSON text.
+                    Some((ESC, n)) => {
+                        let after = &bytes[i + n..];
+                        if n == 1 && after.starts_with(b"\\") {
+                            return Some(i + 2);
+                        }
+                        if n == 6 && after.starts_with(b"\\\\") {
+                            return Some(i + 8);
+                        }
+                        i += n;
+                    }
                     _ => i += 1,
                 }
             }
@@ -164,11 +208,33 @@ mod tests {
             ("cut \x1b", "cut "),
             ("open \x1b]52;c;never ends", "open 52;c;never ends"),
             ("caf\u{e9} \u{a0}nbsp ok", "caf\u{e9} \u{a0}nbsp ok"),
+            // A continuation byte that looks like C1 ST (Ŝ is C5 9C) ends nothing.
+            ("\x1b]0;Ŝ title\x07after", "after"),
+            // Tool inputs are JSON text.
+            (
+                r#"{"command":"echo \u001b[31mRED\u001B[0m"}"#,
+                r#"{"command":"echo RED"}"#,
+            ),
+            (
+                r#"\u001b]52;c;aGk=\u0007x \u001b]8;;u\u001b\\y\u001b]8;;\u001b\\"#,
+                "x y",
+            ),
+            (r#"\u009b2Jz \n\t\\ \u00e9"#, r#"z \n\t\\ \u00e9"#),
             ("\x1b[31m\u{e9}t\u{e9}\x1b[0m", "\u{e9}t\u{e9}"),
         ] {
             assert_eq!(strip_ansi(raw), want, "{raw:?}");
         }
         assert!(matches!(strip_ansi("no escapes é"), Cow::Borrowed(_)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_strips_without_panicking_and_keeps_no_esc(
+            text in "(\\PC|\x1b|\x07|\u{9b}|\u{9c}|\u{9d}|\\\\u001b|\\\\u0007|[\\[\\]0-9;m\\\\])*"
+        ) {
+            let out = strip_ansi(&text);
+            proptest::prop_assert!(!out.contains('\x1b'), "{:?} -> {:?}", text, out);
+        }
     }
 
     #[test]
