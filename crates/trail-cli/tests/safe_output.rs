@@ -181,6 +181,13 @@ fn issue_15_every_command_prints_transcript_escapes_inert() {
             assert!(code == 0 || args[1].starts_with('\x1b'), "{what}: {err}");
             assert_inert(&what, &out, color);
             assert_inert(&format!("{what} (stderr)"), &err, color);
+            // The hostile text is shown (as symbols), so each command was really tested on it.
+            let shown = format!("{out}{err}");
+            let by_day = args[..] == ["usage", "--since", "2020-01-01"];
+            assert!(
+                by_day || shown.contains('␛') || shown.contains("\\u{1b}"),
+                "{what} shows no transcript escape:\n{shown}"
+            );
         }
     }
     // The text is still there, shown: the ESC as ␛, the C1 CSI spelled out.
