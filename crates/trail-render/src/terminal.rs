@@ -12,8 +12,9 @@
 //! | DEL U+007F | `␡` (U+2421) |
 //! | C1 controls U+0080–U+009F (UTF-8 `C2 80`–`C2 9F`; some terminals read U+009B as CSI) | `\u{9b}`: Unicode has no pictures for C1, and a Rust-style escape reads unambiguously |
 //!
-//! Newline and tab pass through: they only move the cursor forward. Everything else passes
-//! through unchanged.
+//! Newline and tab pass through: they only move the cursor forward; so does a carriage return
+//! right before a newline (Windows line ends in tool output). Everything else passes through
+//! unchanged.
 //!
 //! [`TerminalSafeWriter`] applies the same mapping to a byte stream (Markdown and HTML
 //! exports), and [`JsonControlEscaper`] makes JSON output inert without changing what it
@@ -50,8 +51,9 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     };
     let mut out = String::with_capacity(text.len() + 16);
     out.push_str(&text[..first]);
-    for c in text[first..].chars() {
-        if is_unsafe_control(c) {
+    let mut chars = text[first..].chars().peekable();
+    while let Some(c) = chars.next() {
+        if is_unsafe_control(c) && !(c == '\r' && chars.peek() == Some(&'\n')) {
             push_visible(c, &mut out);
         } else {
             out.push(c);
@@ -61,11 +63,13 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
 }
 
 /// Returns the index of the first byte that starts an unsafe control character: a C0 byte but
-/// `\n` and `\t`, DEL, or a `C2` lead byte followed by `80`–`9F` (a C1 character).
+/// `\n`, `\t` and `\r` before `\n`, DEL, or a `C2` lead byte followed by `80`–`9F` (a C1
+/// character).
 fn first_unsafe_byte(bytes: &[u8]) -> Option<usize> {
     bytes.iter().enumerate().find_map(|(i, &b)| {
         let unsafe_byte = match b {
             b'\n' | b'\t' => false,
+            b'\r' => bytes.get(i + 1) != Some(&b'\n'),
             0..=0x1f | 0x7f => true,
             0xc2 => matches!(bytes.get(i + 1), Some(0x80..=0x9f)),
             _ => false,
@@ -80,8 +84,8 @@ fn first_unsafe_byte(bytes: &[u8]) -> Option<usize> {
 /// writes out a `C2` byte held back from the last write (only invalid UTF-8 ends with one).
 pub struct TerminalSafeWriter<W: Write> {
     inner: W,
-    /// A `C2` byte that ended the previous write: its meaning depends on the next byte.
-    pending_c2: bool,
+    /// A `C2` or CR byte that ended the previous write: its meaning depends on the next byte.
+    pending: Option<u8>,
 }
 
 impl<W: Write> TerminalSafeWriter<W> {
@@ -89,7 +93,7 @@ impl<W: Write> TerminalSafeWriter<W> {
     pub fn new(inner: W) -> Self {
         TerminalSafeWriter {
             inner,
-            pending_c2: false,
+            pending: None,
         }
     }
 
@@ -100,16 +104,13 @@ impl<W: Write> TerminalSafeWriter<W> {
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        if std::mem::take(&mut self.pending_c2) {
-            self.inner.write_all(&[0xc2])?;
-        }
-        Ok(())
+        finish_pending(&mut self.pending, &mut self.inner, visible_bytes)
     }
 }
 
 impl<W: Write> Write for TerminalSafeWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        rewrite_controls(buf, &mut self.pending_c2, &mut self.inner, visible_bytes)?;
+        rewrite_controls(buf, &mut self.pending, &mut self.inner, visible_bytes)?;
         Ok(buf.len())
     }
 
@@ -124,7 +125,7 @@ impl<W: Write> Write for TerminalSafeWriter<W> {
 /// already escapes C0 characters, ESC included.)
 pub struct JsonControlEscaper<W: Write> {
     inner: W,
-    pending_c2: bool,
+    pending: Option<u8>,
 }
 
 impl<W: Write> JsonControlEscaper<W> {
@@ -132,7 +133,7 @@ impl<W: Write> JsonControlEscaper<W> {
     pub fn new(inner: W) -> Self {
         JsonControlEscaper {
             inner,
-            pending_c2: false,
+            pending: None,
         }
     }
 
@@ -143,21 +144,13 @@ impl<W: Write> JsonControlEscaper<W> {
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        if std::mem::take(&mut self.pending_c2) {
-            self.inner.write_all(&[0xc2])?;
-        }
-        Ok(())
+        finish_pending(&mut self.pending, &mut self.inner, json_escape_bytes)
     }
 }
 
 impl<W: Write> Write for JsonControlEscaper<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        rewrite_controls(
-            buf,
-            &mut self.pending_c2,
-            &mut self.inner,
-            json_escape_bytes,
-        )?;
+        rewrite_controls(buf, &mut self.pending, &mut self.inner, json_escape_bytes)?;
         Ok(buf.len())
     }
 
@@ -183,40 +176,43 @@ fn json_escape_bytes(c: u32) -> Option<String> {
 }
 
 /// Copies `buf` to `out`, replacing each control character `rewrite` names. Single-byte
-/// controls are found directly; a C1 character is the pair `C2 80..9F`, whose lead byte may
-/// end one write and its second byte start the next (`pending_c2` carries it over).
+/// controls are found directly (a CR right before LF is left alone); a C1 character is the pair
+/// `C2 80..9F`. A `C2` or CR ending one write is held in `pending` until the next byte says what
+/// it is.
 fn rewrite_controls(
     buf: &[u8],
-    pending_c2: &mut bool,
+    pending: &mut Option<u8>,
     out: &mut impl Write,
     rewrite: fn(u32) -> Option<String>,
 ) -> io::Result<()> {
+    if buf.is_empty() {
+        return Ok(());
+    }
+    let joined;
+    let data: &[u8] = match pending.take() {
+        Some(p) => {
+            joined = [&[p][..], buf].concat();
+            &joined
+        }
+        None => buf,
+    };
     let mut start = 0;
     let mut i = 0;
-    if *pending_c2 && !buf.is_empty() {
-        *pending_c2 = false;
-        match buf[0] {
-            second @ 0x80..=0x9f => match rewrite(u32::from(second)) {
-                Some(rep) => {
-                    out.write_all(rep.as_bytes())?;
-                    start = 1;
-                    i = 1;
-                }
-                None => out.write_all(&[0xc2])?,
-            },
-            _ => out.write_all(&[0xc2])?,
-        }
-    }
-    while i < buf.len() {
-        let b = buf[i];
-        let (code, len) = match b {
-            0xc2 if i + 1 == buf.len() => {
-                out.write_all(&buf[start..i])?;
-                *pending_c2 = true;
+    while i < data.len() {
+        let b = data[i];
+        let next = data.get(i + 1).copied();
+        let (code, len) = match (b, next) {
+            (0xc2 | b'\r', None) => {
+                out.write_all(&data[start..i])?;
+                *pending = Some(b);
                 return Ok(());
             }
-            0xc2 if matches!(buf[i + 1], 0x80..=0x9f) => (u32::from(buf[i + 1]), 2),
-            0..=0x1f | 0x7f => (u32::from(b), 1),
+            (0xc2, Some(c @ 0x80..=0x9f)) => (u32::from(c), 2),
+            (b'\r', Some(b'\n')) => {
+                i += 2;
+                continue;
+            }
+            (0..=0x1f | 0x7f, _) => (u32::from(b), 1),
             _ => {
                 i += 1;
                 continue;
@@ -224,7 +220,7 @@ fn rewrite_controls(
         };
         match rewrite(code) {
             Some(rep) => {
-                out.write_all(&buf[start..i])?;
+                out.write_all(&data[start..i])?;
                 out.write_all(rep.as_bytes())?;
                 i += len;
                 start = i;
@@ -232,7 +228,24 @@ fn rewrite_controls(
             None => i += len,
         }
     }
-    out.write_all(&buf[start..])
+    out.write_all(&data[start..])
+}
+
+/// Writes out a byte held back at the end of the stream: a lone CR as `rewrite` says, a `C2`
+/// (only invalid UTF-8 ends with one) as it is.
+fn finish_pending(
+    pending: &mut Option<u8>,
+    out: &mut impl Write,
+    rewrite: fn(u32) -> Option<String>,
+) -> io::Result<()> {
+    match pending.take() {
+        Some(b'\r') => match rewrite(0x0d) {
+            Some(rep) => out.write_all(rep.as_bytes()),
+            None => out.write_all(b"\r"),
+        },
+        Some(b) => out.write_all(&[b]),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -248,13 +261,15 @@ mod tests {
             "␛]52;c;aGk=␇ ␛[2J␍␡\\u{9b}31m é"
         );
         assert_eq!(terminal_safe("\0\x1f"), "␀␟");
+        // A CR ending a line (CRLF) is harmless; one that returns to overwrite the line is not.
+        assert_eq!(terminal_safe("a\r\nb\rc\r"), "a\r\nb␍c␍");
         // U+00A0 and other non-control characters after C2 pass through.
         assert_eq!(terminal_safe("a\u{a0}b\u{9f}"), "a\u{a0}b\\u{9f}");
     }
 
     #[test]
     fn writer_matches_the_function_whatever_the_chunking() {
-        let text = "a\x1b[31mé\u{9b}x\u{85}\u{a0}\x7f\n\tz\u{c2}";
+        let text = "a\x1b[31mé\u{9b}x\u{85}\u{a0}\x7f\n\tz\u{c2}\r\nover\rwrite\r";
         let want = terminal_safe(text).into_owned();
         for chunk in 1..=text.len() {
             let mut w = TerminalSafeWriter::new(Vec::new());
@@ -263,6 +278,27 @@ mod tests {
             }
             let got = String::from_utf8(w.into_inner().unwrap()).unwrap();
             assert_eq!(got, want, "chunks of {chunk}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_comes_out_inert_whatever_the_chunking(
+            text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}]|\r\n)*",
+            chunk in 1usize..9,
+        ) {
+            let safe = terminal_safe(&text).into_owned();
+            let mut chars = safe.chars().peekable();
+            while let Some(c) = chars.next() {
+                let crlf = c == '\r' && chars.peek() == Some(&'\n');
+                proptest::prop_assert!(!is_unsafe_control(c) || crlf, "{:?} -> {:?}", text, safe);
+            }
+            let mut w = TerminalSafeWriter::new(Vec::new());
+            for part in text.as_bytes().chunks(chunk) {
+                w.write_all(part).unwrap();
+            }
+            let streamed = String::from_utf8(w.into_inner().unwrap()).unwrap();
+            proptest::prop_assert_eq!(streamed, safe);
         }
     }
 
