@@ -10,8 +10,9 @@
 //!   Supplementary Private Use Area-B character per [`Style`] (U+10FF00 + index) and one
 //!   reset mark (U+10FF0F).
 //! * [`Ui::line`] and [`Ui::status`] first pass the whole line through
-//!   [`trail_render::terminal_safe`], which shows every C0 control but newline and tab, DEL,
-//!   and every C1 control as a visible symbol (`␛`, `␡`, `\u{9b}`); only then, and only when
+//!   [`trail_render::terminal_safe`], which shows every C0 control but newline, tab and a CR
+//!   ending a line, DEL, and every C1 control as a visible symbol (`␛`, `␡`, `\u{9b}`); only
+//!   then, and only when
 //!   colour is on, do they turn the markers into SGR sequences from the fixed [`Style`] table.
 //!   A marker character forged in transcript text can therefore at most change a colour; it
 //!   can never produce any other sequence.
