@@ -53,7 +53,15 @@ const SHELL_TOOLS: &[&str] = &["Bash", "BashOutput", "bash"];
 /// The Claude Code source.
 pub struct ClaudeCode;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for ClaudeCode {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::ClaudeCode
     }

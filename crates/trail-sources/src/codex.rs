@@ -51,7 +51,15 @@ const STATE_VERSION: u32 = 1;
 /// Characters of the first prompt kept as a title.
 const TITLE_CHARS: usize = 200;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for Codex {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::Codex
     }

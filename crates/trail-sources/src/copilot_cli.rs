@@ -162,7 +162,15 @@ impl CopilotCli {
     }
 }
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 1: the first version.
+pub const PARSER_VERSION: u32 = 1;
+
 impl Source for CopilotCli {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::CopilotCli
     }
@@ -234,6 +242,10 @@ fn cached_store_extras(db: &Path) -> Result<Arc<StoreExtras>, SourceError> {
 }
 
 impl Source for CopilotCliWithStore {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::CopilotCli
     }

@@ -87,7 +87,15 @@ pub fn default_roots(home: &Path, platform: Platform, appdata: Option<&Path>) ->
 /// GitHub Copilot Chat sessions stored by VS Code.
 pub struct CopilotVscode;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for CopilotVscode {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::CopilotVscode
     }

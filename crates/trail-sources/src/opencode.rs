@@ -80,7 +80,15 @@ const TITLE_CHARS: usize = 200;
 /// OpenCode's SQLite store and older JSON tree.
 pub struct Opencode;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for Opencode {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::Opencode
     }
