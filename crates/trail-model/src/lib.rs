@@ -349,6 +349,14 @@ pub struct Usage {
     pub tokens_known: bool,
     /// Tie breaker in ccusage's dedupe: an entry with `speed` wins a tie.
     pub has_speed: bool,
+    /// Web searches the API ran during the request (Claude `server_tool_use.
+    /// web_search_requests`), billed per search on top of the tokens.
+    #[serde(default)]
+    pub web_search_requests: u64,
+    /// GitHub Copilot premium requests the request used (its model's multiplier applied). A
+    /// unit of its own: a plan's allowance, never dollars.
+    #[serde(default)]
+    pub premium_requests: f64,
 }
 
 impl Usage {

@@ -902,6 +902,7 @@ impl Parser {
             is_sidechain: false,
             tokens_known: true,
             has_speed: false,
+            ..Usage::default()
         });
     }
 

@@ -450,6 +450,7 @@ impl Builder<'_> {
                 is_sidechain: false,
                 tokens_known: known,
                 has_speed: false,
+                ..Usage::default()
             });
         }
     }

@@ -16,3 +16,12 @@ ALTER TABLE messages ADD COLUMN prompt_source TEXT;
 -- Facts a format records about a session that have no column of their own, as JSON (for
 -- example a Claude Code workflow run's name, status, tokens and phases).
 ALTER TABLE sessions ADD COLUMN metadata TEXT;
+
+-- Per-request units that are not tokens: Claude's server-side web searches (billed per
+-- search) and GitHub Copilot premium requests (a plan's allowance, never dollars). The rollup
+-- sums them per day and model like the tokens; a Claude Code or Copilot CLI file stored before
+-- this migration is read again by its new parser version, which fills them.
+ALTER TABLE usage ADD COLUMN web_search_requests INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN premium_requests REAL NOT NULL DEFAULT 0;
+ALTER TABLE usage_rollup ADD COLUMN web_search_requests INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage_rollup ADD COLUMN premium_requests REAL NOT NULL DEFAULT 0;

@@ -835,9 +835,12 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
     let mut u = tx.prepare_cached(
         "INSERT INTO usage (session_id, request_key, message_id, message_seq, model, timestamp,
              input_tokens, output_tokens, cache_creation_tokens, cache_creation_1h_tokens,
-             cache_read_tokens, reasoning_tokens, cost_usd, is_sidechain, tokens_known, has_speed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+             cache_read_tokens, reasoning_tokens, cost_usd, is_sidechain, tokens_known, has_speed,
+             web_search_requests, premium_requests)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
          ON CONFLICT(session_id, request_key) DO UPDATE SET
+             web_search_requests = excluded.web_search_requests,
+             premium_requests = excluded.premium_requests,
              message_seq = excluded.message_seq, model = excluded.model,
              timestamp = excluded.timestamp, input_tokens = excluded.input_tokens,
              output_tokens = excluded.output_tokens,
@@ -868,7 +871,9 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
             x.cost_usd,
             x.is_sidechain,
             x.tokens_known,
-            x.has_speed
+            x.has_speed,
+            x.web_search_requests as i64,
+            x.premium_requests
         ])?;
     }
     Ok(())
