@@ -221,7 +221,9 @@ fn db_error(path: &Path, e: &rusqlite::Error) -> SourceError {
     }
 }
 
-fn open_direct(path: &Path) -> rusqlite::Result<Connection> {
+/// Opens `path` read-only (`mode=ro`), never copying it: for small lookups made once per file,
+/// where copying a locked database each time would cost more than the lookup is worth.
+pub(crate) fn open_direct(path: &Path) -> rusqlite::Result<Connection> {
     let uri = format!("{}?mode=ro", file_uri(path));
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_URI
