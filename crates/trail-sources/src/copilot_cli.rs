@@ -396,7 +396,7 @@ struct Parser {
     session_dir: Option<PathBuf>,
 }
 
-fn parse_file(
+pub(crate) fn parse_file(
     request: ParseRequest<'_>,
     extras: Option<&StoreExtras>,
 ) -> Result<FileParse, SourceError> {
