@@ -15,6 +15,7 @@ pub mod codex;
 pub mod copilot_cli;
 pub mod copilot_vscode;
 pub mod cursor;
+mod cursor_transcripts;
 pub mod gemini;
 pub mod opencode;
 pub mod vscode_export;
