@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use trail_model::{MessageKind, Role, TitleRank};
 use trail_sources::codex::Codex;
-use trail_sources::{FileParse, Source};
+use trail_sources::FileParse;
 
 const ROLLOUT: &str = "rollout-2026-11-02T10-00-00-019a5d10-0000-7000-8000-0000000148aa.jsonl";
 const THREAD: &str = "019a5d10-0000-7000-8000-0000000148aa";
