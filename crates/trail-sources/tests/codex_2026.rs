@@ -162,3 +162,70 @@ fn thread_titles_come_from_the_state_database() {
         .unwrap();
     assert_eq!(n, 1);
 }
+
+mod props {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::*;
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            prop_oneof![
+                Just("CommandExecution".to_string()),
+                Just("FileChange".to_string()),
+                Just("McpToolCall".to_string()),
+                Just("WebSearch".to_string()),
+                Just("call_test_1".to_string()),
+                "[a-z_ ]{0,10}",
+            ]
+            .prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(
+                    (
+                        prop_oneof![
+                            Just("type".to_string()),
+                            Just("id".to_string()),
+                            Just("command".to_string()),
+                            Just("parsedCmd".to_string()),
+                            Just("changes".to_string()),
+                            Just("exitCode".to_string()),
+                            Just("result".to_string()),
+                            Just("error".to_string()),
+                            Just("invocation".to_string()),
+                            "[a-z]{1,6}",
+                        ],
+                        inner
+                    ),
+                    0..6
+                )
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any completed item, after the fixture's lines, parses without panicking.
+        #[test]
+        fn completed_items_never_panic(items in proptest::collection::vec(arb_json(), 0..6)) {
+            let (_home, rollout) = codex_home();
+            let mut text = std::fs::read_to_string(&rollout).unwrap();
+            for item in items {
+                let line = serde_json::json!({"timestamp": "2026-11-02T10:01:00.000Z", "type": "event_msg",
+                    "payload": {"type": "item_completed", "item": item}});
+                text.push_str(&format!("{line}\n"));
+            }
+            std::fs::write(&rollout, text).unwrap();
+            let parsed = parse(&rollout);
+            prop_assert_eq!(parsed.sessions.len(), 1);
+        }
+    }
+}
