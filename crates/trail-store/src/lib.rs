@@ -23,7 +23,7 @@ use rusqlite::{Connection, OpenFlags};
 pub use export::{ExportMessage, ToolResultRow};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
-    like_escape, DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow,
+    like_escape, ContinuationLink, DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow,
     SourceStats, LAST_INDEX_AT,
 };
 pub use search::{
