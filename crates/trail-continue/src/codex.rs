@@ -73,11 +73,14 @@ fn find_rollout(sessions: &Path, id: &str) -> Option<std::path::PathBuf> {
     for year in dirs(sessions) {
         for month in dirs(&year) {
             for day in dirs(&month) {
-                let candidate = std::fs::read_dir(&day).ok()?.filter_map(|e| e.ok()).find(|e| {
-                    let name = e.file_name();
-                    let name = name.to_string_lossy();
-                    name.starts_with("rollout-") && name.ends_with(&suffix)
-                });
+                let candidate = std::fs::read_dir(&day)
+                    .ok()?
+                    .filter_map(|e| e.ok())
+                    .find(|e| {
+                        let name = e.file_name();
+                        let name = name.to_string_lossy();
+                        name.starts_with("rollout-") && name.ends_with(&suffix)
+                    });
                 if let Some(c) = candidate {
                     return Some(c.path());
                 }
@@ -140,8 +143,7 @@ pub(crate) fn render(t: &Transcript, id: &str, options: &ContinueOptions) -> Res
                 );
             }
             Step::Tool(tool) => {
-                let arguments =
-                    serde_json::to_string(&tool.input).expect("a JSON map serializes");
+                let arguments = serde_json::to_string(&tool.input).expect("a JSON map serializes");
                 line(
                     ts,
                     "response_item",

@@ -60,12 +60,7 @@ fn project_dir(home: &Path, cwd: &str) -> (PathBuf, bool) {
     let registered = std::fs::read_to_string(home.join("projects.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .and_then(|v| {
-            v.get("projects")?
-                .get(cwd)?
-                .as_str()
-                .map(str::to_string)
-        });
+        .and_then(|v| v.get("projects")?.get(cwd)?.as_str().map(str::to_string));
     if let Some(slug) = registered {
         return (tmp.join(slug), false);
     }

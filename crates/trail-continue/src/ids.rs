@@ -50,10 +50,16 @@ pub fn record_id(session: &str, n: usize) -> String {
 /// Returns `s` when it is a valid tool-call id for Anthropic's API (`^[a-zA-Z0-9_-]+$`), else a
 /// stable one derived from it.
 pub fn tool_id(session: &str, s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
         return s.to_string();
     }
-    format!("toolu_trail_{}", name_uuid(&[session, "tool", s]).replace('-', ""))
+    format!(
+        "toolu_trail_{}",
+        name_uuid(&[session, "tool", s]).replace('-', "")
+    )
 }
 
 /// Returns a tool name both APIs accept (`^[a-zA-Z0-9_-]{1,64}$`): other characters become
@@ -91,7 +97,10 @@ mod tests {
         assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"), "variant: {a}");
         assert_eq!(tool_id("s", "toolu_01A-b"), "toolu_01A-b");
         assert!(tool_id("s", "read_file-17.3").starts_with("toolu_trail_"));
-        assert_eq!(tool_name("mcp__github__get_issue"), "mcp__github__get_issue");
+        assert_eq!(
+            tool_name("mcp__github__get_issue"),
+            "mcp__github__get_issue"
+        );
         assert_eq!(tool_name("web.search"), "web_search");
         assert_eq!(tool_name(""), "tool");
     }

@@ -111,11 +111,7 @@ impl Transcript {
                     }));
                 }
                 Some("tool_result") => {
-                    let raw = m
-                        .tool_output
-                        .as_deref()
-                        .or(m.text.as_deref())
-                        .unwrap_or("");
+                    let raw = m.tool_output.as_deref().or(m.text.as_deref()).unwrap_or("");
                     let output = carry.output(raw);
                     let slot = m.tool_call_id.as_ref().and_then(|id| open.remove(id));
                     match slot.and_then(|i| match &mut steps[i] {
@@ -206,7 +202,10 @@ struct Carry<'a> {
 
 impl Carry<'_> {
     fn text(&mut self, s: &str) -> String {
-        self.options.redactor.redact(s, &mut self.counts).into_owned()
+        self.options
+            .redactor
+            .redact(s, &mut self.counts)
+            .into_owned()
     }
 
     fn output(&mut self, s: &str) -> String {

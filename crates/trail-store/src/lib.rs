@@ -23,8 +23,8 @@ use rusqlite::{Connection, OpenFlags};
 pub use export::{ExportMessage, ToolResultRow};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
-    like_escape, ContinuationLink, DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow,
-    SourceStats, LAST_INDEX_AT,
+    like_escape, ContinuationLink, DoctorFileStats, IssueRow, ListFilter, MessageRow,
+    SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT,
 };
 pub use search::{
     translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, CANDIDATES, HIT_END,

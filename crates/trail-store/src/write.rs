@@ -9,8 +9,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::{params, OptionalExtension, Transaction};
 use trail_model::{
-    continuation, turns, Checkpoint, Message, MessageKind, ParseIssue, Role, Session, SessionMeta, SourceKind,
-    TitleRank, UpdateMode,
+    continuation, turns, Checkpoint, Message, MessageKind, ParseIssue, Role, Session, SessionMeta,
+    SourceKind, TitleRank, UpdateMode,
 };
 
 use crate::{Result, Store};
