@@ -148,8 +148,8 @@ pub(crate) fn render(t: &Transcript, id: &str, options: &ContinueOptions) -> Res
         meta["summary"] = Value::String(title.clone());
     }
     write(&meta);
-    // A gemini message collects the answer and the tool calls that follow it until the next
-    // prompt, as Gemini records one model turn.
+    // A gemini message holds one answer and the tool calls that follow it (calls with no
+    // answer before them get a message with empty text), as Gemini records a model response.
     let mut pending: Option<Map<String, Value>> = None;
     let mut n = 0usize;
     let mut next_id = || {
@@ -169,21 +169,12 @@ pub(crate) fn render(t: &Transcript, id: &str, options: &ContinueOptions) -> Res
                               "content": [{"text": text}]}));
             }
             Step::Answer { text, .. } => {
-                // An answer after tool calls starts a new model message, as Gemini writes it.
-                if pending
-                    .as_ref()
-                    .is_some_and(|m| m.contains_key("toolCalls"))
-                {
-                    flush(&mut pending, &mut write);
-                }
-                let m = pending.get_or_insert_with(|| model_message(next_id(), ts));
-                let content = m.entry("content").or_insert(Value::String(String::new()));
-                if let Value::String(c) = content {
-                    if !c.is_empty() {
-                        c.push_str("\n\n");
-                    }
-                    c.push_str(text);
-                }
+                // Each answer is one model response: a message of its own, which the tool
+                // calls that follow it join.
+                flush(&mut pending, &mut write);
+                let mut m = model_message(next_id(), ts);
+                m.insert("content".into(), Value::String(text.clone()));
+                pending = Some(m);
             }
             Step::Tool(tool) => {
                 let m = pending.get_or_insert_with(|| model_message(next_id(), ts));

@@ -103,6 +103,9 @@ pub struct ContinueOptions {
     pub tool_output_cap: usize,
     /// The time the continuation is made: file names, the session's start, `--fresh` salts.
     pub now: DateTime<Utc>,
+    /// The working folder to continue in when the session recorded none (VS Code chats,
+    /// Gemini chats without a project marker); a recorded folder wins.
+    pub cwd: Option<String>,
 }
 
 impl ContinueOptions {
@@ -114,6 +117,7 @@ impl ContinueOptions {
             redactor: Redactor::new(&[]).map_err(|e| ContinueError::Invalid(e.to_string()))?,
             tool_output_cap: DEFAULT_TOOL_OUTPUT_CAP,
             now: Utc::now(),
+            cwd: None,
         })
     }
 }

@@ -55,12 +55,17 @@ impl Transcript {
     /// meta records and errors left out.
     pub fn from_detail(detail: &SessionDetail, options: &ContinueOptions) -> Result<Transcript> {
         let s = &detail.session;
-        let cwd = s.cwd.clone().filter(|c| !c.is_empty()).ok_or_else(|| {
-            ContinueError::Invalid(format!(
-                "session {} has no working folder; agents resume sessions by folder",
-                s.id
-            ))
-        })?;
+        let cwd = s
+            .cwd
+            .clone()
+            .filter(|c| !c.is_empty())
+            .or_else(|| options.cwd.clone())
+            .ok_or_else(|| {
+                ContinueError::Invalid(format!(
+                    "session {} has no working folder and agents resume sessions by folder; name one with --cwd",
+                    s.id
+                ))
+            })?;
         let mut carry = Carry {
             options,
             counts: RedactionCounts::default(),

@@ -31,6 +31,9 @@ pub struct Args {
     /// With --in: bytes of one tool output kept (the rest is cut with a marker)
     #[arg(long, requires = "into", value_name = "BYTES", default_value_t = trail_continue::DEFAULT_TOOL_OUTPUT_CAP)]
     max_tool_output: usize,
+    /// With --in: the folder to continue in when the session recorded none (VS Code chats)
+    #[arg(long, requires = "into", value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// Print what was done as JSON (with --in: the file, the new id and the command)
     #[arg(long, conflicts_with = "exec")]
     json: bool,
@@ -63,6 +66,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         Some(target) => {
             let mut options = ContinueOptions::new(target_homes(ctx))?;
             options.fresh = args.fresh;
+            options.cwd = args.cwd.as_ref().map(|d| absolute(d)).transpose()?;
             options.tool_output_cap = args.max_tool_output.max(1);
             if args.no_redact {
                 options.redactor = Redactor::disabled();
@@ -148,4 +152,11 @@ fn target_homes(ctx: &Ctx) -> TargetHomes {
         codex_home: first(SourceKind::Codex),
         gemini_home: first(SourceKind::GeminiCli),
     }
+}
+
+/// An absolute form of a folder given on the command line (agents key sessions by it).
+fn absolute(dir: &Path) -> CliResult<String> {
+    let abs = std::path::absolute(dir)
+        .map_err(|e| CliError::usage(format!("cannot use --cwd {}: {e}", dir.display())))?;
+    Ok(abs.to_string_lossy().into_owned())
 }
