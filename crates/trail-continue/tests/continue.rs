@@ -536,3 +536,317 @@ fn every_source_continues_into_every_target_and_reads_back() {
         assert!(sources_done.contains(s), "no session of {s} was continued");
     }
 }
+
+/// A store holding the bundled samples.
+fn sample_store(dir: &Path) -> Query {
+    let path = dir.join("samples.db");
+    index(&path, vec![samples()]);
+    Query::open(&path).unwrap()
+}
+
+/// A copy of the bundled home, so targets' folders already hold sessions of their own.
+fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+const CLAUDE_SAMPLE: &str = "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f";
+
+#[test]
+fn a_second_run_finds_the_first_and_fresh_writes_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = sample_store(dir.path());
+    for target in Target::ALL {
+        let home = tempfile::tempdir().unwrap();
+        let mut opts = options(home.path(), true);
+        let first = continue_session(&q, "7c1e2f40", target, &opts).unwrap();
+        assert!(first.created, "{target}");
+        assert_eq!(first.original_id, CLAUDE_SAMPLE);
+        let before = snapshot(home.path());
+        // Later, at another time: the same id, the same file, nothing written.
+        opts.now = now() + chrono::Duration::days(3);
+        let second = continue_session(&q, CLAUDE_SAMPLE, target, &opts).unwrap();
+        assert!(!second.created, "{target}");
+        assert_eq!(second.session_id, first.session_id);
+        assert_eq!(second.path, first.path);
+        assert_eq!(
+            snapshot(home.path()),
+            before,
+            "{target}: a second run writes nothing"
+        );
+        // --fresh: a new id and a new file beside the first.
+        opts.fresh = true;
+        let fresh = continue_session(&q, CLAUDE_SAMPLE, target, &opts).unwrap();
+        assert!(fresh.created);
+        assert_ne!(fresh.session_id, first.session_id);
+        assert_ne!(fresh.path, first.path);
+        let after = snapshot(home.path());
+        let added: Vec<&PathBuf> = after.keys().filter(|p| !before.contains_key(*p)).collect();
+        assert_eq!(added, vec![&fresh.path], "{target}");
+        assert_eq!(
+            std::fs::read_to_string(&fresh.path)
+                .unwrap()
+                .lines()
+                .count(),
+            std::fs::read_to_string(&first.path)
+                .unwrap()
+                .lines()
+                .count()
+        );
+    }
+}
+
+#[test]
+fn nothing_but_the_new_file_changes_in_the_targets_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = sample_store(dir.path());
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&samples(), home.path());
+    // The Gemini sample's project folder: a session continued there joins it.
+    let garden = "3b9e7c51-2a4d-4f80-b6c3-9d1e5a7f2c04";
+    for (id, target) in [
+        (CLAUDE_SAMPLE, Target::ClaudeCode),
+        (CLAUDE_SAMPLE, Target::Codex),
+        (garden, Target::GeminiCli),
+        ("019a4c2e", Target::ClaudeCode),
+        ("opencode:ses_4a1f", Target::Codex),
+    ] {
+        let before = snapshot(home.path());
+        let c = continue_session(&q, id, target, &options(home.path(), true)).unwrap();
+        let after = snapshot(home.path());
+        for (path, hash) in &before {
+            assert_eq!(
+                after.get(path),
+                Some(hash),
+                "{id} -> {target}: {path:?} changed"
+            );
+        }
+        let added: Vec<&PathBuf> = after.keys().filter(|p| !before.contains_key(*p)).collect();
+        assert_eq!(added, vec![&c.path], "{id} -> {target}");
+    }
+    // The Claude continuation sits beside the original, in the same project folder.
+    let claude_dir = home
+        .path()
+        .join(".claude/projects/-home-demo-projects-weather-cli");
+    assert_eq!(
+        std::fs::read_dir(&claude_dir)
+            .unwrap()
+            .filter(|e| e
+                .as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "jsonl"))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn a_new_gemini_project_is_claimed_as_gemini_claims_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = sample_store(dir.path());
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&samples(), home.path());
+    let before = snapshot(home.path());
+    let c = continue_session(
+        &q,
+        CLAUDE_SAMPLE,
+        Target::GeminiCli,
+        &options(home.path(), true),
+    )
+    .unwrap();
+    let marker = home.path().join(".gemini/tmp/weather-cli/.project_root");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "/home/demo/projects/weather-cli"
+    );
+    let after = snapshot(home.path());
+    let mut added: Vec<&PathBuf> = after.keys().filter(|p| !before.contains_key(*p)).collect();
+    added.sort();
+    let mut want = vec![&c.path, &marker];
+    want.sort();
+    assert_eq!(added, want);
+    assert!(before.iter().all(|(p, h)| after.get(p) == Some(h)));
+}
+
+/// Secrets built at run time, so no secret-shaped string sits in the repository.
+fn planted() -> [String; 3] {
+    [
+        format!("AKIA{}", "TRAILTESTKEY0001"),
+        format!("ghp_{}", "Tr41lT3stT0k3n".repeat(3)),
+        format!("sk-ant-{}", "api03-trailtest".repeat(3)),
+    ]
+}
+
+/// A Claude Code session (written here, not copied) with secrets in a prompt, a tool's
+/// input, its output and an answer, and one tool output of 100 KB.
+fn secret_session(root: &Path) -> PathBuf {
+    let [aws, gh, ant] = planted();
+    let id = "5ec0e7a1-0000-4000-8000-000000000001";
+    let dir = root.join("projects/-tmp-secret-proj");
+    std::fs::create_dir_all(&dir).unwrap();
+    let common = |uuid: &str, parent: Option<&str>, ts: &str| {
+        serde_json::json!({"uuid": uuid, "parentUuid": parent, "sessionId": id, "timestamp": ts,
+            "isSidechain": false, "userType": "external", "cwd": "/tmp/secret-proj",
+            "version": "2.1.5", "gitBranch": "main"})
+    };
+    let mut recs = Vec::new();
+    let mut r = common("u1", None, "2026-11-01T10:00:00.000Z");
+    r["type"] = "user".into();
+    r["message"] =
+        serde_json::json!({"role": "user", "content": format!("deploy with key {aws} please")});
+    recs.push(r);
+    let mut r = common("a1", Some("u1"), "2026-11-01T10:00:01.000Z");
+    r["type"] = "assistant".into();
+    r["message"] = serde_json::json!({"id": "msg_1", "type": "message", "role": "assistant",
+        "model": "claude-sonnet-4-5", "content": [{"type": "tool_use", "id": "toolu_1",
+        "name": "Bash", "input": {"command": format!("echo {gh} | gh auth login --with-token")}}],
+        "usage": {"input_tokens": 1, "output_tokens": 1}});
+    recs.push(r);
+    let mut r = common("u2", Some("a1"), "2026-11-01T10:00:02.000Z");
+    r["type"] = "user".into();
+    let output = format!("using {ant}\n{}", "log line\n".repeat(100 * 1024 / 9));
+    r["message"] = serde_json::json!({"role": "user", "content": [{"type": "tool_result",
+        "tool_use_id": "toolu_1", "content": output, "is_error": false}]});
+    recs.push(r);
+    let mut r = common("a2", Some("u2"), "2026-11-01T10:00:03.000Z");
+    r["type"] = "assistant".into();
+    r["message"] = serde_json::json!({"id": "msg_2", "type": "message", "role": "assistant",
+        "model": "claude-sonnet-4-5", "content": [{"type": "text",
+        "text": format!("Deployed; rotate {aws} now.")}],
+        "usage": {"input_tokens": 1, "output_tokens": 1}});
+    recs.push(r);
+    let path = dir.join(format!("{id}.jsonl"));
+    let text: String = recs.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn planted_secrets_do_not_reach_the_written_file_and_long_output_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = secret_session(dir.path());
+    let store = dir.path().join("s.db");
+    index(&store, vec![file]);
+    let q = Query::open(&store).unwrap();
+    for target in Target::ALL {
+        let home = tempfile::tempdir().unwrap();
+        let c = continue_session(&q, "5ec0e7a1", target, &options(home.path(), true)).unwrap();
+        let written = std::fs::read_to_string(&c.path).unwrap();
+        for secret in planted() {
+            assert!(!written.contains(&secret), "{target}: a secret was written");
+        }
+        assert!(written.contains("[REDACTED:aws-access-key]"), "{target}");
+        assert!(written.contains("[REDACTED:github-token]"), "{target}");
+        assert!(written.contains("[REDACTED:anthropic-key]"), "{target}");
+        assert!(
+            c.carried.redactions >= 4,
+            "{target}: {}",
+            c.carried.redactions
+        );
+        // The 100 KB output is cut at the cap, with the marker.
+        assert_eq!(c.carried.cut, 1, "{target}");
+        assert!(written.contains("[cut by trail: 32768 of "), "{target}");
+        // Claude Code keeps a tool's output twice (the tool_result and `toolUseResult`).
+        let copies = if target == Target::ClaudeCode { 2 } else { 1 };
+        assert!(
+            // (JSON escapes each newline of the kept 32 KiB as two bytes.)
+            written.len() < copies * 40 * 1024,
+            "{target}: {} bytes",
+            written.len()
+        );
+        // --no-redact writes them as recorded.
+        let home = tempfile::tempdir().unwrap();
+        let c = continue_session(&q, "5ec0e7a1", target, &options(home.path(), false)).unwrap();
+        let written = std::fs::read_to_string(&c.path).unwrap();
+        for secret in planted() {
+            assert!(
+                written.contains(&secret),
+                "{target}: --no-redact keeps them"
+            );
+        }
+    }
+}
+
+#[test]
+fn sessions_that_cannot_be_continued_are_refused_as_the_callers_mistake() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    index(
+        &store,
+        vec![samples(), samples().join("../chat-export.json")],
+    );
+    let q = Query::open(&store).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // A VS Code "Export Chat" file records no folder: without --cwd there is nowhere to
+    // resume it.
+    let mut opts = options(home.path(), true);
+    opts.cwd = None;
+    let err = continue_session(&q, "vscode-export:", Target::ClaudeCode, &opts).unwrap_err();
+    assert!(err.is_caller_error());
+    assert!(err.to_string().contains("--cwd"), "{err}");
+    // An unknown id, and a target whose folder the caller did not give.
+    let err = continue_session(&q, "ffffffff", Target::Codex, &opts).unwrap_err();
+    assert!(err.is_caller_error());
+    opts.homes.codex_home = None;
+    let err = continue_session(&q, CLAUDE_SAMPLE, Target::Codex, &opts).unwrap_err();
+    assert!(err.is_caller_error());
+    assert!(
+        std::fs::read_dir(home.path()).unwrap().next().is_none(),
+        "nothing written"
+    );
+}
+
+#[test]
+fn the_continuation_is_linked_both_ways_after_the_next_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&samples(), home.path());
+    let store = dir.path().join("s.db");
+    index(&store, vec![home.path().to_path_buf()]);
+    let q = Query::open(&store).unwrap();
+    let c = continue_session(
+        &q,
+        CLAUDE_SAMPLE,
+        Target::Codex,
+        &options(home.path(), true),
+    )
+    .unwrap();
+    drop(q);
+    index(&store, vec![home.path().to_path_buf()]);
+    let q = Query::open(&store).unwrap();
+    let original = q
+        .detail(&DetailRequest {
+            id: CLAUDE_SAMPLE.into(),
+            ..DetailRequest::default()
+        })
+        .unwrap();
+    let link = trail_store::ContinuationLink {
+        original_id: CLAUDE_SAMPLE.into(),
+        original_source: "claude-code".into(),
+        continuation_id: c.session_id.clone(),
+        continuation_source: "codex".into(),
+    };
+    assert_eq!(original.continuations, vec![link.clone()]);
+    let cont = q.session(&c.session_id).unwrap();
+    assert_eq!(
+        cont.parent_session_id, None,
+        "a continuation is a main session"
+    );
+    assert_eq!(q.continuation_links(&[&c.session_id]).unwrap(), vec![link]);
+    // It is listed among main sessions, and reopening it opens the continuation itself.
+    let listed = q
+        .list(&ListRequest::default(), &trail_query::Clock::utc_now())
+        .unwrap();
+    assert!(listed.sessions.iter().any(|s| s.id == c.session_id));
+    assert_eq!(q.reopen(&c.session_id).unwrap().shell(), c.command.shell());
+}
