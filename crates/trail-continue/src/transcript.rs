@@ -157,6 +157,7 @@ impl Transcript {
                 },
             ),
         }
+        let title = s.title.as_deref().map(|t| carry.text(t));
         let stats = CarryStats {
             prompts: count(&steps, |s| matches!(s, Step::Prompt { .. })),
             answers: count(&steps, |s| matches!(s, Step::Answer { .. })),
@@ -169,7 +170,7 @@ impl Transcript {
             original_source: s.source.clone(),
             cwd,
             branch: s.branch.clone().filter(|b| !b.is_empty()),
-            title: s.title.clone(),
+            title,
             steps,
             stats,
         })
