@@ -195,6 +195,20 @@ pub(crate) struct Location {
     pub companions: Vec<(PathBuf, Vec<u8>)>,
 }
 
+/// Renders a transcript as the bytes of a new `target` session file with id `id`.
+pub fn render(
+    target: Target,
+    transcript: &Transcript,
+    id: &str,
+    options: &ContinueOptions,
+) -> Result<Vec<u8>> {
+    match target {
+        Target::ClaudeCode => claude::render(transcript, id, options),
+        Target::Codex => codex::render(transcript, id, options),
+        Target::GeminiCli => gemini::render(transcript, id, options),
+    }
+}
+
 /// Continues session `id` (an id or a unique prefix) in `target`: writes the new session file,
 /// or finds the one an earlier run wrote, and returns it with the command that resumes it.
 pub fn continue_session(
@@ -227,7 +241,7 @@ pub fn continue_session(
                 .as_deref()
                 .ok_or(ContinueError::NoHome(target))?;
             let loc = claude::locate(projects, &transcript.cwd, &new_id);
-            let bytes = (!loc.exists).then(|| claude::render(&transcript, &new_id, options));
+            let bytes = (!loc.exists).then(|| render(target, &transcript, &new_id, options));
             (loc, bytes)
         }
         Target::Codex => {
@@ -237,7 +251,7 @@ pub fn continue_session(
                 .as_deref()
                 .ok_or(ContinueError::NoHome(target))?;
             let loc = codex::locate(home, &new_id, options.now);
-            let bytes = (!loc.exists).then(|| codex::render(&transcript, &new_id, options));
+            let bytes = (!loc.exists).then(|| render(target, &transcript, &new_id, options));
             (loc, bytes)
         }
         Target::GeminiCli => {
@@ -247,7 +261,7 @@ pub fn continue_session(
                 .as_deref()
                 .ok_or(ContinueError::NoHome(target))?;
             let loc = gemini::locate(home, &transcript.cwd, &new_id, options.now);
-            let bytes = (!loc.exists).then(|| gemini::render(&transcript, &new_id, options));
+            let bytes = (!loc.exists).then(|| render(target, &transcript, &new_id, options));
             (loc, bytes)
         }
     };
