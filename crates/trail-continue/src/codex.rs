@@ -15,7 +15,8 @@
 //!   `cwd`, `git.branch`, `cli_version`, `timestamp` and `source` (only `cli` and `vscode`
 //!   sessions are listed), and the first `event_msg` `user_message` gives the preview.
 //!
-//! `session_meta` carries what Codex writes itself (corpus, 0.50 to 0.146): `id`, `timestamp`,
+//! `session_meta` carries what Codex writes itself (corpus, 0.50 to 0.146): `id` (and
+//! `session_id`, equal to it, as 0.146 writes), `timestamp`,
 //! `cwd`, `originator`, `cli_version`, `source`, `git {branch}`. The conversation is
 //! `response_item`s (the model-visible history: `message` with `input_text` / `output_text`,
 //! `function_call` with `arguments` as a JSON string and `call_id`, `function_call_output`
@@ -103,6 +104,9 @@ pub(crate) fn render(t: &Transcript, id: &str, options: &ContinueOptions) -> Res
     };
     let mut meta = json!({
         "id": id,
+        // Newer builds also carry `session_id` (equal to `id` for a thread of its own, as in
+        // the corpus's 0.146 rollouts); older builds ignore it.
+        "session_id": id,
         "timestamp": now,
         "cwd": t.cwd,
         "originator": ORIGINATOR,

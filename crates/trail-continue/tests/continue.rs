@@ -302,6 +302,10 @@ fn check_codex_file(path: &Path, id: &str, cwd: &str, home: &Path) {
     assert_eq!(recs[0]["type"], "session_meta");
     let meta = &recs[0]["payload"];
     assert_eq!(meta["id"], id);
+    assert_eq!(
+        meta["session_id"], id,
+        "newer SessionMeta carries session_id too"
+    );
     assert!(is_iso_millis(meta["timestamp"].as_str().unwrap()));
     assert_eq!(meta["cwd"], cwd);
     assert!(meta["originator"].is_string());
