@@ -30,7 +30,7 @@ mod write;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use trail_query::{DetailRequest, Query, QueryError, Reopen};
 use trail_render::Redactor;
 
@@ -40,7 +40,7 @@ pub use transcript::{Step, ToolStep, Transcript};
 pub const DEFAULT_TOOL_OUTPUT_CAP: usize = 32 * 1024;
 
 /// An agent a session can be continued in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Target {
     ClaudeCode,
@@ -69,6 +69,20 @@ impl Target {
             "gemini-cli" | "gemini" => Some(Target::GeminiCli),
             _ => None,
         }
+    }
+}
+
+impl std::str::FromStr for Target {
+    type Err = ContinueError;
+
+    fn from_str(s: &str) -> Result<Target> {
+        Target::parse(s).ok_or_else(|| {
+            let all: Vec<&str> = Target::ALL.iter().map(|t| t.as_str()).collect();
+            ContinueError::Invalid(format!(
+                "cannot continue in {s:?}; one of: {} (Copilot CLI's resume checks are not published, so trail does not write its sessions)",
+                all.join(", ")
+            ))
+        })
     }
 }
 

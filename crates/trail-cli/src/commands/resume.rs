@@ -43,13 +43,7 @@ pub struct Args {
 }
 
 fn parse_target(s: &str) -> Result<Target, String> {
-    Target::parse(s).ok_or_else(|| {
-        let all: Vec<&str> = Target::ALL.iter().map(|t| t.as_str()).collect();
-        format!(
-            "cannot continue in {s:?}; one of: {} (Copilot CLI's resume checks are not published, so trail does not write its sessions)",
-            all.join(", ")
-        )
-    })
+    s.parse::<Target>().map_err(|e| e.to_string())
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
