@@ -854,3 +854,46 @@ fn the_continuation_is_linked_both_ways_after_the_next_index() {
     assert!(listed.sessions.iter().any(|s| s.id == c.session_id));
     assert_eq!(q.reopen(&c.session_id).unwrap().shell(), c.command.shell());
 }
+
+#[test]
+fn a_continuation_whose_marker_is_gone_is_unlinked_on_reindex() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let q = sample_store(dir.path());
+    let c = continue_session(
+        &q,
+        CLAUDE_SAMPLE,
+        Target::ClaudeCode,
+        &options(home.path(), true),
+    )
+    .unwrap();
+    let store = dir.path().join("links.db");
+    index(&store, vec![c.path.clone()]);
+    let linked = Query::open(&store).unwrap();
+    assert_eq!(
+        linked.continuation_links(&[&c.session_id]).unwrap().len(),
+        1
+    );
+    drop(linked);
+    // The user edits the first line away (the file is theirs now): the link goes with it.
+    let text = std::fs::read_to_string(&c.path).unwrap();
+    let marker = continuation::marker_line("claude-code", CLAUDE_SAMPLE);
+    std::fs::write(&c.path, text.replace(&format!("{marker}\\n\\n"), "")).unwrap();
+    let mut s = Store::open(&store).unwrap();
+    trail_ingest::index(
+        &mut s,
+        &IndexOptions {
+            paths: vec![c.path.clone()],
+            force: true,
+            ..IndexOptions::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    drop(s);
+    let unlinked = Query::open(&store).unwrap();
+    assert!(unlinked
+        .continuation_links(&[&c.session_id])
+        .unwrap()
+        .is_empty());
+}
