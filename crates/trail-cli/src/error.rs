@@ -63,6 +63,21 @@ impl<E: Into<anyhow::Error>> From<E> for CliError {
                 error,
             };
         }
+        if let Some(c) = error.downcast_ref::<trail_continue::ContinueError>() {
+            let hints = match c {
+                trail_continue::ContinueError::Query(q) => q.hint().map(str::to_string),
+                _ => None,
+            };
+            return CliError {
+                kind: if c.is_caller_error() {
+                    ErrorKind::Usage
+                } else {
+                    ErrorKind::Runtime
+                },
+                hints: hints.into_iter().collect(),
+                error,
+            };
+        }
         let kind = match error.downcast_ref::<trail_store::StoreError>() {
             Some(
                 trail_store::StoreError::NotFound(_)

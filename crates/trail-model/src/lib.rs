@@ -3,6 +3,7 @@
 //! This crate does no I/O. Sources produce these types, the store persists them, reports and
 //! renderers read them back.
 
+pub mod continuation;
 pub mod time;
 pub mod turns;
 

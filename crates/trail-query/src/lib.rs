@@ -32,8 +32,8 @@ pub use time::{parse_time, Clock};
 
 pub use trail_report::{DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips, UsageReport};
 pub use trail_store::{
-    Cell, FileTouchRow, MessageRow, SearchHit, SearchResults, SearchSort, SessionDetail,
-    SessionRow, SqlLimits, SqlResult, TableDoc, HIT_END, HIT_START,
+    Cell, ContinuationLink, FileTouchRow, MessageRow, SearchHit, SearchResults, SearchSort,
+    SessionDetail, SessionRow, SqlLimits, SqlResult, TableDoc, HIT_END, HIT_START,
 };
 
 use trail_store::Store;

@@ -2,7 +2,7 @@
 //! cut to a turn range.
 
 use serde::{Deserialize, Serialize};
-use trail_store::{ListFilter, SessionDetail, SessionRow};
+use trail_store::{ContinuationLink, ListFilter, SessionDetail, SessionRow};
 
 use crate::time::Clock;
 use crate::{parse_source, Query, QueryError, Result};
@@ -160,6 +160,11 @@ impl Query {
                 .retain(|m| m.turn_index.is_some_and(|t| t >= lo && t <= hi));
         }
         Ok(detail)
+    }
+
+    /// Continuation links (`trail resume ID --in AGENT`) touching any of `ids`, either way.
+    pub fn continuation_links(&self, ids: &[&str]) -> Result<Vec<ContinuationLink>> {
+        Ok(self.store.continuation_links(ids)?)
     }
 
     /// Each id's shortest prefix that opens exactly that session (at least 8 characters after

@@ -24,8 +24,8 @@ use rusqlite::{Connection, OpenFlags};
 pub use export::{ExportMessage, ToolResultRow};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
-    like_escape, DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow,
-    SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
+    like_escape, ContinuationLink, DoctorFileStats, IssueRow, ListFilter, MessageRow,
+    SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
     translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, CANDIDATES, HIT_END,

@@ -144,6 +144,23 @@ pub struct SessionDetail {
     pub files: Vec<(String, Option<String>)>,
     pub refs: Vec<(String, String)>,
     pub checkpoints: Vec<(i64, Option<String>)>,
+    /// Continuation links either way: the session this one continues, the sessions that
+    /// continue it (`trail resume ID --in AGENT`).
+    pub continuations: Vec<ContinuationLink>,
+}
+
+/// A continuation link between two sessions (`trail resume ID --in AGENT`): `continuation`
+/// was written from `original`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ContinuationLink {
+    /// The session that was continued.
+    pub original_id: String,
+    /// Its source, as the continuation's first line names it.
+    pub original_source: String,
+    /// The session written in the other agent.
+    pub continuation_id: String,
+    /// The agent it was written for.
+    pub continuation_source: String,
 }
 
 /// Per-source counts for `doctor`.
@@ -425,6 +442,7 @@ impl Store {
             )?
             .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<Vec<_>>>()?;
+        let continuations = self.continuation_links(&[id])?;
         Ok(SessionDetail {
             session,
             messages,
@@ -432,7 +450,41 @@ impl Store {
             files,
             refs,
             checkpoints,
+            continuations,
         })
+    }
+
+    /// Returns the continuation links that touch any of `ids`, either way: the sessions they
+    /// continue and the sessions that continue them (oldest continuation first).
+    pub fn continuation_links(&self, ids: &[&str]) -> Result<Vec<ContinuationLink>> {
+        let mut out: Vec<ContinuationLink> = Vec::new();
+        let mut by_continuation = self.conn.prepare_cached(
+            "SELECT continues_session_id, continues_source, id, source FROM sessions
+             WHERE id = ?1 AND continues_session_id IS NOT NULL",
+        )?;
+        let mut by_original = self.conn.prepare_cached(
+            "SELECT continues_session_id, continues_source, id, source FROM sessions
+             WHERE continues_session_id = ?1 ORDER BY created_at, id",
+        )?;
+        let link = |r: &rusqlite::Row<'_>| {
+            Ok(ContinuationLink {
+                original_id: r.get(0)?,
+                original_source: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                continuation_id: r.get(2)?,
+                continuation_source: r.get(3)?,
+            })
+        };
+        for id in ids {
+            for stmt in [&mut by_continuation, &mut by_original] {
+                for l in stmt.query_map([id], link)? {
+                    let l = l?;
+                    if !out.contains(&l) {
+                        out.push(l);
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Returns a value from `store_meta`.

@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_store_meta.sql"),
     include_str!("../migrations/0007_parser_versions.sql"),
     include_str!("../migrations/0008_index_without_escapes.sql"),
+    include_str!("../migrations/0009_continuations.sql"),
 ];
 
 /// The schema version this build writes.

@@ -791,9 +791,13 @@ mod tests {
         {
             let store = Store::open(&path).unwrap();
             let conn = store.connection();
-            // Back to version 7: the old view, its index, escapes in search_index.
+            // Back to version 7: the old view, its index, escapes in search_index; and
+            // without what later migrations add (the continuation columns).
             conn.execute_batch(
-                "DROP INDEX idx_sessions_id_nocase;
+                "DROP INDEX idx_sessions_continues;
+                 ALTER TABLE sessions DROP COLUMN continues_session_id;
+                 ALTER TABLE sessions DROP COLUMN continues_source;
+                 DROP INDEX idx_sessions_id_nocase;
                  DROP VIEW message_search_source;
                  CREATE VIEW message_search_source AS
                  SELECT id, text, substr(tool_input, 1, 1000) AS tool_input,

@@ -9,8 +9,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::{params, OptionalExtension, Transaction};
 use trail_model::{
-    turns, Checkpoint, Message, MessageKind, ParseIssue, Role, Session, SessionMeta, SourceKind,
-    TitleRank, UpdateMode,
+    continuation, turns, Checkpoint, Message, MessageKind, ParseIssue, Role, Session, SessionMeta,
+    SourceKind, TitleRank, UpdateMode,
 };
 
 use crate::{Result, Store};
@@ -493,6 +493,7 @@ fn replace_session(
         upsert_checkpoint(tx, id, c)?;
     }
     update_aggregates(tx, id, session.turn_count.max(turns.len() as u32))?;
+    record_continuation(tx, session, true)?;
     Ok(())
 }
 
@@ -581,6 +582,30 @@ fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str
         tx.execute("DELETE FROM turns WHERE id = ?1", [tid])?;
     }
     update_aggregates(tx, id, session.turn_count)?;
+    record_continuation(tx, session, false)?;
+    Ok(())
+}
+
+/// Links a session written by `trail resume --in` to the one it continues: its first prompt
+/// starts with the marker line. `replace`: the batch holds the whole session, so a session
+/// without the marker (any more) is unlinked; an append only links when it brings the first
+/// prompt.
+fn record_continuation(tx: &Transaction<'_>, session: &Session, replace: bool) -> Result<()> {
+    let first_prompt = session.messages.iter().find(|m| {
+        m.kind == Some(MessageKind::Prompt) && m.on_main_chain && m.turn_index == Some(0)
+    });
+    let link = first_prompt.and_then(|m| continuation::parse_marker(&m.text));
+    if link.is_none() && !replace {
+        return Ok(());
+    }
+    tx.prepare_cached(
+        "UPDATE sessions SET continues_session_id = ?2, continues_source = ?3 WHERE id = ?1",
+    )?
+    .execute(params![
+        session.meta.id.as_str(),
+        link.as_ref().map(|l| l.session_id.as_str()),
+        link.as_ref().map(|l| l.source.as_str()),
+    ])?;
     Ok(())
 }
 

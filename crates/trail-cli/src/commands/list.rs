@@ -1,6 +1,6 @@
 //! `trail list`: recent sessions.
 
-use trail_query::{Clock, ListRequest, SessionFilter};
+use trail_query::{Clock, ContinuationLink, ListRequest, SessionFilter};
 
 use crate::commands::open_query;
 use crate::error::CliResult;
@@ -73,6 +73,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         "TITLE"
     );
     ctx.ui.line(&ctx.ui.paint(Style::Bold, &header))?;
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let links = query.continuation_links(&ids)?;
     for r in &rows {
         let place = r
             .repository
@@ -96,6 +98,29 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             missing
         );
         ctx.ui.line(&line)?;
+        for link in continuation_lines(&links, &r.id) {
+            ctx.ui
+                .line(&ctx.ui.paint(Style::Dim, &format!("  ↳ {link}")))?;
+        }
     }
     Ok(0)
+}
+
+/// The continuation links of one session, both ways, as `show` and `list` print them:
+/// "continues claude-code session ID", "continued in codex as ID".
+pub fn continuation_lines(links: &[ContinuationLink], id: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in links.iter().filter(|l| l.continuation_id == id) {
+        out.push(format!(
+            "continues {} session {}",
+            l.original_source, l.original_id
+        ));
+    }
+    for l in links.iter().filter(|l| l.original_id == id) {
+        out.push(format!(
+            "continued in {} as {}",
+            l.continuation_source, l.continuation_id
+        ));
+    }
+    out
 }

@@ -92,6 +92,11 @@ fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
             .unwrap_or_default();
         ui.line(&format!("Subagent of {p}{via}"))?;
     }
+    for link in crate::commands::list::continuation_lines(&d.continuations, &s.id) {
+        let mut chars = link.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+        ui.line(&format!("{}{}", first.unwrap_or_default(), chars.as_str()))?;
+    }
     if s.source_missing {
         ui.line(&ui.paint(
             Style::Yellow,
