@@ -52,6 +52,19 @@ impl CliError {
 impl<E: Into<anyhow::Error>> From<E> for CliError {
     fn from(e: E) -> Self {
         let error: anyhow::Error = e.into();
+        // Another file where the store should be: say what to do on the same line, so the
+        // whole report is one line (issue 21).
+        if let Some(trail_store::StoreError::NotADatabase { .. }) =
+            error.downcast_ref::<trail_store::StoreError>()
+        {
+            return CliError {
+                kind: ErrorKind::Usage,
+                error: anyhow::anyhow!(
+                    "{error}; move it away, or give another store with --store PATH (or TRAIL_STORE)"
+                ),
+                hints: Vec::new(),
+            };
+        }
         let kind = match error.downcast_ref::<trail_store::StoreError>() {
             Some(
                 trail_store::StoreError::NotFound(_)

@@ -77,9 +77,10 @@ pub struct Ctx {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.verbose);
     let env = Env::from_process();
-    let ui = Ui::new(cli.color, env.get("NO_COLOR").is_some());
+    let no_color = env.get("NO_COLOR").is_some();
+    init_logging(cli.verbose, log_colour(cli.color, no_color));
+    let ui = Ui::new(cli.color, no_color);
     let Some(store_path) = config::store_path(cli.store.as_deref(), &env) else {
         eprintln!("error: no home directory; give --store PATH or set TRAIL_STORE");
         return ExitCode::from(2);
@@ -127,7 +128,17 @@ fn report(e: CliError) -> ExitCode {
     ExitCode::from(e.exit_code() as u8)
 }
 
-fn init_logging(verbose: u8) {
+/// Whether log lines on stderr carry colour: as `--color` says, and on `auto` only when stderr
+/// is a terminal and `NO_COLOR` is unset (a log line in a pipe or a file stays plain text).
+fn log_colour(choice: ColorChoice, no_color_env: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => !no_color_env && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    }
+}
+
+fn init_logging(verbose: u8, ansi: bool) {
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -138,6 +149,7 @@ fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(ansi)
         .without_time()
         .try_init();
 }

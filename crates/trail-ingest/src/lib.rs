@@ -122,7 +122,25 @@ pub struct IndexSummary {
     pub elapsed_ms: u64,
     /// Sources that were looked at, with their roots.
     pub searched: Vec<(String, Vec<String>)>,
+    /// Paths the user named that no source reads (a file in no known format, or a folder
+    /// holding none), with the reason. Nothing named by the user disappears silently.
+    pub unread_paths: Vec<FileReason>,
+    /// Files a source read whole and found no session in, with the reason (an empty file,
+    /// only malformed lines, only titles of conversations kept in other files...).
+    pub empty_files: Vec<FileReason>,
 }
+
+/// A file or folder and why it gave no session.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FileReason {
+    pub path: String,
+    pub reason: String,
+}
+
+/// Why a user-named file was not read: no source recognized its content.
+pub const NOT_A_SESSION_FILE: &str = "not a session file of any format trail reads";
+/// Why a user-named folder gave nothing.
+pub const NO_SESSION_FILES: &str = "holds no session file of any format trail reads";
 
 /// One unit of work.
 struct Planned {
@@ -133,7 +151,8 @@ struct Planned {
 }
 
 /// Runs an index.
-#[tracing::instrument(level = "info", skip_all, err)]
+// Errors are logged at debug level: the caller reports them, an error-level log repeated it.
+#[tracing::instrument(level = "info", skip_all, err(level = "debug"))]
 pub fn index(
     store: &mut Store,
     options: &IndexOptions,
@@ -166,7 +185,19 @@ pub fn index(
         }
     } else {
         for p in &options.paths {
-            candidates.extend(detect_paths(&sources, p));
+            let found = detect_paths(&sources, p);
+            if found.is_empty() {
+                summary.unread_paths.push(FileReason {
+                    path: p.display().to_string(),
+                    reason: if p.is_dir() {
+                        NO_SESSION_FILES
+                    } else {
+                        NOT_A_SESSION_FILE
+                    }
+                    .to_string(),
+                });
+            }
+            candidates.extend(found);
         }
     }
     candidates.sort_by(|a, b| a.1.cmp(&b.1));
@@ -278,6 +309,12 @@ pub fn index(
                 _ if !first_piece => {}
                 (None, Some(_)) => summary.files_resumed += 1,
                 (None, None) => summary.files_parsed += 1,
+            }
+            if let Some(reason) = empty_reason(&record, first_piece) {
+                summary.empty_files.push(FileReason {
+                    path: record.path.clone(),
+                    reason,
+                });
             }
             summary.issues.extend(record.issues.iter().cloned());
             for s in &mut record.sessions {
@@ -494,6 +531,35 @@ fn parse_one(
             _ => return,
         }
     }
+}
+
+/// Says why a file read from its start gave no session, or `None` when it gave some (or was
+/// resumed: a log that did not grow a session since the last index is not news).
+fn empty_reason(record: &FileRecord, first_piece: bool) -> Option<String> {
+    if !record.sessions.is_empty()
+        || record.error.is_some()
+        || record.resumed_from.is_some()
+        || !first_piece
+    {
+        return None;
+    }
+    Some(if let Some(first) = record.issues.first() {
+        let at = first.line.map(|l| format!(" (line {l}: {})", first.reason));
+        format!(
+            "no session: {} malformed records and nothing else{}",
+            record.issues.len(),
+            at.unwrap_or_default()
+        )
+    } else if !record.title_hints.is_empty() {
+        "no session: it holds only titles of conversations kept in other files".to_string()
+    } else if record.bytes_parsed == 0 && record.fingerprint.size == 0 {
+        "no session: the file is empty".to_string()
+    } else if record.bytes_parsed == 0 {
+        "no session yet: its only line is incomplete (still being written?)".to_string()
+    } else {
+        "no session: it holds no conversation (no prompt, answer or event that starts one)"
+            .to_string()
+    })
 }
 
 /// Approximates the memory a parsed record holds.

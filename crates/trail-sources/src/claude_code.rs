@@ -110,7 +110,11 @@ fn detect_head(head: &[u8]) -> bool {
     }
     let text = String::from_utf8_lossy(head);
     let whole_lines = text.ends_with('\n') || head.len() < (64 << 10);
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty()).take(20).peekable();
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(20)
+        .peekable();
     while let Some(line) = lines.next() {
         match serde_json::from_str::<Probe>(line) {
             Ok(p) => {
