@@ -60,6 +60,9 @@ pub struct IndexOptions {
     pub paths: Vec<PathBuf>,
     /// Only these sources (empty: all).
     pub sources: Vec<SourceKind>,
+    /// Folders holding projects (`TRAIL_PROJECT_ROOTS`), searched a few levels deep for files
+    /// kept inside projects (SpecStory histories), besides the folders sessions ran in.
+    pub project_roots: Vec<PathBuf>,
     /// Reparse every file from scratch.
     pub force: bool,
     /// Piece size for appendable logs (default 32 MiB; tests use small pieces).
@@ -164,11 +167,15 @@ pub fn index(
         .filter(|s| options.sources.is_empty() || options.sources.contains(&s.kind()))
         .collect();
     let mut summary = IndexSummary::default();
-
-    // Discover.
-    let mut candidates: Vec<(SourceKind, PathBuf)> = Vec::new();
     if options.paths.is_empty() {
-        for s in &sources {
+        // Sources with their own locations first, then the ones whose files live inside
+        // projects: the folders the first group's sessions ran in are projects to look in, so
+        // a first index finds a project's SpecStory history too.
+        let (fixed, in_projects): (Vec<_>, Vec<_>) = sources
+            .into_iter()
+            .partition(|s| s.project_markers().is_empty());
+        let mut candidates = Vec::new();
+        for s in &fixed {
             let roots = options
                 .roots
                 .by_source
@@ -183,7 +190,40 @@ pub fn index(
                 candidates.push((s.kind(), p));
             }
         }
+        index_candidates(store, &fixed, candidates, options, progress, &mut summary)?;
+        if !in_projects.is_empty() {
+            let projects: Vec<PathBuf> = store
+                .known_cwds()?
+                .into_iter()
+                .map(PathBuf::from)
+                .collect();
+            let mut candidates = Vec::new();
+            for s in &in_projects {
+                let mut walked = options.project_roots.clone();
+                walked.extend(options.roots.by_source.get(&s.kind()).cloned().unwrap_or_default());
+                let roots = trail_sources::discover::project_markers(
+                    &projects,
+                    &walked,
+                    s.project_markers(),
+                    trail_sources::discover::PROJECT_ROOT_DEPTH,
+                );
+                let mut searched: Vec<String> =
+                    walked.iter().map(|r| r.display().to_string()).collect();
+                searched.push(format!(
+                    "{} folders other sessions ran in",
+                    projects.len()
+                ));
+                summary.searched.push((s.kind().as_str().to_string(), searched));
+                for p in s.discover(&roots) {
+                    candidates.push((s.kind(), p));
+                }
+            }
+            if !candidates.is_empty() {
+                index_candidates(store, &in_projects, candidates, options, progress, &mut summary)?;
+            }
+        }
     } else {
+        let mut candidates = Vec::new();
         for p in &options.paths {
             let found = detect_paths(&sources, p);
             if found.is_empty() {
@@ -199,10 +239,37 @@ pub fn index(
             }
             candidates.extend(found);
         }
+        index_candidates(store, &sources, candidates, options, progress, &mut summary)?;
     }
+    if summary.sessions_new + summary.sessions_updated > 0 {
+        let t = Instant::now();
+        store.resolve_links()?;
+        tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
+    }
+    summary.elapsed_ms = started.elapsed().as_millis() as u64;
+    tracing::info!(
+        files = summary.files_seen,
+        parsed = summary.files_parsed,
+        resumed = summary.files_resumed,
+        ms = summary.elapsed_ms,
+        "index finished"
+    );
+    Ok(summary)
+}
+
+/// Plans, parses and writes the files found for `sources`, adding to `summary`.
+fn index_candidates(
+    store: &mut Store,
+    sources: &[Box<dyn Source>],
+    mut candidates: Vec<(SourceKind, PathBuf)>,
+    options: &IndexOptions,
+    progress: &dyn Progress,
+    summary: &mut IndexSummary,
+) -> Result<(), IngestError> {
+    let started = Instant::now();
     candidates.sort_by(|a, b| a.1.cmp(&b.1));
     candidates.dedup_by(|a, b| a.1 == b.1);
-    summary.files_seen = candidates.len() as u64;
+    summary.files_seen += candidates.len() as u64;
     let discovered = started.elapsed();
 
     // Plan.
@@ -257,7 +324,7 @@ pub fn index(
             .map(|f| f.path.clone())
             .collect();
         if !gone.is_empty() {
-            summary.files_missing = store.mark_missing(&gone)? as u64;
+            summary.files_missing += store.mark_missing(&gone)? as u64;
         }
     }
     let planned = started.elapsed();
@@ -273,7 +340,7 @@ pub fn index(
 
     // Parse in parallel, write on this thread.
     let (tx, rx) = crossbeam_channel::bounded::<Parsed>(CHANNEL_DEPTH);
-    let sources_ref = &sources;
+    let sources_ref = sources;
     let chunk = options.chunk_bytes.unwrap_or(CHUNK_BYTES).max(1);
     let mut write_result: Result<(), IngestError> = Ok(());
     let mut repo_cache: HashMap<String, Option<String>> = HashMap::new();
@@ -349,27 +416,14 @@ pub fn index(
                 Err(e) => write_result = Err(e.into()),
             }
         }
-        summary.sessions_new = stats.sessions_new;
-        summary.sessions_updated = stats.sessions_updated;
-        summary.messages = stats.messages;
-        summary.files_concurrent = stats.files_stale;
+        summary.sessions_new += stats.sessions_new;
+        summary.sessions_updated += stats.sessions_updated;
+        summary.messages += stats.messages;
+        summary.files_concurrent += stats.files_stale;
     });
     write_result?;
-    if summary.sessions_new + summary.sessions_updated > 0 {
-        let t = Instant::now();
-        store.resolve_links()?;
-        tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
-    }
     progress.finish();
-    summary.elapsed_ms = started.elapsed().as_millis() as u64;
-    tracing::info!(
-        files = summary.files_seen,
-        parsed = summary.files_parsed,
-        resumed = summary.files_resumed,
-        ms = summary.elapsed_ms,
-        "index finished"
-    );
-    Ok(summary)
+    Ok(())
 }
 
 enum Decision {

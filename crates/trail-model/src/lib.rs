@@ -22,11 +22,12 @@ pub enum SourceKind {
     GeminiCli,
     Opencode,
     Cursor,
+    Specstory,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 8] = [
+    pub const ALL: [SourceKind; 9] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -35,6 +36,7 @@ impl SourceKind {
         SourceKind::GeminiCli,
         SourceKind::Opencode,
         SourceKind::Cursor,
+        SourceKind::Specstory,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -48,6 +50,7 @@ impl SourceKind {
             SourceKind::GeminiCli => "gemini-cli",
             SourceKind::Opencode => "opencode",
             SourceKind::Cursor => "cursor",
+            SourceKind::Specstory => "specstory",
         }
     }
 
