@@ -194,7 +194,10 @@ mod tests {
 
     #[test]
     fn project_roots_are_colon_separated_and_ignored_for_samples() {
-        let e = env(&[("HOME", "/h"), ("TRAIL_PROJECT_ROOTS", "/code:/work/repos:")]);
+        let e = env(&[
+            ("HOME", "/h"),
+            ("TRAIL_PROJECT_ROOTS", "/code:/work/repos:"),
+        ]);
         assert_eq!(
             project_roots(&e, None),
             vec![PathBuf::from("/code"), PathBuf::from("/work/repos")]

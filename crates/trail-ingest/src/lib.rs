@@ -192,15 +192,19 @@ pub fn index(
         }
         index_candidates(store, &fixed, candidates, options, progress, &mut summary)?;
         if !in_projects.is_empty() {
-            let projects: Vec<PathBuf> = store
-                .known_cwds()?
-                .into_iter()
-                .map(PathBuf::from)
-                .collect();
+            let projects: Vec<PathBuf> =
+                store.known_cwds()?.into_iter().map(PathBuf::from).collect();
             let mut candidates = Vec::new();
             for s in &in_projects {
                 let mut walked = options.project_roots.clone();
-                walked.extend(options.roots.by_source.get(&s.kind()).cloned().unwrap_or_default());
+                walked.extend(
+                    options
+                        .roots
+                        .by_source
+                        .get(&s.kind())
+                        .cloned()
+                        .unwrap_or_default(),
+                );
                 let roots = trail_sources::discover::project_markers(
                     &projects,
                     &walked,
@@ -209,17 +213,23 @@ pub fn index(
                 );
                 let mut searched: Vec<String> =
                     walked.iter().map(|r| r.display().to_string()).collect();
-                searched.push(format!(
-                    "{} folders other sessions ran in",
-                    projects.len()
-                ));
-                summary.searched.push((s.kind().as_str().to_string(), searched));
+                searched.push(format!("{} folders other sessions ran in", projects.len()));
+                summary
+                    .searched
+                    .push((s.kind().as_str().to_string(), searched));
                 for p in s.discover(&roots) {
                     candidates.push((s.kind(), p));
                 }
             }
             if !candidates.is_empty() {
-                index_candidates(store, &in_projects, candidates, options, progress, &mut summary)?;
+                index_candidates(
+                    store,
+                    &in_projects,
+                    candidates,
+                    options,
+                    progress,
+                    &mut summary,
+                )?;
             }
         }
     } else {
