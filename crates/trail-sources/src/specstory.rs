@@ -12,7 +12,8 @@
 //!
 //! # Mapping
 //! - One session per file, id `specstory:<file stem>`. The title comes from the `#` heading
-//!   (without its time), `created_at` from its time or the first message time.
+//!   (without its time), `created_at` from its time or the first message time, `cwd` from the
+//!   project folder holding `.specstory/history/`.
 //! - A user role line opens a `Prompt` (a turn), even when its text is empty, so turns equal
 //!   user role lines. Agent text is `(Assistant, Text)` with the model the role line names.
 //! - `<think><details>...</details></think>` is `Thinking`. A `<tool-use data-tool-name=..>`
@@ -113,11 +114,24 @@ impl Source for Specstory {
                 reason: "invalid UTF-8 replaced".into(),
             });
         }
-        if let Some(session) = parse_markdown(&stem, &text) {
+        if let Some(mut session) = parse_markdown(&stem, &text) {
+            session.meta.cwd = project_folder(path);
             out.sessions.push(session);
         }
         Ok(out)
     }
+}
+
+/// The project a history file belongs to: the folder holding `.specstory/history/<file>`.
+/// A file elsewhere (given by path, copied out) has none.
+fn project_folder(path: &Path) -> Option<String> {
+    let history = path.parent()?;
+    if !history.ends_with(HISTORY_DIR) {
+        return None;
+    }
+    let project = history.parent()?.parent()?;
+    let project = std::path::absolute(project).unwrap_or_else(|_| project.to_path_buf());
+    Some(project.display().to_string())
 }
 
 /// A role line's meaning.
