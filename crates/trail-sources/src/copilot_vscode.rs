@@ -1152,6 +1152,12 @@ impl<'a> Builder<'a> {
             });
         if let Some(input) = &input {
             self.add_refs(input, false, &ctx.ts);
+            // The paths in the input, as for a model round's arguments (a subagent's tools
+            // exist only as parts).
+            let parsed: Value = serde_json::from_str(input).unwrap_or(Value::Null);
+            for f in input_files(&parsed) {
+                self.add_file(f, Some(&name), &ctx.ts);
+            }
         }
         if is_file_tool(&name) {
             for key in ["invocationMessage", "pastTenseMessage"] {
