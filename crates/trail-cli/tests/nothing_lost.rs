@@ -319,4 +319,10 @@ fn issue_21_specstory_found_in_projects_and_linked_to_the_original() {
         rows(&by_path, "SELECT host_type FROM sessions"),
         vec!["Text(\"specstory\")".to_string()]
     );
+    // Its original is not in that store, so the copy is the only record and is listed.
+    let (_, out, _) = run(trail(&home, &by_path).args(["list", "--json"]));
+    assert!(
+        out.contains("specstory:2026-03-02_10-00Z-tidy-the-parser"),
+        "{out}"
+    );
 }

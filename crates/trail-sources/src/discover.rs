@@ -114,7 +114,7 @@ mod tests {
         std::os::unix::fs::symlink(&walked, walked.join("team/loop")).unwrap();
         let found = project_markers(
             &[known.clone(), dir.path().join("gone")],
-            &[walked.clone()],
+            std::slice::from_ref(&walked),
             &[".specstory/history"],
             PROJECT_ROOT_DEPTH,
         );
