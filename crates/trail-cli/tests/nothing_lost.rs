@@ -190,7 +190,13 @@ fn issue_21_corrupt_store_is_one_plain_line() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("trail.db");
     std::fs::write(&store, "these are my notes, not a database ".repeat(40)).unwrap();
-    for args in [vec!["list"], vec!["index"], vec!["usage"]] {
+    for args in [
+        vec!["list"],
+        vec!["index"],
+        vec!["usage"],
+        vec!["doctor"],
+        vec!["sql", "SELECT count(*) FROM sessions"],
+    ] {
         // No --color flag and no NO_COLOR: colour is decided as a user's shell would.
         let mut c = Command::cargo_bin("trail").unwrap();
         c.env_clear()

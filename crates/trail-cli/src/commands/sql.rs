@@ -41,9 +41,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
                 .with_hint("run `trail index` first"),
         );
     }
-    let db = ReadOnlySql::open(&ctx.store_path).map_err(sql_error)?;
+    let db = ReadOnlySql::open(&ctx.store_path).map_err(|e| sql_error(e, &ctx.store_path))?;
     if args.schema {
-        let tables = db.schema().map_err(sql_error)?;
+        let tables = db.schema().map_err(|e| sql_error(e, &ctx.store_path))?;
         if args.json {
             ctx.ui.json(&tables)?;
             return Ok(0);
@@ -85,7 +85,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         timeout: Duration::from_secs_f64(args.timeout),
     };
     let sql = args.sql.unwrap_or_default();
-    let result = db.query(&sql, limits).map_err(sql_error)?;
+    let result = db
+        .query(&sql, limits)
+        .map_err(|e| sql_error(e, &ctx.store_path))?;
     if args.json {
         ctx.ui.json(&result)?;
     } else if args.csv {
@@ -102,8 +104,15 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     Ok(0)
 }
 
-fn sql_error(e: SqlError) -> CliError {
+fn sql_error(e: SqlError, store: &std::path::Path) -> CliError {
     match e {
+        e if e.is_not_a_database() => {
+            // The same one line every other command gives for this store.
+            trail_store::StoreError::NotADatabase {
+                path: store.to_path_buf(),
+            }
+            .into()
+        }
         SqlError::Denied(_) => CliError::usage(e).with_hint(
             "trail sql runs one SELECT on a read-only connection; see `trail sql --schema`",
         ),
