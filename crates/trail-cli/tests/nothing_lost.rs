@@ -317,6 +317,60 @@ fn issue_21_specstory_found_in_projects_and_linked_to_the_original() {
     let (_, out, _) = run(trail(&home, &store).args(["list", "--all", "--json"]));
     assert!(out.contains("specstory:2026-03-02_10-00Z-tidy-the-parser"));
 
+    // The older file names no session. Once the agent's own session of that conversation is
+    // indexed (same folder, same first prompt, two hours apart as a zoneless local time can
+    // be), the copy is linked to it and leaves `list`.
+    let game = roots.join("team/game");
+    let folder = home.join(".claude/projects/-game");
+    std::fs::create_dir_all(&folder).unwrap();
+    let cursorless = "7a0c1d2e-3f40-4516-8a7b-8c9d0e1f2a3b";
+    let line = |uuid: &str,
+                parent: Option<&str>,
+                ty: &str,
+                content: serde_json::Value,
+                ts: &str| {
+        serde_json::json!({"type": ty, "uuid": uuid, "parentUuid": parent, "sessionId": cursorless,
+            "timestamp": ts, "cwd": game.display().to_string(), "isSidechain": false,
+            "message": {"role": ty, "content": content}})
+        .to_string()
+    };
+    std::fs::write(
+        folder.join(format!("{cursorless}.jsonl")),
+        [
+            line(
+                "c1",
+                None,
+                "user",
+                "rename `load_cfg` to `load_config` everywhere".into(),
+                "2025-05-02T11:15:40.000Z",
+            ),
+            line(
+                "c2",
+                Some("c1"),
+                "assistant",
+                serde_json::json!([{"type": "text", "text": "Renamed."}]),
+                "2025-05-02T11:16:00.000Z",
+            ),
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(trail(&home, &store)
+        .env("TRAIL_PROJECT_ROOTS", &roots)
+        .arg("index"));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        rows(
+            &store,
+            "SELECT parent_session_id, parent_agent_ref FROM sessions
+             WHERE id = 'specstory:2025-05-02_09-15-rename-the-config-loader'"
+        ),
+        vec![format!("Text({cursorless:?})|Text(\"specstory\")")]
+    );
+    let (_, out, _) = run(trail(&home, &store).args(["list", "--json"]));
+    assert!(!out.contains("specstory:"), "{out}");
+
     // Given by path, a history file is detected as SpecStory.
     let by_path = dir.path().join("p.db");
     let (code, out, err) = run(trail(&home, &by_path).arg("index").arg(history.join(v2)));
