@@ -6,7 +6,6 @@ mod commands;
 mod config;
 mod error;
 mod output;
-mod util;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -65,6 +64,8 @@ enum Command {
     Export(commands::export::Args),
     /// Store named files: VS Code "Export Chat" files or any session file trail reads
     Import(commands::import::Args),
+    /// Show the sessions that read or edited a file; with :LINE, the session behind that line
+    Why(commands::why::Args),
 }
 
 /// What every command receives.
@@ -117,6 +118,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Improve(a) => commands::improve::run(ctx, a),
         Command::Export(a) => commands::export::run(ctx, a),
         Command::Import(a) => commands::import::run(ctx, a),
+        Command::Why(a) => commands::why::run(ctx, a),
     }
 }
 

@@ -7,7 +7,7 @@
 //! prefix is confirmed unchanged (hashes of its first and last 64 KiB); anything else that
 //! changed is reparsed whole.
 
-mod git;
+pub mod git;
 mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -255,6 +255,11 @@ pub fn index(
         let t = Instant::now();
         store.resolve_links()?;
         tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
+    }
+    // Only a run over every known place (all sources, no named paths) makes the whole store
+    // fresh; freshness checks read this time.
+    if options.paths.is_empty() && options.sources.is_empty() {
+        store.record_index_run(&trail_store::now_iso())?;
     }
     summary.elapsed_ms = started.elapsed().as_millis() as u64;
     tracing::info!(

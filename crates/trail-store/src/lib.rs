@@ -7,6 +7,7 @@
 //! leaves the last committed state.
 
 mod export;
+mod history;
 mod read;
 mod schema;
 mod search;
@@ -20,16 +21,17 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 pub use export::{ExportMessage, ToolResultRow};
+pub use history::{FileMatch, FileTouchRow};
 pub use read::{
     like_escape, DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow,
-    SourceStats,
+    SourceStats, LAST_INDEX_AT,
 };
 pub use search::{
     translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, CANDIDATES, HIT_END,
     HIT_START,
 };
 pub use sql::{Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc};
-pub use write::{FileRecord, Fingerprint, StoredFile, WriteStats};
+pub use write::{now_iso, FileRecord, Fingerprint, StoredFile, WriteStats};
 
 /// How long a writer waits for another process's transaction before giving up. Long enough
 /// for a concurrent indexer's batch.

@@ -49,6 +49,15 @@ pub struct ListFilter {
     pub limit: Option<usize>,
     /// Include subagent sessions.
     pub include_subagents: bool,
+    /// `cwd` contains this text.
+    pub cwd: Option<String>,
+    /// Exactly this git branch.
+    pub branch: Option<String>,
+    /// One of the session's models contains this text.
+    pub model: Option<String>,
+    /// Keyset paging: only sessions after this `(updated_at, id)` in the list's order
+    /// (newest first, then by id).
+    pub after: Option<(String, String)>,
 }
 
 const SESSION_COLUMNS: &str =
@@ -203,6 +212,26 @@ impl Store {
             sql.push_str(" AND coalesce(created_at, updated_at) < ?");
             args.push(Box::new(u.clone()));
         }
+        if let Some(c) = &f.cwd {
+            sql.push_str(" AND cwd LIKE ? ESCAPE '\\'");
+            args.push(Box::new(format!("%{}%", like_escape(c))));
+        }
+        if let Some(b) = &f.branch {
+            sql.push_str(" AND branch = ?");
+            args.push(Box::new(b.clone()));
+        }
+        if let Some(m) = &f.model {
+            sql.push_str(" AND models LIKE ? ESCAPE '\\'");
+            args.push(Box::new(format!("%{}%", like_escape(m))));
+        }
+        if let Some((updated, id)) = &f.after {
+            sql.push_str(
+                " AND (coalesce(updated_at, '') < ? OR (coalesce(updated_at, '') = ? AND id > ?))",
+            );
+            args.push(Box::new(updated.clone()));
+            args.push(Box::new(updated.clone()));
+            args.push(Box::new(id.clone()));
+        }
         if !f.include_subagents {
             // A session linked to one the store does not hold (a SpecStory copy whose original
             // was never indexed, a subagent whose parent file is gone) is the only record of
@@ -212,7 +241,7 @@ impl Store {
                  (SELECT 1 FROM sessions p WHERE p.id = sessions.parent_session_id))",
             );
         }
-        sql.push_str(" ORDER BY updated_at DESC, id");
+        sql.push_str(" ORDER BY coalesce(updated_at, '') DESC, id");
         if let Some(l) = f.limit {
             sql.push_str(" LIMIT ?");
             args.push(Box::new(l as i64));
@@ -354,6 +383,27 @@ impl Store {
         })
     }
 
+    /// Returns a value from `store_meta`.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM store_meta WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()?)
+    }
+
+    /// When an index run last finished: `store_meta.last_index_at`, or for a store written
+    /// before that key existed, the newest time a source file was read.
+    pub fn last_indexed_at(&self) -> Result<Option<String>> {
+        if let Some(t) = self.meta(LAST_INDEX_AT)? {
+            return Ok(Some(t));
+        }
+        Ok(self
+            .conn
+            .query_row("SELECT max(indexed_at) FROM source_files", [], |r| r.get(0))?)
+    }
+
     /// Returns per-source counts.
     pub fn source_stats(&self) -> Result<Vec<SourceStats>> {
         let mut out: Vec<SourceStats> = Vec::new();
@@ -434,6 +484,9 @@ fn stats_for<'a>(v: &'a mut Vec<SourceStats>, source: &str) -> &'a mut SourceSta
     });
     v.last_mut().expect("just pushed")
 }
+
+/// The `store_meta` key of the time the last index run finished.
+pub const LAST_INDEX_AT: &str = "last_index_at";
 
 /// Escapes `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`.
 pub fn like_escape(s: &str) -> String {

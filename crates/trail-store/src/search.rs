@@ -323,6 +323,11 @@ pub struct SearchOptions {
     pub model: Option<String>,
     /// A full session id.
     pub session: Option<String>,
+    /// Leaves out sessions updated at or after this ISO time (an agent must not find the
+    /// conversation it is having).
+    pub exclude_updated_since: Option<String>,
+    /// Leaves out these sessions (full ids).
+    pub exclude_sessions: Vec<String>,
     pub sort: SearchSort,
     pub limit: usize,
 }
@@ -430,6 +435,12 @@ impl Store {
         }
         if let Some(v) = &o.session {
             bind(" AND m.session_id = ?", v.clone(), &mut filter);
+        }
+        if let Some(v) = &o.exclude_updated_since {
+            bind(" AND s.updated_at < ?", v.clone(), &mut filter);
+        }
+        for v in &o.exclude_sessions {
+            bind(" AND m.session_id <> ?", v.clone(), &mut filter);
         }
         args.push(Value::Integer(CANDIDATES as i64 + 1));
         let limit_arg = args.len();

@@ -159,6 +159,16 @@ impl Store {
         Ok(stats)
     }
 
+    /// Records that an index run finished at `at` (ISO time), for freshness checks.
+    pub fn record_index_run(&mut self, at: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES (?1, ?2)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [crate::read::LAST_INDEX_AT, at],
+        )?;
+        Ok(())
+    }
+
     /// Marks files (and the sessions they hold) as gone from disk; their content stays.
     pub fn mark_missing(&mut self, paths: &[String]) -> Result<usize> {
         let tx = self

@@ -1,12 +1,10 @@
 //! `trail list`: recent sessions.
 
-use trail_report::DayZone;
-use trail_store::ListFilter;
+use trail_query::{Clock, ListRequest, SessionFilter};
 
-use crate::commands::open_existing;
+use crate::commands::open_query;
 use crate::error::CliResult;
 use crate::output::{self, fit, Style};
-use crate::util::time_arg;
 use crate::Ctx;
 
 #[derive(Debug, clap::Args)]
@@ -35,18 +33,23 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
-    let now = chrono::Utc::now();
-    let since = time_arg(&args.since, now, &DayZone::utc())?;
-    let until = time_arg(&args.until, now, &DayZone::utc())?;
-    let rows = store.list_sessions(&ListFilter {
-        source: args.source.map(|s| s.as_str().to_string()),
-        repo: args.repo.clone(),
-        since,
-        until,
-        limit: Some(args.limit),
-        include_subagents: args.all,
-    })?;
+    let query = open_query(ctx)?;
+    let page = query.list(
+        &ListRequest {
+            filter: SessionFilter {
+                source: args.source.map(|s| s.as_str().to_string()),
+                repo: args.repo.clone(),
+                since: args.since.clone(),
+                until: args.until.clone(),
+                ..SessionFilter::default()
+            },
+            include_subagents: args.all,
+            limit: args.limit,
+            cursor: None,
+        },
+        &Clock::utc_now(),
+    )?;
+    let rows = page.sessions;
     if args.json {
         ctx.ui.json(&rows)?;
         return Ok(0);

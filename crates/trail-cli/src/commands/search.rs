@@ -2,13 +2,13 @@
 //! one hit per turn, each with the command that opens it.
 
 use serde::Serialize;
-use trail_report::DayZone;
-use trail_store::{SearchHit, SearchOptions, SearchSort, HIT_END, HIT_START};
+use trail_query::{
+    shell_quote, Clock, SearchHit, SearchRequest, SessionFilter, HIT_END, HIT_START,
+};
 
-use crate::commands::open_existing;
+use crate::commands::open_query;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Style};
-use crate::util::{shell_quote, time_arg};
 use crate::Ctx;
 
 /// Characters of a snippet shown on a terminal line.
@@ -97,22 +97,19 @@ struct JsonHit<'a> {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
+    let query_store = open_query(ctx)?;
     let query = args.query.join(" ");
-    let now = chrono::Utc::now();
-    let time = |s: &Option<String>| time_arg(s, now, &DayZone::utc());
-    let session = match &args.session {
-        Some(s) => Some(store.resolve_session_id(s)?),
-        None => None,
-    };
-    let options = SearchOptions {
+    let request = SearchRequest {
         query: query.clone(),
-        source: args.source.map(|s| s.as_str().to_string()),
-        repo: args.repo.clone(),
-        cwd: args.cwd.clone(),
-        branch: args.branch.clone(),
-        since: time(&args.since)?,
-        until: time(&args.until)?,
+        filter: SessionFilter {
+            source: args.source.map(|s| s.as_str().to_string()),
+            repo: args.repo.clone(),
+            cwd: args.cwd.clone(),
+            branch: args.branch.clone(),
+            model: args.model.clone(),
+            since: args.since.clone(),
+            until: args.until.clone(),
+        },
         role: args.role.map(|r| {
             match r {
                 RoleArg::User => "user",
@@ -121,19 +118,21 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             }
             .to_string()
         }),
-        model: args.model.clone(),
-        session,
-        sort: match args.sort {
-            SortArg::Relevance => SearchSort::Relevance,
-            SortArg::Recent => SearchSort::Recent,
-        },
+        session: args.session.clone(),
+        recent: args.sort == SortArg::Recent,
         limit: args.limit,
+        ..SearchRequest::default()
     };
-    let results = store.search(&options).map_err(|e| match e {
-        trail_store::StoreError::InvalidQuery(m) => CliError::usage(format!("cannot search for {query:?}: {m}"))
-            .with_hint("plain words must all match; use \"a phrase\", prefix*, OR, NOT (for example: timeout OR deadline NOT test)"),
-        e => e.into(),
-    })?;
+    let results = query_store
+        .search(&request, &Clock::utc_now())
+        .map_err(|e| match e {
+            trail_query::QueryError::Store(trail_store::StoreError::InvalidQuery(m)) => {
+                CliError::usage(format!("cannot search for {query:?}: {m}")).with_hint(
+                    "plain words must all match; use \"a phrase\", prefix*, OR, NOT (for example: timeout OR deadline NOT test)",
+                )
+            }
+            e => e.into(),
+        })?;
     if args.json || args.jsonl {
         let hits: Vec<JsonHit> = results.hits.iter().map(|h| json_hit(h, &query)).collect();
         if args.json {

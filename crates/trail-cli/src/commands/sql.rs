@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
-use trail_store::{Cell, ReadOnlySql, SqlError, SqlLimits, SqlResult};
+use trail_query::{Cell, QueryError, SqlRequest, SqlResult};
+use trail_store::SqlError;
 
+use crate::commands::open_query;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Style};
 use crate::Ctx;
@@ -35,15 +37,9 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    if !ctx.store_path.exists() {
-        return Err(
-            CliError::usage(format!("no store at {} yet", ctx.store_path.display()))
-                .with_hint("run `trail index` first"),
-        );
-    }
-    let db = ReadOnlySql::open(&ctx.store_path).map_err(|e| sql_error(e, &ctx.store_path))?;
+    let query = open_query(ctx)?;
     if args.schema {
-        let tables = db.schema().map_err(|e| sql_error(e, &ctx.store_path))?;
+        let tables = query.schema().map_err(|e| sql_error(e, &ctx.store_path))?;
         if args.json {
             ctx.ui.json(&tables)?;
             return Ok(0);
@@ -80,14 +76,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             "--timeout must be a positive number of seconds",
         ));
     }
-    let limits = SqlLimits {
-        max_rows: args.max_rows,
-        timeout: Duration::from_secs_f64(args.timeout),
-    };
-    let sql = args.sql.unwrap_or_default();
-    let result = db
-        .query(&sql, limits)
-        .map_err(|e| sql_error(e, &ctx.store_path))?;
+    let request = SqlRequest::new(args.sql.unwrap_or_default())
+        .with_caps(args.max_rows, Duration::from_secs_f64(args.timeout));
+    let result = query.sql(&request).map_err(|e| sql_error(e, &ctx.store_path))?;
     if args.json {
         ctx.ui.json(&result)?;
     } else if args.csv {
@@ -104,19 +95,19 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     Ok(0)
 }
 
-fn sql_error(e: SqlError, store: &std::path::Path) -> CliError {
+fn sql_error(e: QueryError, store: &std::path::Path) -> CliError {
     match e {
-        e if e.is_not_a_database() => {
-            // The same one line every other command gives for this store.
+        QueryError::Sql(e) if e.is_not_a_database() => {
+            // The same one line every other command gives for this store (issue 21).
             trail_store::StoreError::NotADatabase {
                 path: store.to_path_buf(),
             }
             .into()
         }
-        SqlError::Denied(_) => CliError::usage(e).with_hint(
+        QueryError::Sql(e @ SqlError::Denied(_)) => CliError::usage(e).with_hint(
             "trail sql runs one SELECT on a read-only connection; see `trail sql --schema`",
         ),
-        SqlError::Invalid(_) => {
+        QueryError::Sql(e @ SqlError::Invalid(_)) => {
             CliError::usage(e).with_hint("see `trail sql --schema` for tables and columns")
         }
         e => e.into(),

@@ -1,12 +1,11 @@
 //! `trail usage`: tokens and cost by day, week, month, model, session, repository or source.
 
+use trail_query::{Clock, GroupBy, PriceTable, ReportFilter};
 use trail_report::markdown::{self, thousands, usage_key_label, usd};
-use trail_report::{DayZone, Filter, GroupBy, PriceTable};
 
-use crate::commands::open_existing;
-use crate::error::{CliError, CliResult};
+use crate::commands::open_query;
+use crate::error::CliResult;
 use crate::output::{fit, Style};
-use crate::util::time_arg;
 use crate::Ctx;
 
 /// The filter every report takes.
@@ -31,32 +30,18 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
-    /// The time zone of `--tz`.
-    pub fn zone(&self) -> CliResult<DayZone> {
-        DayZone::parse(&self.tz).map_err(CliError::usage)
-    }
-
-    /// Resolves the arguments against `now`, a date being that day in `--tz`'s zone.
-    pub fn filter(&self, now: chrono::DateTime<chrono::Utc>) -> CliResult<Filter> {
-        self.filter_in(now, &self.zone()?)
-    }
-
-    /// Resolves the arguments against `now`, a date being that day in `zone`.
-    pub fn filter_in(
-        &self,
-        now: chrono::DateTime<chrono::Utc>,
-        zone: &DayZone,
-    ) -> CliResult<Filter> {
-        Ok(Filter {
-            since: time_arg(&self.since, now, zone)?,
-            until: time_arg(&self.until, now, zone)?,
+    /// The filter as the query layer reads it (times and the zone resolved there).
+    pub fn report_filter(&self) -> ReportFilter {
+        ReportFilter {
+            since: self.since.clone(),
+            until: self.until.clone(),
             source: self.source.map(|s| s.as_str().to_string()),
             repo: self.repo.clone(),
-        })
+            tz: Some(self.tz.clone()),
+        }
     }
 }
 
-/// How to print a report.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct FormatArgs {
     /// Print Markdown
@@ -90,9 +75,10 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let zone = args.filter.zone()?;
-    let store = open_existing(ctx)?;
-    let filter = args.filter.filter_in(chrono::Utc::now(), &zone)?;
+    let filter = args.filter.report_filter();
+    // A bad zone is reported before the store is opened (it is the user's typo either way).
+    filter.zone()?;
+    let query = open_query(ctx)?;
     let by = match args.by {
         By::Day => GroupBy::Day,
         By::Week => GroupBy::Week,
@@ -102,7 +88,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         By::Repo => GroupBy::Repo,
         By::Source => GroupBy::Source,
     };
-    let report = trail_report::usage_in(&store, &filter, by, PriceTable::shipped(), &zone)?;
+    let report = query.usage(&filter, by, PriceTable::shipped(), &Clock::utc_now())?;
     if args.format.json {
         ctx.ui.json(&report)?;
         return Ok(0);
