@@ -92,12 +92,12 @@ impl<E: Into<anyhow::Error>> From<E> for CliError {
 
 /// The store error saying the store's file is not SQLite, however it was wrapped.
 fn not_a_database(error: &anyhow::Error) -> Option<&trail_store::StoreError> {
-    let store = error.downcast_ref::<trail_store::StoreError>().or_else(|| {
-        match error.downcast_ref::<trail_query::QueryError>() {
+    let store = error
+        .downcast_ref::<trail_store::StoreError>()
+        .or_else(|| match error.downcast_ref::<trail_query::QueryError>() {
             Some(trail_query::QueryError::Store(e)) => Some(e),
             _ => None,
-        }
-    })?;
+        })?;
     matches!(store, trail_store::StoreError::NotADatabase { .. }).then_some(store)
 }
 

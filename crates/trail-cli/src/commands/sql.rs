@@ -78,7 +78,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     }
     let request = SqlRequest::new(args.sql.unwrap_or_default())
         .with_caps(args.max_rows, Duration::from_secs_f64(args.timeout));
-    let result = query.sql(&request).map_err(|e| sql_error(e, &ctx.store_path))?;
+    let result = query
+        .sql(&request)
+        .map_err(|e| sql_error(e, &ctx.store_path))?;
     if args.json {
         ctx.ui.json(&result)?;
     } else if args.csv {
