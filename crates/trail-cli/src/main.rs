@@ -78,10 +78,9 @@ pub struct Ctx {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging(cli.verbose);
     let env = Env::from_process();
-    let no_color = env.get("NO_COLOR").is_some();
-    init_logging(cli.verbose, log_colour(cli.color, no_color));
-    let ui = Ui::new(cli.color, no_color);
+    let ui = Ui::new(cli.color, env.get("NO_COLOR").is_some());
     let Some(store_path) = config::store_path(cli.store.as_deref(), &env) else {
         eprintln!("error: no home directory; give --store PATH or set TRAIL_STORE");
         return ExitCode::from(2);
@@ -123,24 +122,16 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
 }
 
 fn report(e: CliError) -> ExitCode {
-    eprintln!("error: {:#}", e.error);
+    // Errors quote paths, ids and queries the user or a transcript supplied: show them inert.
+    let safe = trail_render::terminal_safe;
+    eprintln!("error: {}", safe(&format!("{:#}", e.error)));
     for h in &e.hints {
-        eprintln!("hint: {h}");
+        eprintln!("hint: {}", safe(h));
     }
     ExitCode::from(e.exit_code() as u8)
 }
 
-/// Whether log lines on stderr carry colour: as `--color` says, and on `auto` only when stderr
-/// is a terminal and `NO_COLOR` is unset (a log line in a pipe or a file stays plain text).
-fn log_colour(choice: ColorChoice, no_color_env: bool) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => !no_color_env && std::io::IsTerminal::is_terminal(&std::io::stderr()),
-    }
-}
-
-fn init_logging(verbose: u8, ansi: bool) {
+fn init_logging(verbose: u8) {
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -150,8 +141,10 @@ fn init_logging(verbose: u8, ansi: bool) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
+        // Log fields carry file paths, which can hold any byte: lines go out terminal-safe,
+        // so tracing's own colours are off (they would show as symbols).
+        .with_writer(|| trail_render::TerminalSafeWriter::new(std::io::stderr()))
+        .with_ansi(false)
         .without_time()
         .try_init();
 }

@@ -48,7 +48,15 @@ pub const COPY_LINK: &str = "specstory";
 /// The SpecStory source.
 pub struct Specstory;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 1: the first version.
+pub const PARSER_VERSION: u32 = 1;
+
 impl Source for Specstory {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::Specstory
     }
