@@ -149,6 +149,22 @@ pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, Pa
     Roots { by_source: by }
 }
 
+/// Returns the folders holding projects that are searched for files kept inside projects
+/// (SpecStory's `.specstory/history`): `TRAIL_PROJECT_ROOTS`, colon-separated (semicolons on
+/// Windows, as `PATH`). With `--home` (the samples) the environment is ignored.
+pub fn project_roots(env: &Env, home: Option<&Path>) -> Vec<PathBuf> {
+    if home.is_some() {
+        return Vec::new();
+    }
+    env.get("TRAIL_PROJECT_ROOTS")
+        .map(|v| {
+            std::env::split_paths(v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +193,20 @@ mod tests {
         );
         let e = env(&[("HOME", "/h"), ("XDG_DATA_HOME", "/x")]);
         assert_eq!(store_path(None, &e), Some("/x/trail/trail.db".into()));
+    }
+
+    #[test]
+    fn project_roots_are_colon_separated_and_ignored_for_samples() {
+        let e = env(&[
+            ("HOME", "/h"),
+            ("TRAIL_PROJECT_ROOTS", "/code:/work/repos:"),
+        ]);
+        assert_eq!(
+            project_roots(&e, None),
+            vec![PathBuf::from("/code"), PathBuf::from("/work/repos")]
+        );
+        assert!(project_roots(&e, Some(Path::new("/demo"))).is_empty());
+        assert!(project_roots(&env(&[("HOME", "/h")]), None).is_empty());
     }
 
     #[test]

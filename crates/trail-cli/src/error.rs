@@ -52,6 +52,17 @@ impl CliError {
 impl<E: Into<anyhow::Error>> From<E> for CliError {
     fn from(e: E) -> Self {
         let error: anyhow::Error = e.into();
+        // Another file where the store should be: say what to do on the same line, so the
+        // whole report is one line (issue 21).
+        if let Some(bad) = not_a_database(&error) {
+            return CliError {
+                kind: ErrorKind::Usage,
+                error: anyhow::anyhow!(
+                    "{bad}; move it away, or give another store with --store PATH (or TRAIL_STORE)"
+                ),
+                hints: Vec::new(),
+            };
+        }
         if let Some(q) = error.downcast_ref::<trail_query::QueryError>() {
             return CliError {
                 kind: if q.is_caller_error() {
@@ -92,6 +103,17 @@ impl<E: Into<anyhow::Error>> From<E> for CliError {
             hints: Vec::new(),
         }
     }
+}
+
+/// The store error saying the store's file is not SQLite, however it was wrapped.
+fn not_a_database(error: &anyhow::Error) -> Option<&trail_store::StoreError> {
+    let store = error
+        .downcast_ref::<trail_store::StoreError>()
+        .or_else(|| match error.downcast_ref::<trail_query::QueryError>() {
+            Some(trail_query::QueryError::Store(e)) => Some(e),
+            _ => None,
+        })?;
+    matches!(store, trail_store::StoreError::NotADatabase { .. }).then_some(store)
 }
 
 pub type CliResult<T = ()> = Result<T, CliError>;

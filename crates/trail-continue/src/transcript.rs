@@ -55,10 +55,12 @@ impl Transcript {
     /// meta records and errors left out.
     pub fn from_detail(detail: &SessionDetail, options: &ContinueOptions) -> Result<Transcript> {
         let s = &detail.session;
+        // A recorded folder that is not an absolute path (a placeholder some trimmed logs
+        // carry) is no place an agent can resume in: the caller's --cwd stands in.
         let cwd = s
             .cwd
             .clone()
-            .filter(|c| !c.is_empty())
+            .filter(|c| std::path::Path::new(c).is_absolute())
             .or_else(|| options.cwd.clone())
             .ok_or_else(|| {
                 ContinueError::Invalid(format!(

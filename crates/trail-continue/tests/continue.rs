@@ -471,7 +471,7 @@ fn every_source_continues_into_every_target_and_reads_back() {
             let cwd = row
                 .cwd
                 .clone()
-                .filter(|c| !c.is_empty())
+                .filter(|c| Path::new(c).is_absolute())
                 .unwrap_or("/home/demo/projects/continued".into());
             match target {
                 Target::ClaudeCode => check_claude_file(

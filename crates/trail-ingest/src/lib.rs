@@ -60,6 +60,9 @@ pub struct IndexOptions {
     pub paths: Vec<PathBuf>,
     /// Only these sources (empty: all).
     pub sources: Vec<SourceKind>,
+    /// Folders holding projects (`TRAIL_PROJECT_ROOTS`), searched a few levels deep for files
+    /// kept inside projects (SpecStory histories), besides the folders sessions ran in.
+    pub project_roots: Vec<PathBuf>,
     /// Reparse every file from scratch.
     pub force: bool,
     /// Piece size for appendable logs (default 32 MiB; tests use small pieces).
@@ -128,7 +131,25 @@ pub struct IndexSummary {
     pub elapsed_ms: u64,
     /// Sources that were looked at, with their roots.
     pub searched: Vec<(String, Vec<String>)>,
+    /// Paths the user named that no source reads (a file in no known format, or a folder
+    /// holding none), with the reason. Nothing named by the user disappears silently.
+    pub unread_paths: Vec<FileReason>,
+    /// Files a source read whole and found no session in, with the reason (an empty file,
+    /// only malformed lines, only titles of conversations kept in other files...).
+    pub empty_files: Vec<FileReason>,
 }
+
+/// A file or folder and why it gave no session.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FileReason {
+    pub path: String,
+    pub reason: String,
+}
+
+/// Why a user-named file was not read: no source recognized its content.
+pub const NOT_A_SESSION_FILE: &str = "not a session file of any format trail reads";
+/// Why a user-named folder gave nothing.
+pub const NO_SESSION_FILES: &str = "holds no session file of any format trail reads";
 
 /// One unit of work.
 struct Planned {
@@ -139,7 +160,8 @@ struct Planned {
 }
 
 /// Runs an index.
-#[tracing::instrument(level = "info", skip_all, err)]
+// Errors are logged at debug level: the caller reports them, an error-level log repeated it.
+#[tracing::instrument(level = "info", skip_all, err(level = "debug"))]
 pub fn index(
     store: &mut Store,
     options: &IndexOptions,
@@ -151,11 +173,15 @@ pub fn index(
         .filter(|s| options.sources.is_empty() || options.sources.contains(&s.kind()))
         .collect();
     let mut summary = IndexSummary::default();
-
-    // Discover.
-    let mut candidates: Vec<(SourceKind, PathBuf)> = Vec::new();
     if options.paths.is_empty() {
-        for s in &sources {
+        // Sources with their own locations first, then the ones whose files live inside
+        // projects: the folders the first group's sessions ran in are projects to look in, so
+        // a first index finds a project's SpecStory history too.
+        let (fixed, in_projects): (Vec<_>, Vec<_>) = sources
+            .into_iter()
+            .partition(|s| s.project_markers().is_empty());
+        let mut candidates = Vec::new();
+        for s in &fixed {
             let roots = options
                 .roots
                 .by_source
@@ -170,14 +196,102 @@ pub fn index(
                 candidates.push((s.kind(), p));
             }
         }
-    } else {
-        for p in &options.paths {
-            candidates.extend(detect_paths(&sources, p));
+        index_candidates(store, &fixed, candidates, options, progress, &mut summary)?;
+        if !in_projects.is_empty() {
+            let projects: Vec<PathBuf> =
+                store.known_cwds()?.into_iter().map(PathBuf::from).collect();
+            let mut candidates = Vec::new();
+            for s in &in_projects {
+                let mut walked = options.project_roots.clone();
+                walked.extend(
+                    options
+                        .roots
+                        .by_source
+                        .get(&s.kind())
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+                let roots = trail_sources::discover::project_markers(
+                    &projects,
+                    &walked,
+                    s.project_markers(),
+                    trail_sources::discover::PROJECT_ROOT_DEPTH,
+                );
+                let mut searched: Vec<String> =
+                    walked.iter().map(|r| r.display().to_string()).collect();
+                searched.push(format!("{} folders other sessions ran in", projects.len()));
+                summary
+                    .searched
+                    .push((s.kind().as_str().to_string(), searched));
+                for p in s.discover(&roots) {
+                    candidates.push((s.kind(), p));
+                }
+            }
+            if !candidates.is_empty() {
+                index_candidates(
+                    store,
+                    &in_projects,
+                    candidates,
+                    options,
+                    progress,
+                    &mut summary,
+                )?;
+            }
         }
+    } else {
+        let mut candidates = Vec::new();
+        for p in &options.paths {
+            let found = detect_paths(&sources, p);
+            if found.is_empty() {
+                summary.unread_paths.push(FileReason {
+                    path: p.display().to_string(),
+                    reason: if p.is_dir() {
+                        NO_SESSION_FILES
+                    } else {
+                        NOT_A_SESSION_FILE
+                    }
+                    .to_string(),
+                });
+            }
+            candidates.extend(found);
+        }
+        index_candidates(store, &sources, candidates, options, progress, &mut summary)?;
     }
+    summary.parsed_paths.sort();
+    if summary.sessions_new + summary.sessions_updated > 0 {
+        let t = Instant::now();
+        store.resolve_links()?;
+        tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
+    }
+    // Only a run over every known place (all sources, no named paths) makes the whole store
+    // fresh; freshness checks read this time.
+    if options.paths.is_empty() && options.sources.is_empty() {
+        store.record_index_run(&trail_store::now_iso())?;
+    }
+    summary.elapsed_ms = started.elapsed().as_millis() as u64;
+    tracing::info!(
+        files = summary.files_seen,
+        parsed = summary.files_parsed,
+        resumed = summary.files_resumed,
+        ms = summary.elapsed_ms,
+        "index finished"
+    );
+    Ok(summary)
+}
+
+/// Plans, parses and writes the files found for `sources`, adding to `summary`.
+fn index_candidates(
+    store: &mut Store,
+    sources: &[Box<dyn Source>],
+    mut candidates: Vec<(SourceKind, PathBuf)>,
+    options: &IndexOptions,
+    progress: &dyn Progress,
+    summary: &mut IndexSummary,
+) -> Result<(), IngestError> {
+    let started = Instant::now();
     candidates.sort_by(|a, b| a.1.cmp(&b.1));
     candidates.dedup_by(|a, b| a.1 == b.1);
-    summary.files_seen = candidates.len() as u64;
+    summary.files_seen += candidates.len() as u64;
     let discovered = started.elapsed();
 
     // Plan.
@@ -236,7 +350,7 @@ pub fn index(
             .map(|f| f.path.clone())
             .collect();
         if !gone.is_empty() {
-            summary.files_missing = store.mark_missing(&gone)? as u64;
+            summary.files_missing += store.mark_missing(&gone)? as u64;
         }
     }
     let planned = started.elapsed();
@@ -252,7 +366,7 @@ pub fn index(
 
     // Parse in parallel, write on this thread.
     let (tx, rx) = crossbeam_channel::bounded::<Parsed>(CHANNEL_DEPTH);
-    let sources_ref = &sources;
+    let sources_ref = sources;
     let chunk = options.chunk_bytes.unwrap_or(CHUNK_BYTES).max(1);
     let mut write_result: Result<(), IngestError> = Ok(());
     let mut repo_cache: HashMap<String, Option<String>> = HashMap::new();
@@ -288,6 +402,12 @@ pub fn index(
                 _ if !first_piece => {}
                 (None, Some(_)) => summary.files_resumed += 1,
                 (None, None) => summary.files_parsed += 1,
+            }
+            if let Some(reason) = empty_reason(&record, first_piece) {
+                summary.empty_files.push(FileReason {
+                    path: record.path.clone(),
+                    reason,
+                });
             }
             if first_piece && record.error.is_none() {
                 summary.parsed_paths.push(record.path.clone());
@@ -325,33 +445,14 @@ pub fn index(
                 Err(e) => write_result = Err(e.into()),
             }
         }
-        summary.sessions_new = stats.sessions_new;
-        summary.sessions_updated = stats.sessions_updated;
-        summary.messages = stats.messages;
-        summary.files_concurrent = stats.files_stale;
+        summary.sessions_new += stats.sessions_new;
+        summary.sessions_updated += stats.sessions_updated;
+        summary.messages += stats.messages;
+        summary.files_concurrent += stats.files_stale;
     });
     write_result?;
-    summary.parsed_paths.sort();
-    if summary.sessions_new + summary.sessions_updated > 0 {
-        let t = Instant::now();
-        store.resolve_links()?;
-        tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
-    }
-    // Only a run over every known place (all sources, no named paths) makes the whole store
-    // fresh; freshness checks read this time.
-    if options.paths.is_empty() && options.sources.is_empty() {
-        store.record_index_run(&trail_store::now_iso())?;
-    }
     progress.finish();
-    summary.elapsed_ms = started.elapsed().as_millis() as u64;
-    tracing::info!(
-        files = summary.files_seen,
-        parsed = summary.files_parsed,
-        resumed = summary.files_resumed,
-        ms = summary.elapsed_ms,
-        "index finished"
-    );
-    Ok(summary)
+    Ok(())
 }
 
 enum Decision {
@@ -521,6 +622,35 @@ fn parse_one(
             _ => return,
         }
     }
+}
+
+/// Says why a file read from its start gave no session, or `None` when it gave some (or was
+/// resumed: a log that did not grow a session since the last index is not news).
+fn empty_reason(record: &FileRecord, first_piece: bool) -> Option<String> {
+    if !record.sessions.is_empty()
+        || record.error.is_some()
+        || record.resumed_from.is_some()
+        || !first_piece
+    {
+        return None;
+    }
+    Some(if let Some(first) = record.issues.first() {
+        let at = first.line.map(|l| format!(" (line {l}: {})", first.reason));
+        format!(
+            "no session: {} malformed records and nothing else{}",
+            record.issues.len(),
+            at.unwrap_or_default()
+        )
+    } else if !record.title_hints.is_empty() {
+        "no session: it holds only titles of conversations kept in other files".to_string()
+    } else if record.bytes_parsed == 0 && record.fingerprint.size == 0 {
+        "no session: the file is empty".to_string()
+    } else if record.bytes_parsed == 0 {
+        "no session yet: its only line is incomplete (still being written?)".to_string()
+    } else {
+        "no session: it holds no conversation (no prompt, answer or event that starts one)"
+            .to_string()
+    })
 }
 
 /// Approximates the memory a parsed record holds.

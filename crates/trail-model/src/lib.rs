@@ -23,11 +23,12 @@ pub enum SourceKind {
     GeminiCli,
     Opencode,
     Cursor,
+    Specstory,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 8] = [
+    pub const ALL: [SourceKind; 9] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -36,6 +37,7 @@ impl SourceKind {
         SourceKind::GeminiCli,
         SourceKind::Opencode,
         SourceKind::Cursor,
+        SourceKind::Specstory,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -49,6 +51,7 @@ impl SourceKind {
             SourceKind::GeminiCli => "gemini-cli",
             SourceKind::Opencode => "opencode",
             SourceKind::Cursor => "cursor",
+            SourceKind::Specstory => "specstory",
         }
     }
 

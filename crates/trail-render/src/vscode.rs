@@ -46,6 +46,7 @@ pub(crate) fn write_session(
         "opencode" => "OpenCode",
         "cursor" => "Cursor",
         "copilot-cli" => "GitHub Copilot CLI",
+        "specstory" => "SpecStory",
         _ => "GitHub Copilot",
     };
     write!(

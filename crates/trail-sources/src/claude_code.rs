@@ -57,7 +57,9 @@ pub struct ClaudeCode;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
-pub const PARSER_VERSION: u32 = 2;
+/// 3: `!` command output and task notifications fold into their turn; inline sidechains link
+///    to the file's main session (issue 21).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for ClaudeCode {
     fn parser_version(&self) -> u32 {
@@ -92,11 +94,7 @@ impl Source for ClaudeCode {
         if !discover::has_extension(path, "jsonl") {
             return false;
         }
-        let text = String::from_utf8_lossy(head);
-        text.lines().take(20).any(|l| {
-            (l.contains("\"sessionId\"") && (l.contains("\"uuid\"") || l.contains("\"type\"")))
-                || l.contains("\"leafUuid\"")
-        })
+        detect_head(head)
     }
 
     fn appendable(&self, _path: &Path) -> bool {
@@ -106,6 +104,61 @@ impl Source for ClaudeCode {
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         parse_file(request)
     }
+}
+
+/// Returns whether the first lines are Claude Code entries: a top-level `sessionId` with a
+/// `uuid` or a `type`, or a `summary` entry's `leafUuid`. Only top-level keys count: Copilot
+/// CLI's `session.start` carries `sessionId` inside `data` and its events have a `type` too,
+/// and a substring test read those logs as Claude Code (issue 21). A first line longer than
+/// the head cannot be parsed and is judged by its opening instead.
+fn detect_head(head: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(rename = "sessionId")]
+        session_id: Option<IgnoredAny>,
+        uuid: Option<IgnoredAny>,
+        #[serde(rename = "type")]
+        ty: Option<String>,
+        #[serde(rename = "leafUuid")]
+        leaf_uuid: Option<IgnoredAny>,
+    }
+    let text = String::from_utf8_lossy(head);
+    let whole_lines = text.ends_with('\n') || head.len() < (64 << 10);
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(20)
+        .peekable();
+    while let Some(line) = lines.next() {
+        match serde_json::from_str::<Probe>(line) {
+            Ok(p) => {
+                // Another agent's event vocabulary (`session.start`, `user.message`...).
+                if p.ty.as_deref().is_some_and(|t| t.contains('.')) {
+                    return false;
+                }
+                if p.leaf_uuid.is_some()
+                    || (p.session_id.is_some() && (p.uuid.is_some() || p.ty.is_some()))
+                {
+                    return true;
+                }
+            }
+            Err(_) if lines.peek().is_none() && !whole_lines => {
+                // The head cut this line: judge by the keys it opens with.
+                let opening = line.trim_start();
+                let first_type_dotted = opening
+                    .split_once("\"type\":\"")
+                    .and_then(|(_, rest)| rest.split_once('"'))
+                    .is_some_and(|(t, _)| t.contains('.'));
+                return opening.starts_with('{')
+                    && !first_type_dotted
+                    && (opening.contains("\"leafUuid\"")
+                        || (opening.contains("\"sessionId\"")
+                            && (opening.contains("\"uuid\"") || opening.contains("\"type\""))));
+            }
+            Err(_) => {}
+        }
+    }
+    false
 }
 
 /// What a file is, from its path.
@@ -1260,13 +1313,10 @@ impl Parser<'_> {
                 return slot;
             }
         }
-        // Inline sidechains carry the parent's sessionId.
-        let parent_id = entry
-            .session_id
-            .clone()
-            .filter(|s| !s.is_empty())
-            .map(SessionId::new)
-            .unwrap_or_else(|| self.state.sessions[main as usize].meta.id.clone());
+        // The parent is this file's main session, whatever id it was given: the entries'
+        // `sessionId` differs from it when the file was renamed, and a link to that id would
+        // point at no session (issue 21: an inline subagent split from its Task call).
+        let parent_id = self.state.sessions[main as usize].meta.id.clone();
         let short: String = uuid.chars().take(8).collect();
         let id = format!("{parent_id}:sidechain-{short}");
         if let Some(i) = self
@@ -1869,11 +1919,18 @@ fn is_interrupt(text: &str) -> bool {
     text.starts_with("[Request interrupted by user")
 }
 
-/// Text Claude Code injects as a user entry that the user did not type.
+/// Text Claude Code injects as a user entry that the user did not type. Injected entries are
+/// `Meta`, so they stay in the turn of the command or agent they report on instead of opening
+/// a turn of their own: slash-command output (`<local-command-stdout>`), the output of a `!`
+/// shell command (`<bash-stdout>`/`<bash-stderr>`, after the `<bash-input>` prompt the user
+/// typed) and a background agent reporting back (`<task-notification>`, issue 21).
 fn is_injected(text: &str) -> bool {
     let t = text.trim_start();
     t.starts_with("<local-command-stdout>")
         || t.starts_with("<local-command-stderr>")
+        || t.starts_with("<bash-stdout>")
+        || t.starts_with("<bash-stderr>")
+        || t.starts_with("<task-notification>")
         || t.starts_with("<local-command-caveat>")
         || t.starts_with(
             "Caveat: The messages below were generated by the user while running local commands",

@@ -53,7 +53,8 @@ const TITLE_CHARS: usize = 200;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
-pub const PARSER_VERSION: u32 = 2;
+/// 3: error events keep the kind and message of an `error` object (issue 21).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for Codex {
     fn parser_version(&self) -> u32 {
@@ -1008,12 +1009,7 @@ impl Parser {
                 }
             }
             "error" | "stream_error" => {
-                let text = p
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string();
-                let m = self.message(Role::System, MessageKind::Error, text, ts);
+                let m = self.message(Role::System, MessageKind::Error, error_text(p), ts);
                 self.push(m);
             }
             "context_compacted" => {
@@ -1335,6 +1331,44 @@ fn json_text(v: Option<&Value>) -> String {
         }
         Some(v) => v.to_string(),
         None => "null".into(),
+    }
+}
+
+/// The readable text of an `error` / `stream_error` event: `kind: message`.
+///
+/// Codex has written the message at the top (`{"message": ...}`, the `ErrorEvent` of
+/// openai/codex's protocol, sometimes with a `codex_error_info` classification) and inside an
+/// `error` object (`{"error": {"kind"|"type"|"code": ..., "message": ...}}`, as app-server
+/// notifications carry it). Both halves are kept so `show` and `improve` say what failed
+/// (issue 21: an error object used to leave a bare `!`).
+fn error_text(p: &Value) -> String {
+    let obj = p.get("error").filter(|e| e.is_object());
+    let message = p
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| obj.and_then(|e| e.get("message")).and_then(Value::as_str))
+        .or_else(|| p.get("error").and_then(Value::as_str))
+        .unwrap_or_default()
+        .trim();
+    let label = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+            Value::Number(n) => Some(n.to_string()),
+            // `codex_error_info` is an enum: a bare string, or `{"variant": {...}}`.
+            Value::Object(o) => o.keys().next().cloned(),
+            _ => None,
+        }
+    };
+    let kind = obj
+        .and_then(|e| ["kind", "type", "code"].iter().find_map(|k| e.get(*k)))
+        .or_else(|| p.get("codex_error_info"))
+        .or_else(|| p.get("codexErrorInfo"))
+        .and_then(label);
+    match kind {
+        Some(k) if message.is_empty() => k,
+        Some(k) if !message.starts_with(&k) => format!("{k}: {message}"),
+        _ if message.is_empty() => "error (no message recorded)".to_string(),
+        _ => message.to_string(),
     }
 }
 

@@ -37,6 +37,15 @@
 //! read wherever they land.
 //!
 //! The request-to-messages code here is shared with [`crate::vscode_export`].
+//!
+//! Subagents (`runSubagent`): the tools a subagent calls are written into the parent request's
+//! `response` as `toolInvocationSerialized` parts carrying `subAgentInvocationId`, the id of
+//! the `runSubagent` call that started it (VS Code's chat model and copilot-chat's subagent
+//! tool set it to the stream's tool call id). They are not in the request's
+//! `toolCallRounds`, which hold only the parent model's calls. Each subagent becomes its own
+//! session `<parent id>:agent:<runSubagent call id>` linked to that call (as Claude Code's
+//! Task subagents are), holding the `runSubagent` prompt as its one turn and its tool calls;
+//! the `runSubagent` call carries the same id in `agent_ref`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -44,8 +53,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 use trail_model::turns::{assign_turn_indexes, build_turns};
 use trail_model::{
-    time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParseIssue, Role, Session,
-    SessionId, SessionMeta, SourceKind, Usage,
+    time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParentLink, ParseIssue,
+    Role, Session, SessionId, SessionMeta, SourceKind, Usage,
 };
 
 use crate::{discover, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
@@ -104,7 +113,8 @@ pub struct CopilotVscode;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
-pub const PARSER_VERSION: u32 = 2;
+/// 3: a `runSubagent` subagent's tools become its own linked session (issue 21).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for CopilotVscode {
     fn parser_version(&self) -> u32 {
@@ -1124,7 +1134,49 @@ struct Builder<'a> {
     turn: u32,
     prompts: u32,
     tool_counter: u32,
+    /// Subagent sessions built so far (from `runSubagent` calls).
+    subagents: Vec<Session>,
+    /// What each `runSubagent` call (by id) asked for, to open its session with.
+    subagent_asks: HashMap<String, SubagentAsk>,
 }
+
+/// The prompt and description of a `runSubagent` call, and its final answer when recorded.
+#[derive(Debug, Default, Clone)]
+struct SubagentAsk {
+    prompt: Option<String>,
+    description: Option<String>,
+    agent_name: Option<String>,
+    result: Option<String>,
+}
+
+impl SubagentAsk {
+    /// Reads `{prompt, description, agentName|subagentType, result}` from a call's arguments
+    /// or a part's `toolSpecificData` (`kind: "subagent"`).
+    fn from_value(v: &Value) -> SubagentAsk {
+        let s = |k: &str| {
+            v.get(k)
+                .and_then(Value::as_str)
+                .filter(|t| !t.trim().is_empty())
+                .map(str::to_string)
+        };
+        SubagentAsk {
+            prompt: s("prompt"),
+            description: s("description"),
+            agent_name: s("agentName").or_else(|| s("subagentType")),
+            result: s("result"),
+        }
+    }
+
+    fn merge(&mut self, other: SubagentAsk) {
+        self.prompt = self.prompt.take().or(other.prompt);
+        self.description = self.description.take().or(other.description);
+        self.agent_name = self.agent_name.take().or(other.agent_name);
+        self.result = self.result.take().or(other.result);
+    }
+}
+
+/// The name VS Code gives the tool that starts a subagent.
+const RUN_SUBAGENT: &str = "runSubagent";
 
 /// Joins adjacent markdown (or thinking) parts into one message.
 #[derive(Default)]
@@ -1223,6 +1275,17 @@ impl<'a> Builder<'a> {
                 self.add_file(f, Some(&name), &ts);
             }
         }
+        let agent_ref = (name == RUN_SUBAGENT).then(|| id.clone());
+        if agent_ref.is_some() {
+            let args = input_text
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                .unwrap_or(Value::Null);
+            self.subagent_asks
+                .entry(id.clone())
+                .or_default()
+                .merge(SubagentAsk::from_value(&args));
+        }
         self.push(Message {
             native_id: ctx.native_id.clone(),
             role: Some(Role::Assistant),
@@ -1232,6 +1295,7 @@ impl<'a> Builder<'a> {
             tool_input: input_text,
             model: ctx.model.clone(),
             timestamp: ts.clone(),
+            agent_ref,
             ..Message::default()
         });
         let Some(result) = results.and_then(|r| r.get(&id)) else {
@@ -1286,6 +1350,12 @@ impl<'a> Builder<'a> {
             });
         if let Some(input) = &input {
             self.add_refs(input, false, &ctx.ts);
+            // The paths in the input, as for a model round's arguments (a subagent's tools
+            // exist only as parts).
+            let parsed: Value = serde_json::from_str(input).unwrap_or(Value::Null);
+            for f in input_files(&parsed) {
+                self.add_file(f, Some(&name), &ctx.ts);
+            }
         }
         if is_file_tool(&name) {
             for key in ["invocationMessage", "pastTenseMessage"] {
@@ -1297,6 +1367,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        let agent_ref = (name == RUN_SUBAGENT).then(|| id.clone());
         self.push(Message {
             native_id: ctx.native_id.clone(),
             role: Some(Role::Assistant),
@@ -1307,6 +1378,7 @@ impl<'a> Builder<'a> {
             tool_input: input,
             model: ctx.model.clone(),
             timestamp: ctx.ts.clone(),
+            agent_ref,
             ..Message::default()
         });
         let complete = part.get("isComplete").and_then(Value::as_bool) == Some(true);
@@ -1445,10 +1517,19 @@ impl<'a> Builder<'a> {
         let mut rounds = rounds.into_iter();
 
         let mut pending = Pending::default();
+        let mut sub_parts: Vec<(String, Vec<&Map<String, Value>>)> = Vec::new();
         match r.get("response") {
             Some(Value::Array(parts)) => {
                 for part in parts {
-                    self.part(part, &mut pending, &ctx, use_rounds, &mut rounds, results);
+                    self.part(
+                        part,
+                        &mut pending,
+                        &ctx,
+                        use_rounds,
+                        &mut rounds,
+                        results,
+                        &mut sub_parts,
+                    );
                 }
             }
             Some(Value::String(s)) => self.append(&mut pending, MessageKind::Text, s, &ctx),
@@ -1460,6 +1541,9 @@ impl<'a> Builder<'a> {
         self.flush(&mut pending, &ctx);
         for rc in rounds {
             self.emit_round_call(&rc, results, &ctx);
+        }
+        for (call_id, parts) in sub_parts {
+            self.subagent(&call_id, &parts, &ctx);
         }
 
         // Conversation summaries written by the agent when it compacted its context.
@@ -1501,6 +1585,76 @@ impl<'a> Builder<'a> {
         self.usage(index, r, &ctx);
     }
 
+    /// Builds the session of the subagent a `runSubagent` call (`call_id`) started: its prompt
+    /// as the one turn, then its tool calls (`parts`), then its answer when recorded. The
+    /// builder's session and counters are swapped out meanwhile, so the tool code is shared.
+    fn subagent(&mut self, call_id: &str, parts: &[&Map<String, Value>], ctx: &RequestCtx) {
+        let parent = &self.session.meta;
+        let mut meta = SessionMeta::new(
+            SessionId::new(format!("{}:agent:{call_id}", parent.id)),
+            parent.source,
+            call_id,
+        );
+        meta.cwd = parent.cwd.clone();
+        meta.parent = Some(ParentLink {
+            session_id: parent.id.clone(),
+            tool_call_id: Some(call_id.to_string()),
+            agent_ref: Some(call_id.to_string()),
+        });
+        let ask = self.subagent_asks.get(call_id).cloned().unwrap_or_default();
+        if let Some(ts) = &ctx.ts {
+            meta.observe_timestamp(ts);
+        }
+        let title = ask.description.clone().or_else(|| ask.prompt.clone());
+        meta.title = title.map(|t| truncate_chars(first_line(&t).trim(), TITLE_CHARS).to_string());
+        let mut saved = Session::new(meta);
+        std::mem::swap(&mut self.session, &mut saved);
+        let (seq, turn) = (self.seq, self.turn);
+        (self.seq, self.turn) = (0, 0);
+        if let Some(m) = &ctx.model {
+            self.session.observe_model(m);
+        }
+        let prompt = ask
+            .prompt
+            .clone()
+            .or_else(|| ask.description.clone())
+            .unwrap_or_default();
+        self.add_refs(&prompt, false, &ctx.ts);
+        self.push(Message {
+            native_id: ctx.native_id.clone(),
+            role: Some(Role::User),
+            kind: Some(MessageKind::Prompt),
+            text: prompt,
+            timestamp: ctx.ts.clone(),
+            is_sidechain: true,
+            ..Message::default()
+        });
+        for part in parts {
+            self.emit_invocation(part, ctx);
+        }
+        if let Some(answer) = ask.result {
+            self.push(Message {
+                native_id: ctx.native_id.clone(),
+                role: Some(Role::Assistant),
+                kind: Some(MessageKind::Text),
+                text: answer,
+                model: ctx.model.clone(),
+                timestamp: ctx.ts.clone(),
+                ..Message::default()
+            });
+        }
+        std::mem::swap(&mut self.session, &mut saved);
+        (self.seq, self.turn) = (seq, turn);
+        let mut sub = saved;
+        for m in &mut sub.messages {
+            m.is_sidechain = true;
+        }
+        let order: Vec<usize> = (0..sub.messages.len()).collect();
+        sub.turn_count = assign_turn_indexes(&mut sub.messages, &order);
+        sub.turns = build_turns(&sub.messages);
+        self.subagents.push(sub);
+    }
+
     fn prompt(&mut self, text: String, ctx: &RequestCtx) {
         self.turn = self.prompts;
         self.prompts += 1;
@@ -1530,6 +1684,7 @@ impl<'a> Builder<'a> {
         use_rounds: bool,
         rounds: &mut impl Iterator<Item = RoundCall<'v>>,
         results: Option<&Value>,
+        sub_parts: &mut Vec<(String, Vec<&'v Map<String, Value>>)>,
     ) {
         let obj = match part {
             Value::String(s) => {
@@ -1605,6 +1760,35 @@ impl<'a> Builder<'a> {
             }
             Some("toolInvocationSerialized" | "toolInvocation") => {
                 self.flush(pending, ctx);
+                if let Some(parent_call) = obj
+                    .get("subAgentInvocationId")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                {
+                    // A subagent's tool: not one of this request's model rounds.
+                    match sub_parts.iter_mut().find(|(id, _)| id == parent_call) {
+                        Some((_, parts)) => parts.push(obj),
+                        None => sub_parts.push((parent_call.to_string(), vec![obj])),
+                    }
+                    return;
+                }
+                let specific = obj.get("toolSpecificData");
+                let is_run_subagent = obj.get("toolId").and_then(Value::as_str)
+                    == Some(RUN_SUBAGENT)
+                    || specific.and_then(|d| d.get("kind")).and_then(Value::as_str)
+                        == Some("subagent");
+                if is_run_subagent {
+                    if let Some(id) = obj.get("toolCallId").and_then(Value::as_str) {
+                        let ask = specific.map(SubagentAsk::from_value).unwrap_or_default();
+                        self.subagent_asks
+                            .entry(id.to_string())
+                            .or_default()
+                            .merge(ask);
+                        if !sub_parts.iter().any(|(x, _)| x == id) {
+                            sub_parts.push((id.to_string(), Vec::new()));
+                        }
+                    }
+                }
                 if use_rounds {
                     if let Some(rc) = rounds.next() {
                         self.emit_round_call(&rc, results, ctx);
@@ -1819,6 +2003,8 @@ pub(crate) fn build_session(
         turn: 0,
         prompts: 0,
         tool_counter: 0,
+        subagents: Vec::new(),
+        subagent_asks: HashMap::new(),
     };
     match root.get("requests") {
         Some(Value::Array(reqs)) => {
@@ -1832,6 +2018,13 @@ pub(crate) fn build_session(
             .push(file_issue(path, "`requests` is not an array")),
     }
     let mut session = b.session;
+    for mut sub in b.subagents {
+        // The parent's folder is known only now for stored sessions read before it.
+        if sub.meta.cwd.is_none() {
+            sub.meta.cwd = session.meta.cwd.clone();
+        }
+        out.sessions.push(sub);
+    }
     let order: Vec<usize> = (0..session.messages.len()).collect();
     session.turn_count = assign_turn_indexes(&mut session.messages, &order);
     session.turns = build_turns(&session.messages);

@@ -18,6 +18,7 @@ pub mod cursor;
 mod cursor_transcripts;
 pub mod gemini;
 pub mod opencode;
+pub mod specstory;
 pub mod vscode_export;
 
 use std::path::{Path, PathBuf};
@@ -128,6 +129,14 @@ pub trait Source: Send + Sync {
     /// last offset.
     fn appendable(&self, path: &Path) -> bool;
 
+    /// Returns paths, relative to a project folder, that hold this source's files (SpecStory:
+    /// `.specstory/history`). The ingest looks for them in the folders other sessions ran in
+    /// and under configured project roots ([`discover::project_markers`]), and passes the ones
+    /// it finds to [`Source::discover`] as roots. Empty for sources with fixed locations.
+    fn project_markers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Parses one file (or its new bytes when resumed).
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError>;
 
@@ -150,6 +159,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(gemini::Gemini),
         Box::new(opencode::Opencode),
         Box::new(cursor::Cursor),
+        Box::new(specstory::Specstory),
     ]
 }
 

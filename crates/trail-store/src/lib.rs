@@ -44,9 +44,13 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 /// Errors from the store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// SQLite reported an error.
+    /// SQLite reported an error. Not marked as the error's source: rusqlite's own source
+    /// repeats its message, and a chained report printed it three times (issue 21).
     #[error("store error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+    /// The store's file exists but is not a SQLite database (another file at that path).
+    #[error("{} is not a SQLite database, so it cannot be trail's store", path.display())]
+    NotADatabase { path: PathBuf },
     /// The store folder could not be created.
     #[error("cannot create {path}: {source}")]
     CreateDir {
@@ -79,6 +83,29 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sqlite(e)
+    }
+}
+
+impl StoreError {
+    /// Names the file in SQLite's "file is not a database" (code 26), which says neither
+    /// which file nor what to do.
+    fn at_path(self, path: &Path) -> StoreError {
+        match self {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::NotADatabase =>
+            {
+                StoreError::NotADatabase {
+                    path: path.to_path_buf(),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// An open store.
@@ -89,8 +116,15 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
-    #[tracing::instrument(level = "debug", skip_all, err)]
+    ///
+    /// A failure is logged at debug level only: the caller reports it, and an error-level log
+    /// printed it a second time.
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn open(path: &Path) -> Result<Store> {
+        Self::open_inner(path).map_err(|e| e.at_path(path))
+    }
+
+    fn open_inner(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
                 path: dir.to_path_buf(),
@@ -108,6 +142,10 @@ impl Store {
 
     /// Opens an existing store for reading only (no migrations, no writes possible).
     pub fn open_read_only(path: &Path) -> Result<Store> {
+        Self::open_read_only_inner(path).map_err(|e| e.at_path(path))
+    }
+
+    fn open_read_only_inner(path: &Path) -> Result<Store> {
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,

@@ -197,6 +197,16 @@ pub struct IssueRow {
 }
 
 impl Store {
+    /// Returns the distinct folders sessions ran in (`cwd`), sorted: the project folders the
+    /// ingest searches for files kept inside projects (SpecStory histories).
+    pub fn known_cwds(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND cwd != '' ORDER BY cwd",
+        )?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Lists sessions, most recently updated first.
     pub fn list_sessions(&self, f: &ListFilter) -> Result<Vec<SessionRow>> {
         let mut sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE 1=1");
@@ -240,7 +250,13 @@ impl Store {
             args.push(Box::new(id.clone()));
         }
         if !f.include_subagents {
-            sql.push_str(" AND parent_session_id IS NULL");
+            // A session linked to one the store does not hold (a SpecStory copy whose original
+            // was never indexed, a subagent whose parent file is gone) is the only record of
+            // it, so it is listed.
+            sql.push_str(
+                " AND (parent_session_id IS NULL OR NOT EXISTS \
+                 (SELECT 1 FROM sessions p WHERE p.id = sessions.parent_session_id))",
+            );
         }
         sql.push_str(" ORDER BY coalesce(updated_at, '') DESC, id");
         if let Some(l) = f.limit {

@@ -58,6 +58,14 @@ pub enum SqlError {
     Sqlite(#[from] rusqlite::Error),
 }
 
+impl SqlError {
+    /// Returns true when the store's file is not a SQLite database (SQLite's code 26).
+    pub fn is_not_a_database(&self) -> bool {
+        matches!(self, SqlError::Sqlite(rusqlite::Error::SqliteFailure(f, _))
+            if f.code == rusqlite::ErrorCode::NotADatabase)
+    }
+}
+
 /// A cell of a result row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -248,7 +256,10 @@ fn classify(e: rusqlite::Error) -> SqlError {
                 rusqlite::ErrorCode::AuthorizationForStatementDenied
                 | rusqlite::ErrorCode::PermissionDenied => SqlError::Denied(text),
                 rusqlite::ErrorCode::ReadOnly => SqlError::Denied(text),
-                rusqlite::ErrorCode::OperationInterrupted => SqlError::Sqlite(e),
+                // Not a statement problem: the store itself is not SQLite.
+                rusqlite::ErrorCode::OperationInterrupted | rusqlite::ErrorCode::NotADatabase => {
+                    SqlError::Sqlite(e)
+                }
                 _ if text.contains("not authorized") || text.contains("prohibited") => {
                     SqlError::Denied(text)
                 }

@@ -211,6 +211,36 @@ impl Store {
                AND parent_session_id IS NOT NULL",
             [],
         )?;
+        // A SpecStory copy whose header names no session (the extension's older files) is
+        // linked to the agent's own session of the same conversation: same folder, same first
+        // prompt, started within 14 hours (SpecStory's older headers give local time without a
+        // zone, read as UTC, so the two clocks can differ by any zone's offset). The closest in
+        // time wins. Copies the source already linked keep their link. (A correlated ORDER BY
+        // is not allowed in the subquery, hence min() over a derived table.)
+        tx.execute(
+            "WITH m AS (
+                 SELECT c.id AS copy_id, (
+                     -- SQLite's min() with a bare column: the row of the smallest gap.
+                     SELECT id FROM (
+                         SELECT o.id AS id,
+                             min(abs(julianday(o.created_at) - julianday(c.created_at)))
+                         FROM sessions o
+                         JOIN turns ot ON ot.session_id = o.id AND ot.turn_index = 0
+                         WHERE o.cwd = c.cwd AND o.source != 'specstory'
+                           AND o.parent_session_id IS NULL
+                           AND trim(ot.user_message) = trim(ct.user_message)
+                           AND abs(julianday(o.created_at) - julianday(c.created_at))
+                               <= 14.0 / 24)) AS original_id
+                 FROM sessions c
+                 JOIN turns ct ON ct.session_id = c.id AND ct.turn_index = 0
+                 WHERE c.source = 'specstory' AND c.parent_session_id IS NULL
+                   AND c.cwd IS NOT NULL AND trim(coalesce(ct.user_message, '')) != '')
+             UPDATE sessions SET
+                 parent_session_id = (SELECT original_id FROM m WHERE copy_id = sessions.id),
+                 parent_agent_ref = 'specstory'
+             WHERE id IN (SELECT copy_id FROM m WHERE original_id IS NOT NULL)",
+            [],
+        )?;
         tx.execute(
             // CROSS JOIN keeps the hints as the outer loop: there are few of them, while the
             // planner would otherwise scan every message id (24 ms instead of 2 on 1 GiB).

@@ -1,5 +1,7 @@
 //! `trail doctor`: where trail looked, what it found, what it could not read.
 
+use std::path::PathBuf;
+
 use serde::Serialize;
 use trail_sources::registry;
 
@@ -52,10 +54,25 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let roots = config::source_roots(&ctx.env, ctx.home.as_deref(), &[]);
     let stats = store.source_stats()?;
     let mut sources = Vec::new();
+    let project_roots = config::project_roots(&ctx.env, ctx.home.as_deref());
+    let known_cwds: Vec<PathBuf> = store.known_cwds()?.into_iter().map(PathBuf::from).collect();
     for src in registry() {
         let kind = src.kind();
-        let r = roots.by_source.get(&kind).cloned().unwrap_or_default();
-        let found = src.discover(&r).len();
+        let mut r = roots.by_source.get(&kind).cloned().unwrap_or_default();
+        let found = if src.project_markers().is_empty() {
+            src.discover(&r).len()
+        } else {
+            // Found as `index` finds them: in the folders sessions ran in and under the
+            // configured project roots (listed as this source's roots).
+            r.extend(project_roots.iter().cloned());
+            let markers = trail_sources::discover::project_markers(
+                &known_cwds,
+                &r,
+                src.project_markers(),
+                trail_sources::discover::PROJECT_ROOT_DEPTH,
+            );
+            src.discover(&markers).len()
+        };
         let st = stats.iter().find(|s| s.source == kind.as_str());
         sources.push(SourceReport {
             source: kind.as_str().to_string(),

@@ -32,7 +32,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
                 "{} is not in a format trail reads",
                 f.display()
             ))
-            .with_hint("trail reads VS Code \"Export Chat\" files and the session files of Claude Code, Copilot, Codex, Gemini CLI, OpenCode and Cursor"));
+            .with_hint("trail reads VS Code \"Export Chat\" files and the session files of Claude Code, Copilot, Codex, Gemini CLI, OpenCode, Cursor and SpecStory"));
         }
     }
     let mut store = Store::open(&ctx.store_path)?;
@@ -59,6 +59,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
                 None => i.path.clone(),
             };
             ctx.ui.line(&format!("  {loc}: {}", i.reason))?;
+        }
+        for e in &summary.empty_files {
+            ctx.ui.line(&format!("  {}: {}", e.path, e.reason))?;
         }
         for (path, err) in &summary.failures {
             ctx.ui.line(&format!("  failed: {path}: {err}"))?;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use trail_ingest::{IndexOptions, IndexSummary, Progress};
+use trail_ingest::{FileReason, IndexOptions, IndexSummary, Progress};
 use trail_model::SourceKind;
 use trail_store::Store;
 
@@ -69,11 +69,30 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             return Err(CliError::usage(format!("{} does not exist", p.display())));
         }
     }
+    // Named files that no source reads: when that is all the user named, say so before a
+    // store is created for nothing (issue 21: `trail index notes.json` used to print "0 files"
+    // and exit 0). Folders are walked once, by the index itself.
+    if !args.paths.is_empty() && args.paths.iter().all(|p| p.is_file()) {
+        let sources = trail_sources::registry();
+        let unread: Vec<FileReason> = args
+            .paths
+            .iter()
+            .filter(|p| trail_ingest::detect_paths(&sources, p).is_empty())
+            .map(|p| FileReason {
+                path: p.display().to_string(),
+                reason: trail_ingest::NOT_A_SESSION_FILE.to_string(),
+            })
+            .collect();
+        if unread.len() == args.paths.len() {
+            return Err(nothing_readable(&unread));
+        }
+    }
     let roots = config::source_roots(&ctx.env, ctx.home.as_deref(), &args.roots);
     let options = IndexOptions {
         roots,
         paths: args.paths.clone(),
         sources: args.sources.clone(),
+        project_roots: config::project_roots(&ctx.env, ctx.home.as_deref()),
         force: args.force,
         chunk_bytes: None,
     };
@@ -96,6 +115,10 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         None => &trail_ingest::NoProgress,
     };
     let summary = trail_ingest::index(&mut store, &options, progress)?;
+    if !args.paths.is_empty() && summary.unread_paths.len() == args.paths.len() {
+        // Nothing the user named could be read (folders holding no session file).
+        return Err(nothing_readable(&summary.unread_paths));
+    }
     let total_sessions: i64 = store
         .connection()
         .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
@@ -105,7 +128,26 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     } else {
         print_summary(ctx, &summary, total_sessions, args.paths.is_empty())?;
     }
-    Ok(if summary.files_failed > 0 { 1 } else { 0 })
+    // A named path that could not be read is a failure of this run, like a file that failed.
+    Ok(
+        if summary.files_failed > 0 || !summary.unread_paths.is_empty() {
+            1
+        } else {
+            0
+        },
+    )
+}
+
+/// The usage error for an index of named paths none of which trail reads (exit 2): each one
+/// by name, with the reason.
+fn nothing_readable(unread: &[FileReason]) -> CliError {
+    let each: Vec<String> = unread
+        .iter()
+        .map(|u| format!("{}: {}", u.path, u.reason))
+        .collect();
+    CliError::usage(each.join("; ")).with_hint(
+        "trail reads the session files of Claude Code, Copilot (VS Code, CLI and \"Export Chat\" files), Codex, Gemini CLI, OpenCode, Cursor and SpecStory",
+    )
 }
 
 fn print_summary(
@@ -141,6 +183,24 @@ fn print_summary(
         s.issues.len()
     ));
     ctx.ui.line(&line)?;
+    for u in &s.unread_paths {
+        let msg = format!("  not read: {}: {}", u.path, u.reason);
+        ctx.ui.line(&ctx.ui.paint(Style::Red, &msg))?;
+    }
+    // Named files that held no session say why; in a full discovery only the count is shown
+    // (`--json` lists them), as agents leave such files routinely (Claude's title-only files).
+    if default_locations {
+        if !s.empty_files.is_empty() {
+            ctx.ui.line(&format!(
+                "  {} files held no session (`--json` lists them with the reason)",
+                s.empty_files.len()
+            ))?;
+        }
+    } else {
+        for e in &s.empty_files {
+            ctx.ui.line(&format!("  {}: {}", e.path, e.reason))?;
+        }
+    }
     for (path, err) in &s.failures {
         let msg = format!("  failed: {path}: {err}");
         ctx.ui.line(&ctx.ui.paint(Style::Red, &msg))?;

@@ -42,7 +42,7 @@ pub struct Args {
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let query = open_query(ctx)?;
     if args.schema {
-        let tables = query.schema().map_err(sql_error)?;
+        let tables = query.schema().map_err(|e| sql_error(e, &ctx.store_path))?;
         if args.json {
             ctx.ui.json(&tables)?;
             return Ok(0);
@@ -82,7 +82,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let mut request = SqlRequest::new(args.sql.unwrap_or_default())
         .with_caps(args.max_rows, Duration::from_secs_f64(args.timeout));
     request.limits.max_bytes = args.max_bytes;
-    let result = query.sql(&request).map_err(sql_error)?;
+    let result = query
+        .sql(&request)
+        .map_err(|e| sql_error(e, &ctx.store_path))?;
     if args.json {
         ctx.ui.json(&result)?;
     } else if args.csv {
@@ -99,8 +101,15 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     Ok(0)
 }
 
-fn sql_error(e: QueryError) -> CliError {
+fn sql_error(e: QueryError, store: &std::path::Path) -> CliError {
     match e {
+        QueryError::Sql(e) if e.is_not_a_database() => {
+            // The same one line every other command gives for this store (issue 21).
+            trail_store::StoreError::NotADatabase {
+                path: store.to_path_buf(),
+            }
+            .into()
+        }
         QueryError::Sql(e @ SqlError::Denied(_)) => CliError::usage(e).with_hint(
             "trail sql runs one SELECT on a read-only connection; see `trail sql --schema`",
         ),
