@@ -66,6 +66,8 @@ enum Command {
     Import(commands::import::Args),
     /// Show the sessions that read or edited a file; with :LINE, the session behind that line
     Why(commands::why::Args),
+    /// Serve MCP on stdio so agents can search and read their history (--print-config AGENT)
+    Mcp(commands::mcp::Args),
 }
 
 /// What every command receives.
@@ -118,6 +120,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Export(a) => commands::export::run(ctx, a),
         Command::Import(a) => commands::import::run(ctx, a),
         Command::Why(a) => commands::why::run(ctx, a),
+        Command::Mcp(a) => commands::mcp::run(ctx, a),
     }
 }
 

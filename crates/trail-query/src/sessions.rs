@@ -168,6 +168,12 @@ impl Query {
     }
 }
 
+/// Returns the cursor of the page that starts after `row`: a frontend that cuts a page short
+/// (the MCP server under its size cap) continues from its last row.
+pub fn cursor_after(row: &SessionRow) -> String {
+    encode_cursor(row)
+}
+
 /// A cursor is the last row's `(updated_at, id)`, hex-encoded so it is one opaque token that
 /// survives URLs and JSON unchanged.
 fn encode_cursor(row: &SessionRow) -> String {

@@ -16,7 +16,7 @@ pub mod redact;
 mod text;
 
 /// Display helpers shared with the CLI's terminal output.
-pub use text::{tokens, when};
+pub use text::{tokens, tool_summary, when};
 mod vscode;
 
 use std::collections::HashMap;
