@@ -138,6 +138,9 @@ fn init_logging(verbose: u8) {
         1 => "info",
         _ => "debug",
     };
+    // The MCP SDK logs each error response with its message at warn (and requests at debug),
+    // which would put what a model asked on stderr: only its own failures are shown.
+    let default = format!("{default},rmcp=error");
     let filter = tracing_subscriber::EnvFilter::try_from_env("TRAIL_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()

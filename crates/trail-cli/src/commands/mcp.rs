@@ -25,8 +25,11 @@ pub struct Args {
     /// Largest response in characters (text and structured content together)
     #[arg(long, default_value_t = trail_mcp::DEFAULT_MAX_CHARS, value_name = "N")]
     max_chars: usize,
-    /// Never index before answering (default: when the last index is over a minute old, index
-    /// what changed, waiting at most 2 s)
+    /// Before answering, index what changed when the last index is older than this (waiting at
+    /// most 2 s for it)
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    refresh_after: f64,
+    /// Never index before answering
     #[arg(long)]
     no_refresh: bool,
     /// Look for a source's files here instead of its default location (SOURCE=PATH)
@@ -44,6 +47,11 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             "--max-chars must be at least {MIN_MAX_CHARS}"
         )));
     }
+    if !(args.refresh_after >= 0.0 && args.refresh_after.is_finite()) {
+        return Err(CliError::usage(
+            "--refresh-after must be a number of seconds",
+        ));
+    }
     if let Some(agent) = args.print_config {
         return print_config(ctx, agent, &args);
     }
@@ -57,9 +65,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     );
     config.redact = !args.no_redact;
     config.max_chars = args.max_chars;
-    if args.no_refresh {
-        config.refresh_after = None;
-    }
+    config.refresh_after =
+        (!args.no_refresh).then(|| std::time::Duration::from_secs_f64(args.refresh_after));
     trail_mcp::serve_stdio(config)?;
     Ok(0)
 }
@@ -90,6 +97,9 @@ fn print_config(ctx: &mut Ctx, agent: Agent, args: &Args) -> CliResult<u8> {
     }
     if args.no_refresh {
         argv.push("--no-refresh".into());
+    } else if args.refresh_after != 60.0 {
+        argv.push("--refresh-after".into());
+        argv.push(args.refresh_after.to_string());
     }
     for (source, path) in &args.roots {
         argv.push("--root".into());
