@@ -8,6 +8,8 @@
 //! Without python3 and `mcp` the test says it was skipped, except in CI (`CI=true`), where a
 //! missing client fails it: `.ci/run` installs the pinned `mcp`.
 
+#![allow(clippy::print_stderr)]
+
 mod common;
 
 use std::process::Command;
