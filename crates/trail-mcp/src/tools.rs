@@ -1619,6 +1619,102 @@ mod tests {
         }
     }
 
+    fn message(seq: i64, turn: i64, text: &str, output: Option<String>) -> FullMessage {
+        FullMessage {
+            head: MessageOut {
+                seq,
+                turn: Some(turn),
+                role: Some("assistant".into()),
+                kind: Some(
+                    if output.is_some() {
+                        "tool_result"
+                    } else {
+                        "text"
+                    }
+                    .into(),
+                ),
+                tool: output.as_ref().map(|_| "Bash".to_string()),
+                summary: None,
+                is_error: false,
+                when: Some("2026-11-20T10:00:00.000Z".into()),
+                text: None,
+                tool_input: None,
+                tool_output: None,
+                tool_input_bytes: None,
+                tool_output_bytes: None,
+                part: None,
+            },
+            fields: [Some(text.to_string()), None, output],
+        }
+    }
+
+    #[test]
+    fn pages_stay_under_the_cap_and_add_up_to_every_field() {
+        // Quotes, newlines, control and multi-byte characters: each costs differently in JSON.
+        let unit = "ligne \"é\" 漢字\t\u{1}\n";
+        let big: String = unit.repeat(6_000);
+        let messages = vec![
+            message(0, 0, "first prompt", None),
+            message(1, 0, &"short answer ".repeat(50), None),
+            message(2, 0, "", Some(big.clone())),
+            message(3, 1, "done", None),
+        ];
+        let cap = 4_000;
+        let mut out = SessionPageOut {
+            session: SessionOut {
+                id: "claude-code:x".into(),
+                agent: "claude-code".into(),
+                title: Some("a title".into()),
+                repository: None,
+                branch: None,
+                cwd: None,
+                started: None,
+                updated: None,
+                turns: 2,
+                messages: 4,
+                models: vec![],
+                tokens: 0,
+                parent: None,
+                source_missing: false,
+            },
+            messages: Vec::new(),
+            next_cursor: None,
+            subagents: vec![],
+            note: None,
+            store: StoreState::default(),
+        };
+        let mut start = Position {
+            seq: i64::MIN,
+            field: 0,
+            offset: 0,
+        };
+        let (mut pages, mut output, mut seqs) = (0, String::new(), Vec::new());
+        loop {
+            let from = messages.partition_point(|m| m.head.seq < start.seq);
+            fill_page(&mut out, &messages[from..], start, cap, cap);
+            let size = to_output(&out, render_page).chars();
+            assert!(size <= cap, "page {pages} has {size} characters");
+            assert!(!out.messages.is_empty());
+            for m in &out.messages {
+                seqs.push(m.seq);
+                if let Some(o) = &m.tool_output {
+                    assert_eq!(m.part.as_ref().map_or(0, |p| p.offset), output.len());
+                    output.push_str(o);
+                }
+            }
+            pages += 1;
+            match out.next_cursor.as_deref() {
+                Some(c) => start = Position::decode(c).unwrap(),
+                None => break,
+            }
+            assert!(pages < 1_000);
+        }
+        assert_eq!(output, big);
+        assert!(pages > 20, "{pages}");
+        seqs.dedup();
+        assert_eq!(seqs, vec![0, 1, 2, 3]);
+    }
+
     #[test]
     fn snippets_mark_matches_in_bold() {
         let s = format!("a {HIT_START}word{HIT_END} b");
