@@ -1653,7 +1653,7 @@ mod tests {
         // Quotes, newlines, control and multi-byte characters: each costs differently in JSON.
         let unit = "ligne \"é\" 漢字\t\u{1}\n";
         let big: String = unit.repeat(6_000);
-        let messages = vec![
+        let messages = [
             message(0, 0, "first prompt", None),
             message(1, 0, &"short answer ".repeat(50), None),
             message(2, 0, "", Some(big.clone())),
