@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use rmcp::handler::server::tool::schema_for_input;
 use rmcp::model::{Tool, ToolAnnotations};
@@ -13,8 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_query::{
-    Cell, Clock, DetailRequest, FileHistoryRequest, ListRequest, Query, ReportFilter,
-    SearchRequest, SessionFilter, SessionRow, SqlRequest, HIT_END, HIT_START,
+    Cell, Clock, FileHistoryRequest, ListRequest, Query, ReportFilter, SearchRequest,
+    SessionFilter, SessionRow, SqlRequest, HIT_END, HIT_START,
 };
 use trail_render::Redactor;
 use trail_report::{markdown, PriceTable};
@@ -568,56 +569,90 @@ pub struct FullMessage {
     fields: [Option<String>; 3],
 }
 
-/// A session's messages as get_session pages them, kept between pages: paging a session with
-/// a 10 MB tool output reads and redacts it once, not once per page.
-pub struct SessionCache {
+/// The message get_session last cut between pages, redacted: a 10 MB tool output is redacted
+/// once, not once per page.
+pub struct SplitMessage {
     key: String,
-    session: SessionOut,
-    subagents: Vec<String>,
-    messages: Vec<FullMessage>,
+    message: Arc<FullMessage>,
 }
 
-/// The last session get_session read.
-pub type CacheSlot = std::sync::Mutex<Option<std::sync::Arc<SessionCache>>>;
+/// The message get_session last cut between pages.
+pub type CacheSlot = std::sync::Mutex<Option<SplitMessage>>;
 
 pub fn get_session(cx: &Ctx<'_>, cache: &CacheSlot, a: GetSessionArgs) -> ToolResult {
     let tool_io = a.tool_io.unwrap_or(false);
     let start = a.cursor.as_deref().map(Position::decode).transpose()?;
-    let id = cx.query.resolve_id(&a.id)?;
-    // Same session, range and options, and nothing indexed since: the cached copy is current.
-    let key = format!(
-        "{id}\n{:?}\n{:?}\n{tool_io}\n{:?}",
-        a.from_turn, a.to_turn, cx.store.last_indexed_at
-    );
-    let cached = {
-        let slot = cache.lock().unwrap_or_else(|p| p.into_inner());
-        slot.as_ref().filter(|c| c.key == key).cloned()
-    };
-    let data = match cached {
-        Some(c) => c,
-        None => {
-            let fresh = std::sync::Arc::new(load_session(cx, &id, &a, tool_io, key)?);
-            *cache.lock().unwrap_or_else(|p| p.into_inner()) = Some(fresh.clone());
-            fresh
-        }
-    };
+    let row = cx.query.session(&a.id)?;
     let first_page = start.is_none();
+    let subagents: Vec<String> = if first_page {
+        cx.query
+            .children(&row.id)?
+            .into_iter()
+            .take(MAX_SUBAGENTS_LISTED)
+            .map(|s| s.id)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let start = start.unwrap_or(Position {
         seq: i64::MIN,
         field: 0,
         offset: 0,
     });
-    let from = data.messages.partition_point(|m| m.head.seq < start.seq);
-    let messages = &data.messages[from..];
+    let key_of = |seq: i64| {
+        format!(
+            "{}\n{seq}\n{tool_io}\n{:?}",
+            row.id, cx.store.last_indexed_at
+        )
+    };
+    let cached = cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .map(|c| (c.key.clone(), c.message.clone()));
+    // Read only what one page can show: a page holds at most `max_chars` characters, each at
+    // least two on the wire (JSON and text) and at most four bytes, so past 2 * max_chars
+    // bytes of fields the page is surely full.
+    let range = (a.from_turn.is_some() || a.to_turn.is_some())
+        .then(|| (a.from_turn.unwrap_or(0), a.to_turn.unwrap_or(i64::MAX)));
+    let limit = cx.max_chars.saturating_mul(2);
+    let mut messages: Vec<Arc<FullMessage>> = Vec::new();
+    let mut bytes = 0usize;
+    cx.query
+        .messages_from(&row, a.from_turn, a.to_turn, start.seq, |m| {
+            let wanted = m.on_main_chain
+                && match range {
+                    Some((lo, hi)) => m.turn_index.is_some_and(|t| t >= lo && t <= hi),
+                    // Messages before the first prompt (system context) only with tool_io.
+                    None => m.turn_index.is_some() || tool_io,
+                };
+            if !wanted {
+                return true;
+            }
+            let full = match &cached {
+                Some((key, message)) if *key == key_of(m.seq) => message.clone(),
+                _ => Arc::new(full_message(cx.redactor, m, tool_io)),
+            };
+            let skip = if full.head.seq == start.seq {
+                start.offset
+            } else {
+                0
+            };
+            bytes += full
+                .fields
+                .iter()
+                .flatten()
+                .map(|f| f.len())
+                .sum::<usize>()
+                .saturating_sub(skip);
+            messages.push(full);
+            bytes <= limit
+        })?;
     let mut out = SessionPageOut {
-        session: data.session.clone(),
+        session: SessionOut::from_row(row.clone()),
         messages: Vec::new(),
         next_cursor: None,
-        subagents: if first_page {
-            data.subagents.clone()
-        } else {
-            Vec::new()
-        },
+        subagents,
         note: None,
         store: cx.store.clone(),
     };
@@ -633,8 +668,8 @@ pub fn get_session(cx: &Ctx<'_>, cache: &CacheSlot, a: GetSessionArgs) -> ToolRe
     // is per piece), build again with the overshoot taken off.
     let mut budget = cx.max_chars;
     for _ in 0..8 {
-        fill_page(&mut out, messages, start, budget, cx.max_chars);
-        let stuck = out.next_cursor.as_deref() == a.cursor.as_deref() && a.cursor.is_some();
+        fill_page(&mut out, &messages, start, budget, cx.max_chars);
+        let stuck = out.next_cursor.is_some() && out.next_cursor.as_deref() == a.cursor.as_deref();
         if out.messages.is_empty() || stuck {
             break;
         }
@@ -642,6 +677,19 @@ pub fn get_session(cx: &Ctx<'_>, cache: &CacheSlot, a: GetSessionArgs) -> ToolRe
         output.redact(cx.redactor);
         let size = output.chars();
         if size <= cx.max_chars {
+            // Keep the message the page cut, for the next page.
+            if let Some(next) = out
+                .next_cursor
+                .as_deref()
+                .and_then(|c| Position::decode(c).ok())
+            {
+                if let Some(m) = messages.iter().find(|m| m.head.seq == next.seq) {
+                    *cache.lock().unwrap_or_else(|p| p.into_inner()) = Some(SplitMessage {
+                        key: key_of(next.seq),
+                        message: m.clone(),
+                    });
+                }
+            }
             return Ok(output);
         }
         budget = budget.saturating_sub(size - cx.max_chars + 256);
@@ -652,85 +700,54 @@ pub fn get_session(cx: &Ctx<'_>, cache: &CacheSlot, a: GetSessionArgs) -> ToolRe
     )))
 }
 
-/// Reads a session through trail-query and redacts every field whole.
-fn load_session(
-    cx: &Ctx<'_>,
-    id: &str,
-    a: &GetSessionArgs,
-    tool_io: bool,
-    key: String,
-) -> Result<SessionCache, ToolError> {
-    let detail = cx.query.detail(&DetailRequest {
-        id: id.to_string(),
-        from_turn: a.from_turn,
-        to_turn: a.to_turn,
-    })?;
+/// Shapes one stored message, its fields redacted whole (tool input and output only with
+/// `tool_io`; otherwise their sizes and, for a call, its one-line summary).
+fn full_message(redactor: &Redactor, m: trail_query::MessageRow, tool_io: bool) -> FullMessage {
     let mut counts = trail_render::RedactionCounts::default();
     let mut redact = |s: Option<String>| -> Option<String> {
-        s.map(|s| match cx.redactor.redact(&s, &mut counts) {
+        s.map(|s| match redactor.redact(&s, &mut counts) {
             std::borrow::Cow::Owned(r) => r,
             std::borrow::Cow::Borrowed(_) => s,
         })
     };
-    // The main chain only (abandoned branches stay in the store; `sql` reaches them);
-    // messages before the first prompt only with tool_io (system context).
-    let messages = detail
-        .messages
-        .into_iter()
-        .filter(|m| m.on_main_chain)
-        .filter(|m| m.turn_index.is_some() || tool_io)
-        .map(|m| {
-            let sizes = |s: &Option<String>| s.as_deref().map(str::len).filter(|n| *n > 0);
-            let summary = m
-                .tool_input
-                .as_deref()
-                .filter(|_| m.kind.as_deref() == Some("tool_call"))
-                .map(trail_render::tool_summary)
-                .filter(|s| !s.is_empty());
-            let (input_size, output_size) = (sizes(&m.tool_input), sizes(&m.tool_output));
-            let (tool_input, tool_output) = if tool_io {
-                (redact(m.tool_input), redact(m.tool_output))
-            } else {
-                (None, None)
-            };
-            FullMessage {
-                head: MessageOut {
-                    seq: m.seq,
-                    turn: m.turn_index,
-                    role: m.role,
-                    kind: m.kind,
-                    tool: m.tool_name,
-                    summary: redact(summary),
-                    is_error: m.is_error,
-                    when: m.timestamp,
-                    text: None,
-                    tool_input: None,
-                    tool_output: None,
-                    tool_input_bytes: if tool_io { None } else { input_size },
-                    tool_output_bytes: if tool_io { None } else { output_size },
-                    part: None,
-                },
-                fields: [redact(m.text), tool_input, tool_output],
-            }
-        })
-        .collect();
-    Ok(SessionCache {
-        key,
-        session: SessionOut::from_row(detail.session),
-        subagents: detail
-            .subagents
-            .into_iter()
-            .take(MAX_SUBAGENTS_LISTED)
-            .map(|s| s.id)
-            .collect(),
-        messages,
-    })
+    let sizes = |s: &Option<String>| s.as_deref().map(str::len).filter(|n| *n > 0);
+    let (input_size, output_size) = (sizes(&m.tool_input), sizes(&m.tool_output));
+    let summary = m
+        .tool_input
+        .as_deref()
+        .filter(|_| m.kind.as_deref() == Some("tool_call"))
+        .map(trail_render::tool_summary)
+        .filter(|s| !s.is_empty());
+    let (tool_input, tool_output) = if tool_io {
+        (redact(m.tool_input), redact(m.tool_output))
+    } else {
+        (None, None)
+    };
+    FullMessage {
+        head: MessageOut {
+            seq: m.seq,
+            turn: m.turn_index,
+            role: m.role,
+            kind: m.kind,
+            tool: m.tool_name,
+            summary: redact(summary),
+            is_error: m.is_error,
+            when: m.timestamp,
+            text: None,
+            tool_input: None,
+            tool_output: None,
+            tool_input_bytes: if tool_io { None } else { input_size },
+            tool_output_bytes: if tool_io { None } else { output_size },
+            part: None,
+        },
+        fields: [redact(m.text), tool_input, tool_output],
+    }
 }
 
 /// Fills `out.messages` from `start` with what fits `budget` characters, and sets the cursor.
 fn fill_page(
     out: &mut SessionPageOut,
-    messages: &[FullMessage],
+    messages: &[Arc<FullMessage>],
     start: Position,
     budget: usize,
     cap: usize,
@@ -1658,7 +1675,8 @@ mod tests {
             message(1, 0, &"short answer ".repeat(50), None),
             message(2, 0, "", Some(big.clone())),
             message(3, 1, "done", None),
-        ];
+        ]
+        .map(Arc::new);
         let cap = 4_000;
         let mut out = SessionPageOut {
             session: SessionOut {
