@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::improve::ImproveReport;
 use crate::standup::Standup;
-use crate::text::{count, minute, short_id, trim};
+use crate::text::{count, minute, trim};
 
 /// Characters kept of a session title.
 const TITLE_CHARS: usize = 80;
@@ -70,14 +70,25 @@ pub fn usage(r: &UsageReport) -> String {
         let _ = writeln!(out, "_no usage in this range_");
         return out;
     }
+    // Copilot premium requests are their own unit, never dollars: their own column.
+    let premium = r.totals.premium_requests > 0.0;
     let _ = writeln!(
         out,
-        "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |",
-        usage_key_label(r)
+        "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |{}",
+        usage_key_label(r),
+        if premium { " Premium requests |" } else { "" }
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        out,
+        "|---|---:|---:|---:|---:|---:|---:|{}",
+        if premium { "---:|" } else { "" }
+    );
     let key = |row: &crate::usage::UsageRow| match (&row.label, r.group_by) {
-        (Some(l), GroupBy::Session) => format!("{} {}", short_id(&row.key), l.replace('|', "\\|")),
+        (Some(l), GroupBy::Session) => format!(
+            "{} {}",
+            row.short_key.as_deref().unwrap_or(&row.key),
+            l.replace('|', "\\|")
+        ),
         _ => row.key.replace('|', "\\|"),
     };
     for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
@@ -98,14 +109,19 @@ pub fn usage(r: &UsageReport) -> String {
         );
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |{}",
             name,
             thousands(row.input_tokens),
             thousands(row.output_tokens),
             thousands(row.cache_creation_tokens),
             thousands(row.cache_read_tokens),
             thousands(row.total_tokens),
-            cost
+            cost,
+            if premium {
+                format!(" {:.2} |", row.premium_requests)
+            } else {
+                String::new()
+            }
         );
     }
     if !r.unpriced_models.is_empty() {
@@ -173,7 +189,7 @@ pub fn standup(s: &Standup) -> String {
                     .unwrap_or_else(|| "-".into()),
                 x.source,
                 trim(x.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
-                short_id(&x.id),
+                x.short_id,
                 count(x.turns, "turn", "turns")
             );
         }
@@ -226,7 +242,7 @@ pub fn standup(s: &Standup) -> String {
                 .filter(|x| x.in_progress != done)
                 .map(|x| {
                     let title = x.title.as_deref().unwrap_or("(untitled)");
-                    format!("{} (`{}`)", trim(title, 60), short_id(&x.id))
+                    format!("{} (`{}`)", trim(title, 60), x.short_id)
                 })
                 .collect()
         };
@@ -333,7 +349,7 @@ pub fn tips(t: &Tips) -> String {
             let _ = writeln!(
                 out,
                 "- `{}` {} · {} · {} · {}",
-                short_id(&s.id),
+                s.short_id,
                 trim(s.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
                 s.source,
                 count(s.turns, "turn", "turns"),
@@ -385,13 +401,7 @@ pub fn improve(r: &ImproveReport) -> String {
         );
         for e in &f.evidence {
             let turn = e.turn.map(|t| format!(", turn {t}")).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "   - `{}`{}: \"{}\"",
-                short_id(&e.session_id),
-                turn,
-                e.quote
-            );
+            let _ = writeln!(out, "   - `{}`{}: \"{}\"", e.short_id, turn, e.quote);
         }
     }
     if !r.suggestions.is_empty() {
