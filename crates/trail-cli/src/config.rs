@@ -49,6 +49,11 @@ pub fn store_path(flag: Option<&Path>, env: &Env) -> Option<PathBuf> {
     if let Some(p) = env.path("TRAIL_STORE") {
         return Some(p);
     }
+    default_store_path(env)
+}
+
+/// Returns the store path when neither `--store` nor `TRAIL_STORE` names one.
+pub fn default_store_path(env: &Env) -> Option<PathBuf> {
     let data = env
         .path("XDG_DATA_HOME")
         .or_else(|| env.home().map(|h| h.join(".local/share")))?;

@@ -66,6 +66,8 @@ enum Command {
     Import(commands::import::Args),
     /// Show the sessions that read or edited a file; with :LINE, the session behind that line
     Why(commands::why::Args),
+    /// Serve MCP on stdio so agents can search and read their history (--print-config AGENT)
+    Mcp(commands::mcp::Args),
 }
 
 /// What every command receives.
@@ -118,6 +120,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Export(a) => commands::export::run(ctx, a),
         Command::Import(a) => commands::import::run(ctx, a),
         Command::Why(a) => commands::why::run(ctx, a),
+        Command::Mcp(a) => commands::mcp::run(ctx, a),
     }
 }
 
@@ -137,6 +140,9 @@ fn init_logging(verbose: u8) {
         1 => "info",
         _ => "debug",
     };
+    // The MCP SDK logs each error response with its message at warn (and requests at debug),
+    // which would put what a model asked on stderr: only its own failures are shown.
+    let default = format!("{default},rmcp=error");
     let filter = tracing_subscriber::EnvFilter::try_from_env("TRAIL_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()

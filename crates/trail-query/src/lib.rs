@@ -26,7 +26,7 @@ pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyVerdict};
 pub use reports::{parse_group, ReportFilter, ReportKind};
 pub use resume::{reopen_command, shell_quote, Reopen};
 pub use search::SearchRequest;
-pub use sessions::{DetailRequest, ListRequest, SessionFilter, SessionPage};
+pub use sessions::{cursor_after, DetailRequest, ListRequest, SessionFilter, SessionPage};
 pub use sql::{SqlRequest, SQL_SCHEMA_SUMMARY};
 pub use time::{parse_time, Clock};
 

@@ -2,7 +2,7 @@
 //! cut to a turn range.
 
 use serde::{Deserialize, Serialize};
-use trail_store::{ContinuationLink, ListFilter, SessionDetail, SessionRow};
+use trail_store::{ContinuationLink, ListFilter, MessageRow, SessionDetail, SessionRow};
 
 use crate::time::Clock;
 use crate::{parse_source, Query, QueryError, Result};
@@ -136,22 +136,7 @@ impl Query {
     pub fn detail(&self, r: &DetailRequest) -> Result<SessionDetail> {
         let id = self.resolve_id(&r.id)?;
         let mut detail = self.store.session_detail(&id)?;
-        let turns = detail.session.turns;
-        for t in [r.from_turn, r.to_turn].into_iter().flatten() {
-            if t < 0 || t >= turns {
-                return Err(QueryError::Invalid(format!(
-                    "session {id} has {turns} turns (0 to {}); there is no turn {t}",
-                    (turns - 1).max(0)
-                )));
-            }
-        }
-        if let (Some(a), Some(b)) = (r.from_turn, r.to_turn) {
-            if a > b {
-                return Err(QueryError::Invalid(format!(
-                    "the turn range {a}..{b} is empty (the first turn comes after the last)"
-                )));
-            }
-        }
+        check_turn_range(&detail.session, r.from_turn, r.to_turn)?;
         if r.from_turn.is_some() || r.to_turn.is_some() {
             let lo = r.from_turn.unwrap_or(0);
             let hi = r.to_turn.unwrap_or(i64::MAX);
@@ -167,6 +152,22 @@ impl Query {
         Ok(self.store.continuation_links(ids)?)
     }
 
+    /// Calls `f` with the messages of `session` from `from_seq` on, in order, until it returns
+    /// false, after checking the turn range against the session (the caller filters by turn):
+    /// a frontend that pages a long session reads only what one page shows, not the whole
+    /// session as [`Query::detail`] does.
+    pub fn messages_from(
+        &self,
+        session: &SessionRow,
+        from_turn: Option<i64>,
+        to_turn: Option<i64>,
+        from_seq: i64,
+        f: impl FnMut(MessageRow) -> bool,
+    ) -> Result<()> {
+        check_turn_range(session, from_turn, to_turn)?;
+        Ok(self.store.for_each_message_from(&session.id, from_seq, f)?)
+    }
+
     /// Each id's shortest prefix that opens exactly that session (at least 8 characters after
     /// a `source:` prefix), for frontends that show ids to be typed back.
     pub fn short_ids<'a>(
@@ -180,6 +181,34 @@ impl Query {
     pub fn children(&self, id: &str) -> Result<Vec<SessionRow>> {
         Ok(self.store.subagent_sessions(id)?)
     }
+}
+
+/// Refuses a turn range outside the session's turns, or one whose first turn comes after its
+/// last.
+fn check_turn_range(session: &SessionRow, from: Option<i64>, to: Option<i64>) -> Result<()> {
+    let (id, turns) = (&session.id, session.turns);
+    for t in [from, to].into_iter().flatten() {
+        if t < 0 || t >= turns {
+            return Err(QueryError::Invalid(format!(
+                "session {id} has {turns} turns (0 to {}); there is no turn {t}",
+                (turns - 1).max(0)
+            )));
+        }
+    }
+    if let (Some(a), Some(b)) = (from, to) {
+        if a > b {
+            return Err(QueryError::Invalid(format!(
+                "the turn range {a}..{b} is empty (the first turn comes after the last)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Returns the cursor of the page that starts after `row`: a frontend that cuts a page short
+/// (the MCP server under its size cap) continues from its last row.
+pub fn cursor_after(row: &SessionRow) -> String {
+    encode_cursor(row)
 }
 
 /// A cursor is the last row's `(updated_at, id)`, hex-encoded so it is one opaque token that

@@ -272,6 +272,20 @@ pub fn standup_prompt(s: &Standup) -> String {
     )
 }
 
+/// Returns an LLM prompt holding the tips' data (the MCP server's `tips` prompt).
+pub fn tips_prompt(t: &Tips) -> String {
+    let data = serde_json::to_string_pretty(t).unwrap_or_default();
+    format!(
+        "Below are numbers on how I use my coding agents (collected by trail from my session \
+         history): sessions and turns per day, agents and models, the tools they call and how \
+         often those fail, cache hits, the longest and most expensive sessions, prompts I repeat, \
+         one-turn sessions.\n\
+         Give me at most five tips, most valuable first, each one sentence of advice followed by \
+         the numbers below that support it. Only advise what the data shows; say so when it is \
+         too thin to advise.\n\n```json\n{data}\n```\n"
+    )
+}
+
 /// Renders the tips as Markdown.
 pub fn tips(t: &Tips) -> String {
     let mut out = String::new();

@@ -503,6 +503,29 @@ impl Store {
         Ok(out)
     }
 
+    /// Calls `f` with the messages of session `id` from `from_seq` on, in order, until it
+    /// returns false. Rows are read one at a time (through the `(session_id, seq)` index), so a
+    /// frontend paging a long session reads only the page it shows.
+    pub fn for_each_message_from(
+        &self,
+        id: &str,
+        from_seq: i64,
+        mut f: impl FnMut(MessageRow) -> bool,
+    ) -> Result<()> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, role, kind, text, tool_name, tool_call_id, tool_input, tool_output, is_error,
+                    model, timestamp, is_sidechain, on_main_chain, turn_index
+             FROM messages WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq",
+        )?;
+        let mut rows = stmt.query(params![id, from_seq])?;
+        while let Some(r) = rows.next()? {
+            if !f(message_from_row(r)?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Returns a value from `store_meta`.
     pub fn meta(&self, key: &str) -> Result<Option<String>> {
         Ok(self

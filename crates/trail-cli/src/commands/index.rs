@@ -40,7 +40,7 @@ pub fn parse_source(s: &str) -> Result<SourceKind, String> {
     })
 }
 
-fn parse_root(s: &str) -> Result<(SourceKind, PathBuf), String> {
+pub fn parse_root(s: &str) -> Result<(SourceKind, PathBuf), String> {
     let (k, p) = s
         .split_once('=')
         .ok_or_else(|| format!("expected SOURCE=PATH, got {s:?}"))?;

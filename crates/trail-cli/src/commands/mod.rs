@@ -6,6 +6,7 @@ pub mod import;
 pub mod improve;
 pub mod index;
 pub mod list;
+pub mod mcp;
 pub mod resume;
 pub mod search;
 pub mod show;
