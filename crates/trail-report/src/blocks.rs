@@ -119,7 +119,7 @@ pub struct BlocksReport {
     /// The "now" active blocks and burn rates were computed against.
     pub now: String,
     pub estimate: &'static str,
-    /// Oldest first; gaps between them.
+    /// Oldest first; each gap between the two blocks it separates.
     pub blocks: Vec<Block>,
     /// Sums over every block in the report.
     pub totals: BlockSums,
@@ -371,9 +371,8 @@ fn identify(entries: &[Entry], now: DateTime<Utc>, zone: &DayZone, breakdown: bo
         }
         start_index = i;
     }
-    // ccusage lists blocks by start; a gap ending inside the next block's first hour starts
-    // after that block.
-    out.sort_by(|a, b| a.start.cmp(&b.start));
+    // A gap stays between the blocks it separates, as ccusage's `identifySessionBlocks` emits
+    // it, even when the next block's start (floored to the hour) is before the gap's start.
     out
 }
 
@@ -583,12 +582,12 @@ mod tests {
             ids,
             [
                 "2026-01-10T10:00:00.000Z",
-                "2026-01-10T15:00:00.000Z",
-                "gap-2026-01-10T15:20:00.000Z"
+                "gap-2026-01-10T15:20:00.000Z",
+                "2026-01-10T15:00:00.000Z"
             ]
         );
-        assert!(b[2].is_gap);
-        assert_eq!(b[2].end, "2026-01-10T15:21:00.000Z");
+        assert!(b[1].is_gap);
+        assert_eq!(b[1].end, "2026-01-10T15:21:00.000Z");
     }
 
     #[test]

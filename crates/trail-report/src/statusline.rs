@@ -10,7 +10,7 @@ use serde::Serialize;
 use trail_store::Store;
 
 use crate::blocks::{blocks, BlockOptions};
-use crate::markdown::usd;
+use crate::markdown::{hours_minutes, usd};
 use crate::prices::{PriceTable, Tokens};
 use crate::usage::{usage_in, GroupBy};
 use crate::zone::DayZone;
@@ -208,15 +208,6 @@ fn short_tokens(n: i64) -> String {
     };
     let text = format!("{value:.1}");
     format!("{}{unit}", text.strip_suffix(".0").unwrap_or(&text))
-}
-
-/// `2h13m`, `45m`.
-fn hours_minutes(minutes: i64) -> String {
-    if minutes >= 60 {
-        format!("{}h{:02}m", minutes / 60, minutes % 60)
-    } else {
-        format!("{minutes}m")
-    }
 }
 
 /// The status as one line of plain text (no colour):

@@ -1,7 +1,7 @@
 //! `trail usage`: tokens and cost by day, week, month, model, session, repository or source.
 
 use trail_report::markdown::{self, thousands, usage_key_label, usd};
-use trail_report::{DayZone, Filter, GroupBy, PriceTable};
+use trail_report::{DayZone, Filter, GroupBy, UsageOptions};
 
 use crate::commands::open_existing;
 use crate::error::{CliError, CliResult};
@@ -76,13 +76,35 @@ enum By {
     Session,
     Repo,
     Source,
+    /// 5-hour blocks (ccusage's rule)
+    Block,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Group rows by
+    /// Group rows by (block: 5-hour usage blocks)
     #[arg(long, value_enum, default_value_t = By::Day)]
     by: By,
+    /// Under each row, one row per model
+    #[arg(long)]
+    breakdown: bool,
+    /// Only the active 5-hour block: time left, burn rate, projection (implies --by block)
+    #[arg(long)]
+    active: bool,
+    /// Redraw the active block every --interval seconds (Ctrl-C stops); indexes before each
+    #[arg(long, conflicts_with_all = ["json", "md"])]
+    watch: bool,
+    /// Seconds between --watch refreshes
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "SECONDS",
+        requires = "watch"
+    )]
+    interval: f64,
+    /// Stop --watch after this many refreshes
+    #[arg(long, value_name = "N", requires = "watch")]
+    count: Option<u64>,
     #[command(flatten)]
     filter: FilterArgs,
     #[command(flatten)]
@@ -91,9 +113,20 @@ pub struct Args {
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let zone = args.filter.zone()?;
-    let store = open_existing(ctx)?;
-    let filter = args.filter.filter_in(chrono::Utc::now(), &zone)?;
+    let now = ctx.now()?;
+    if args.watch {
+        let filter = args.filter.filter_in(now, &zone)?;
+        let watch = crate::blocks_view::Watch {
+            interval: std::time::Duration::from_secs_f64(args.interval.clamp(0.1, 86_400.0)),
+            count: args.count,
+            breakdown: args.breakdown,
+        };
+        return crate::blocks_view::watch(ctx, &filter, &zone, &watch);
+    }
+    let filter = args.filter.filter_in(now, &zone)?;
     let by = match args.by {
+        _ if args.active => return blocks(ctx, &args, &filter, &zone, now),
+        By::Block => return blocks(ctx, &args, &filter, &zone, now),
         By::Day => GroupBy::Day,
         By::Week => GroupBy::Week,
         By::Month => GroupBy::Month,
@@ -102,7 +135,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         By::Repo => GroupBy::Repo,
         By::Source => GroupBy::Source,
     };
-    let report = trail_report::usage_in(&store, &filter, by, PriceTable::shipped(), &zone)?;
+    let store = open_existing(ctx)?;
+    let prices = ctx.config.price_table();
+    let options = UsageOptions {
+        breakdown: args.breakdown,
+    };
+    let report = trail_report::usage_with(&store, &filter, by, &prices, &zone, &options)?;
     if args.format.json {
         ctx.ui.json(&report)?;
         return Ok(0);
@@ -123,20 +161,32 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         .unwrap_or(5)
         .max(usage_key_label(&report).chars().count())
         .clamp(5, 48);
+    // Grouped by session, a row counts its subagents: SELF is the session's own cost.
+    let by_session = by == GroupBy::Session;
+    let self_header = if by_session {
+        format!("  {:>12}", "SELF")
+    } else {
+        String::new()
+    };
     let header = format!(
-        "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
+        "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}{self_header}  {:>12}",
         fit(&usage_key_label(&report), width),
         "INPUT",
         "OUTPUT",
         "CACHE WRITE",
         "CACHE READ",
         "TOTAL",
-        "COST"
+        if by_session { "WITH SUBAGENTS" } else { "COST" }
     );
     ctx.ui.line(&ctx.ui.paint(Style::Bold, &header))?;
     let line = |r: &trail_report::UsageRow, key: &str| {
+        let own = match (by_session, r.self_cost_usd) {
+            (true, Some(c)) => format!("  {:>12}", usd(c)),
+            (true, None) => format!("  {:>12}", ""),
+            _ => String::new(),
+        };
         format!(
-            "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
+            "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}{own}  {:>12}",
             fit(key, width),
             thousands(r.input_tokens),
             thousands(r.output_tokens),
@@ -153,6 +203,10 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     for r in &report.rows {
         let text = line(r, &key_text(r, by));
         ctx.ui.line(&text)?;
+        for sub in &r.breakdown {
+            let text = line(sub, &format!("  └ {}", sub.key));
+            ctx.ui.line(&ctx.ui.paint(Style::Dim, &text))?;
+        }
     }
     let total = line(&report.totals, "Total");
     ctx.ui.line(&ctx.ui.paint(Style::Bold, &total))?;
@@ -170,6 +224,39 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
                 if u.requests == 1 { "" } else { "s" },
                 thousands(u.total_tokens)
             ))?;
+        }
+    }
+    Ok(0)
+}
+
+/// `--by block` and `--active`.
+fn blocks(
+    ctx: &mut Ctx,
+    args: &Args,
+    filter: &Filter,
+    zone: &DayZone,
+    now: chrono::DateTime<chrono::Utc>,
+) -> CliResult<u8> {
+    let store = open_existing(ctx)?;
+    let prices = ctx.config.price_table();
+    let options = trail_report::BlockOptions {
+        breakdown: args.breakdown,
+        active_only: args.active,
+    };
+    let report = trail_report::blocks(&store, filter, &prices, zone, now, &options)?;
+    if args.format.json {
+        ctx.ui.json(&report)?;
+    } else if args.format.md {
+        ctx.ui.line(markdown::blocks(&report).trim_end())?;
+    } else {
+        let budget = ctx.config.config.usage.block_budget_usd;
+        let lines = if args.active {
+            crate::blocks_view::active_lines(&ctx.ui, &report, budget)
+        } else {
+            crate::blocks_view::table_lines(&ctx.ui, &report)
+        };
+        for l in lines {
+            ctx.ui.line(&l)?;
         }
     }
     Ok(0)
