@@ -73,12 +73,18 @@ pub fn status(
     now: DateTime<Utc>,
 ) -> Result<Status> {
     let now_s = trail_model::time::format_utc(now);
-    let today = zone
+    // Today: from this zone's midnight to the next one (a day of 23 or 25 hours on a clock
+    // change), whatever the logs hold after "now".
+    let day = zone
         .day_of(&now_s)
-        .and_then(|d| zone.start_of_day(&d))
-        .unwrap_or_else(|| now_s[..10].to_string() + "T00:00:00.000Z");
+        .unwrap_or_else(|| now_s[..10].to_string());
+    let next = chrono::NaiveDate::parse_from_str(&day, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.succ_opt())
+        .map(|d| d.format("%Y-%m-%d").to_string());
     let day = Filter {
-        since: Some(today),
+        since: zone.start_of_day(&day),
+        until: next.and_then(|n| zone.start_of_day(&n)),
         ..Filter::default()
     };
     let today_cost_usd = usage_in(store, &day, GroupBy::Day, prices, zone)?

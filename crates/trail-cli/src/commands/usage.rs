@@ -114,8 +114,8 @@ pub struct Args {
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let zone = args.filter.zone()?;
     let now = ctx.now()?;
+    let filter = args.filter.filter_in(now, &zone)?;
     if args.watch {
-        let filter = args.filter.filter_in(now, &zone)?;
         let watch = crate::blocks_view::Watch {
             interval: std::time::Duration::from_secs_f64(args.interval.clamp(0.1, 86_400.0)),
             count: args.count,
@@ -123,7 +123,6 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         };
         return crate::blocks_view::watch(ctx, &filter, &zone, &watch);
     }
-    let filter = args.filter.filter_in(now, &zone)?;
     let by = match args.by {
         _ if args.active => return blocks(ctx, &args, &filter, &zone, now),
         By::Block => return blocks(ctx, &args, &filter, &zone, now),
