@@ -215,6 +215,10 @@ fn last_pause_end(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<
     while let Some(r) = rows.next()? {
         let ts: String = r.get(0)?;
         let Some(at) = parse(&ts) else { continue };
+        if later.is_none() && now - at >= Duration::hours(BLOCK_HOURS) {
+            // The last request is 5 hours old: nothing is active, and only it need be read.
+            return Ok(Some(ts));
+        }
         if let Some((later_ts, later_at)) = &later {
             if *later_at - at > Duration::hours(BLOCK_HOURS) {
                 return Ok(Some(later_ts.clone()));
