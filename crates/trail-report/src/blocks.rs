@@ -166,12 +166,33 @@ pub fn blocks(
 ) -> Result<BlocksReport> {
     let mut range = filter.clone();
     if options.active_only {
-        // The active block began after the last pause of more than 5 hours: reading from there
-        // gives the same blocks as reading everything.
-        range.since = match (range.since.take(), last_pause_end(store, filter, now)?) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        // Only the active block's requests are read: from its first request to now.
+        match active_block_start(store, filter, now)? {
+            Some(first) => {
+                range.since = Some(match range.since.take() {
+                    Some(s) => s.max(first),
+                    None => first,
+                });
+                let until = trail_model::time::format_utc(now + Duration::milliseconds(1));
+                range.until = Some(match range.until.take() {
+                    Some(u) => u.min(until),
+                    None => until,
+                });
+            }
+            None => {
+                return Ok(BlocksReport {
+                    filter: filter.clone(),
+                    time_zone: zone.name().to_string(),
+                    block_hours: BLOCK_HOURS,
+                    now: trail_model::time::format_utc(now),
+                    estimate: ESTIMATE_NOTE,
+                    blocks: Vec::new(),
+                    totals: BlockSums::default(),
+                    unpriced_models: Vec::new(),
+                    prices: Vec::new(),
+                })
+            }
+        }
     }
     let mut pricing = Pricing::new(prices);
     let entries = load_entries(store, &range, &mut pricing)?;
@@ -196,37 +217,65 @@ pub fn blocks(
     })
 }
 
-/// The timestamp of the first request after the last pause of more than 5 hours before `now`
-/// (None when there was no pause: everything counts). Walks the timestamp index backwards, so
-/// it reads only the requests since that pause.
-fn last_pause_end(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Option<String>> {
+/// The timestamp of the active block's first request, or None when no block is active at `now`.
+///
+/// Blocks chain: where one starts depends on where the one before ended, back to the last
+/// pause of more than 5 hours. So this walks the counted requests' timestamps back from `now`
+/// to that pause (through a partial index holding just those timestamps; store migration 6),
+/// then follows ccusage's rule forward over the timestamps alone. Only the active block's
+/// requests are then read in full.
+fn active_block_start(
+    store: &Store,
+    filter: &Filter,
+    now: DateTime<Utc>,
+) -> Result<Option<String>> {
+    let length = Duration::hours(BLOCK_HOURS);
     let until = trail_model::time::format_utc(now + Duration::milliseconds(1));
+    let filtered = filter.source.is_some() || filter.repo.is_some();
     let w = Where::sessions(filter)
-        .range("u.timestamp", None, Some(&until))
+        .range("u.timestamp", filter.since.as_deref(), Some(&until))
         .and("u.counted = 1");
-    let sql = format!(
-        "SELECT u.timestamp FROM usage u JOIN sessions s ON s.id = u.session_id
-         WHERE {} ORDER BY u.timestamp DESC",
-        w.sql
-    );
+    let sql = if filtered {
+        format!(
+            "SELECT u.timestamp FROM usage u JOIN sessions s ON s.id = u.session_id
+             WHERE {} ORDER BY u.timestamp DESC",
+            w.sql
+        )
+    } else {
+        // No join: the walk reads the partial index alone.
+        format!(
+            "SELECT u.timestamp FROM usage u WHERE {} ORDER BY u.timestamp DESC",
+            w.sql
+        )
+    };
     let mut stmt = store.connection().prepare(&sql)?;
     let mut rows = stmt.query(w.params())?;
-    let mut later: Option<(String, DateTime<Utc>)> = None;
+    // Newest first, back to the first request after the last long pause.
+    let mut walked: Vec<(DateTime<Utc>, String)> = Vec::new();
     while let Some(r) = rows.next()? {
         let ts: String = r.get(0)?;
         let Some(at) = parse(&ts) else { continue };
-        if later.is_none() && now - at >= Duration::hours(BLOCK_HOURS) {
-            // The last request is 5 hours old: nothing is active, and only it need be read.
-            return Ok(Some(ts));
+        match walked.last() {
+            // The last request is 5 hours old: nothing is active.
+            None if now - at >= length => return Ok(None),
+            Some((later, _)) if *later - at > length => break,
+            _ => walked.push((at, ts)),
         }
-        if let Some((later_ts, later_at)) = &later {
-            if *later_at - at > Duration::hours(BLOCK_HOURS) {
-                return Ok(Some(later_ts.clone()));
-            }
-        }
-        later = Some((ts, at));
     }
-    Ok(None)
+    walked.reverse();
+    let Some((first_at, first_ts)) = walked.first().cloned() else {
+        return Ok(None);
+    };
+    let (mut start, mut start_ts, mut previous) = (floor_to_hour(first_at), first_ts, first_at);
+    for (at, ts) in walked.into_iter().skip(1) {
+        if at - start > length || at - previous > length {
+            start = floor_to_hour(at);
+            start_ts = ts;
+        }
+        previous = at;
+    }
+    // The block of the last request is active if now is still inside it.
+    Ok((now < start + length).then_some(start_ts))
 }
 
 fn parse(ts: &str) -> Option<DateTime<Utc>> {

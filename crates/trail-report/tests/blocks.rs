@@ -465,3 +465,37 @@ fn shared_corpus_blocks_equal_ccusage_blocks() {
         .collect();
     assert_eq!(gaps, CCUSAGE_GAPS);
 }
+
+#[test]
+fn the_active_block_after_a_day_without_a_long_pause_is_the_full_reports() {
+    // A request every 100 minutes for a day and a half: blocks chain with no gap, so where the
+    // active block starts depends on every block before it.
+    let times: Vec<String> = (0..22)
+        .map(|i| {
+            let at = at("2026-01-10T00:40:00Z") + chrono::Duration::minutes(100 * i);
+            at.format("%Y-%m-%dT%H:%M:%S.000Z").to_string()
+        })
+        .collect();
+    let refs: Vec<&str> = times.iter().map(String::as_str).collect();
+    let dir = tempfile::tempdir().unwrap();
+    session_file(
+        &dir.path().join("p"),
+        "abababab-0000-4000-8000-000000000007",
+        &refs,
+    );
+    let store = store_of(dir.path());
+    let now = "2026-01-11T12:00:00Z";
+    let all = report(&store, "UTC", now, &BlockOptions::default());
+    assert!(all.blocks.iter().all(|b| !b.is_gap));
+    assert!(all.blocks.len() > 5);
+    let active_only = BlockOptions {
+        active_only: true,
+        ..BlockOptions::default()
+    };
+    let active = report(&store, "UTC", now, &active_only);
+    assert_eq!(active.blocks.len(), 1);
+    assert_eq!(Some(&active.blocks[0]), all.active());
+    // Blocks started at 00:00, 05:00, 10:00, 15:00, 20:00, 01:00 and 06:00: the request at
+    // 11:40 is more than 5 hours after 06:00, so it starts the active block at 11:00.
+    assert_eq!(active.blocks[0].start, "2026-01-11T11:00:00.000Z");
+}

@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_reports.sql"),
     include_str!("../migrations/0004_file_state.sql"),
     include_str!("../migrations/0005_turn_rebuild_index.sql"),
+    include_str!("../migrations/0006_usage_counted_time.sql"),
 ];
 
 /// The schema version this build writes.
