@@ -250,38 +250,63 @@ fn active_block_start(
     };
     let mut stmt = store.connection().prepare(&sql)?;
     let mut rows = stmt.query(w.params())?;
-    // Newest first, back to the first request after the last long pause.
-    let mut walked: Vec<(DateTime<Utc>, String)> = Vec::new();
+    // Newest first, back to the first request after the last long pause. Read without
+    // copying: tens of thousands of rows on a busy history.
+    let mut walked: Vec<DateTime<Utc>> = Vec::new();
     while let Some(r) = rows.next()? {
-        let ts: String = r.get(0)?;
-        let Some(at) = parse(&ts) else { continue };
+        let Some(at) = r.get_ref(0)?.as_str().ok().and_then(parse) else {
+            continue;
+        };
         match walked.last() {
             // The last request is 5 hours old: nothing is active.
             None if now - at >= length => return Ok(None),
-            Some((later, _)) if *later - at > length => break,
-            _ => walked.push((at, ts)),
+            Some(later) if *later - at > length => break,
+            _ => walked.push(at),
         }
     }
     walked.reverse();
-    let Some((first_at, first_ts)) = walked.first().cloned() else {
+    let Some(&first) = walked.first() else {
         return Ok(None);
     };
-    let (mut start, mut start_ts, mut previous) = (floor_to_hour(first_at), first_ts, first_at);
-    for (at, ts) in walked.into_iter().skip(1) {
+    let (mut start, mut block_first, mut previous) = (floor_to_hour(first), first, first);
+    for &at in &walked[1..] {
         if at - start > length || at - previous > length {
             start = floor_to_hour(at);
-            start_ts = ts;
+            block_first = at;
         }
         previous = at;
     }
     // The block of the last request is active if now is still inside it.
-    Ok((now < start + length).then_some(start_ts))
+    Ok((now < start + length).then(|| trail_model::time::format_utc(block_first)))
 }
 
+/// Reads a stored timestamp. The store's own form (`2026-01-10T10:20:00.000Z`, what
+/// `trail_model::time::format_utc` writes) is read digit by digit, because the status line walks
+/// thousands of them per run; anything else goes through the RFC 3339 parser.
 fn parse(ts: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(ts)
-        .ok()
-        .map(|d| d.with_timezone(&Utc))
+    parse_store_form(ts).or_else(|| {
+        DateTime::parse_from_rfc3339(ts)
+            .ok()
+            .map(|d| d.with_timezone(&Utc))
+    })
+}
+
+fn parse_store_form(ts: &str) -> Option<DateTime<Utc>> {
+    let b = ts.as_bytes();
+    if b.len() != 24 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
+        return None;
+    }
+    if b[16] != b':' || b[19] != b'.' || b[23] != b'Z' {
+        return None;
+    }
+    let num = |from: usize, to: usize| -> Option<u32> {
+        b[from..to].iter().try_fold(0u32, |n, c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    let date = chrono::NaiveDate::from_ymd_opt(num(0, 4)? as i32, num(5, 7)?, num(8, 10)?)?;
+    let time = date.and_hms_milli_opt(num(11, 13)?, num(14, 16)?, num(17, 19)?, num(20, 23)?)?;
+    Some(time.and_utc())
 }
 
 /// Prices requests one by one, remembering which prices it used and which models it could not.
@@ -641,6 +666,32 @@ mod tests {
         );
         assert!(b[1].is_gap);
         assert_eq!(b[1].end, "2026-01-10T15:21:00.000Z");
+    }
+
+    #[test]
+    fn store_timestamps_are_read_like_rfc_3339() {
+        for ts in ["2026-01-10T10:20:00.000Z", "2024-02-29T23:59:59.999Z"] {
+            assert_eq!(
+                parse_store_form(ts),
+                Some(
+                    DateTime::parse_from_rfc3339(ts)
+                        .unwrap()
+                        .with_timezone(&Utc)
+                )
+            );
+        }
+        for other in [
+            "2026-01-10T10:20:00Z",
+            "2026-01-10T10:20:00.000+01:00",
+            "2026-02-30T00:00:00.000Z",
+            "2026-01-10T1x:20:00.000Z",
+        ] {
+            assert_eq!(parse_store_form(other), None, "{other}");
+        }
+        assert_eq!(
+            parse("2026-01-10T11:20:00+01:00"),
+            Some(at("2026-01-10T10:20:00Z"))
+        );
     }
 
     #[test]
