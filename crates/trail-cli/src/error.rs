@@ -52,6 +52,17 @@ impl CliError {
 impl<E: Into<anyhow::Error>> From<E> for CliError {
     fn from(e: E) -> Self {
         let error: anyhow::Error = e.into();
+        if let Some(q) = error.downcast_ref::<trail_query::QueryError>() {
+            return CliError {
+                kind: if q.is_caller_error() {
+                    ErrorKind::Usage
+                } else {
+                    ErrorKind::Runtime
+                },
+                hints: q.hint().map(str::to_string).into_iter().collect(),
+                error,
+            };
+        }
         let kind = match error.downcast_ref::<trail_store::StoreError>() {
             Some(
                 trail_store::StoreError::NotFound(_)

@@ -7,7 +7,6 @@ mod commands;
 mod config;
 mod error;
 mod output;
-mod util;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -71,6 +70,8 @@ enum Command {
     Export(commands::export::Args),
     /// Store named files: VS Code "Export Chat" files or any session file trail reads
     Import(commands::import::Args),
+    /// Show the sessions that read or edited a file; with :LINE, the session behind that line
+    Why(commands::why::Args),
 }
 
 /// What every command receives.
@@ -143,13 +144,16 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Improve(a) => commands::improve::run(ctx, a),
         Command::Export(a) => commands::export::run(ctx, a),
         Command::Import(a) => commands::import::run(ctx, a),
+        Command::Why(a) => commands::why::run(ctx, a),
     }
 }
 
 fn report(e: CliError) -> ExitCode {
-    eprintln!("error: {:#}", e.error);
+    // Errors quote paths, ids and queries the user or a transcript supplied: show them inert.
+    let safe = trail_render::terminal_safe;
+    eprintln!("error: {}", safe(&format!("{:#}", e.error)));
     for h in &e.hints {
-        eprintln!("hint: {h}");
+        eprintln!("hint: {}", safe(h));
     }
     ExitCode::from(e.exit_code() as u8)
 }
@@ -164,7 +168,10 @@ fn init_logging(verbose: u8) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        // Log fields carry file paths, which can hold any byte: lines go out terminal-safe,
+        // so tracing's own colours are off (they would show as symbols).
+        .with_writer(|| trail_render::TerminalSafeWriter::new(std::io::stderr()))
+        .with_ansi(false)
         .without_time()
         .try_init();
 }

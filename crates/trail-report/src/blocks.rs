@@ -221,7 +221,7 @@ pub fn blocks(
 ///
 /// Blocks chain: where one starts depends on where the one before ended, back to the last
 /// pause of more than 5 hours. So this walks the counted requests' timestamps back from `now`
-/// to that pause (through a partial index holding just those timestamps; store migration 6),
+/// to that pause (through a partial index holding just those timestamps; store migration 9),
 /// then follows ccusage's rule forward over the timestamps alone. Only the active block's
 /// requests are then read in full.
 fn active_block_start(

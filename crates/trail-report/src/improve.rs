@@ -51,6 +51,10 @@ pub enum FindingKind {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Evidence {
     pub session_id: String,
+    /// The shortest prefix of `session_id` that opens it in `trail show` (issue 15); for
+    /// display only.
+    #[serde(skip)]
+    pub short_id: String,
     pub turn: Option<i64>,
     pub timestamp: Option<String>,
     pub quote: String,
@@ -312,7 +316,10 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
             Some("Keep sessions to one task; point the agent at the few files that matter instead of letting it read whole folders, and keep this file short.".into()),
         ));
     }
-    let rewinds = msg_hits("m.kind = 'prompt' AND m.on_main_chain = 0 AND m.is_sidechain = 0")?;
+    let rewinds = msg_hits(&format!(
+        "m.kind = 'prompt' AND m.on_main_chain = 0 AND m.is_sidechain = 0 AND {}",
+        crate::query::PERSON_PROMPT
+    ))?;
     if !rewinds.is_empty() {
         findings.push(finding(
             FindingKind::Rewinds,
@@ -323,10 +330,13 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
     }
 
     // Prompts that correct the agent.
-    let corrections: Vec<Hit> = msg_hits("m.kind = 'prompt' AND m.role = 'user'")?
-        .into_iter()
-        .filter(|h| is_correction(&h.text))
-        .collect();
+    let corrections: Vec<Hit> = msg_hits(&format!(
+        "m.kind = 'prompt' AND m.role = 'user' AND {}",
+        crate::query::PERSON_PROMPT
+    ))?
+    .into_iter()
+    .filter(|h| is_correction(&h.text))
+    .collect();
     if !corrections.is_empty() {
         findings.push(finding(
             FindingKind::Corrections,
@@ -351,6 +361,9 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
             }
         }
     }
+    for e in findings.iter_mut().flat_map(|f| f.evidence.iter_mut()) {
+        e.short_id = store.short_id(&e.session_id)?;
+    }
     Ok(ImproveReport {
         filter: filter.clone(),
         sessions,
@@ -371,6 +384,7 @@ fn finding(kind: FindingKind, title: String, hits: &[Hit], suggestion: Option<St
             .take(EVIDENCE)
             .map(|h| Evidence {
                 session_id: h.session_id.clone(),
+                short_id: h.session_id.clone(),
                 turn: h.turn,
                 timestamp: h.timestamp.clone(),
                 quote: trim(&h.text, QUOTE_CHARS),

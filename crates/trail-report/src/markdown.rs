@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use crate::blocks::{BlockSums, BlocksReport};
 use crate::improve::ImproveReport;
 use crate::standup::Standup;
-use crate::text::{count, minute, short_id, trim};
+use crate::text::{count, minute, trim};
 
 /// Characters kept of a session title.
 const TITLE_CHARS: usize = 80;
@@ -71,23 +71,37 @@ pub fn usage(r: &UsageReport) -> String {
         let _ = writeln!(out, "_no usage in this range_");
         return out;
     }
+    // Copilot premium requests are their own unit, never dollars: their own column.
+    let premium = r.totals.premium_requests > 0.0;
+    let (premium_head, premium_rule) = if premium {
+        (" Premium requests |", "---:|")
+    } else {
+        ("", "")
+    };
     if r.group_by == GroupBy::Session {
         let _ = writeln!(
             out,
-            "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost (self) | Cost (with subagents) |",
+            "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost (self) | Cost (with subagents) |{premium_head}",
             usage_key_label(r)
         );
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            out,
+            "|---|---:|---:|---:|---:|---:|---:|---:|{premium_rule}"
+        );
     } else {
         let _ = writeln!(
             out,
-            "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |",
+            "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |{premium_head}",
             usage_key_label(r)
         );
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|{premium_rule}");
     }
     let key = |row: &crate::usage::UsageRow| match (&row.label, r.group_by) {
-        (Some(l), GroupBy::Session) => format!("{} {}", short_id(&row.key), l.replace('|', "\\|")),
+        (Some(l), GroupBy::Session) => format!(
+            "{} {}",
+            row.short_key.as_deref().unwrap_or(&row.key),
+            l.replace('|', "\\|")
+        ),
         _ => row.key.replace('|', "\\|"),
     };
     let by_session = r.group_by == GroupBy::Session;
@@ -105,7 +119,7 @@ pub fn usage(r: &UsageReport) -> String {
     let line = |out: &mut String, name: String, row: &crate::usage::UsageRow, own: &str| {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {}{} |",
+            "| {} | {} | {} | {} | {} | {} | {}{} |{}",
             name,
             thousands(row.input_tokens),
             thousands(row.output_tokens),
@@ -113,7 +127,12 @@ pub fn usage(r: &UsageReport) -> String {
             thousands(row.cache_read_tokens),
             thousands(row.total_tokens),
             own,
-            cost_of(row)
+            cost_of(row),
+            if premium {
+                format!(" {:.2} |", row.premium_requests)
+            } else {
+                String::new()
+            }
         );
     };
     for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
@@ -320,7 +339,7 @@ pub fn standup(s: &Standup) -> String {
                     .unwrap_or_else(|| "-".into()),
                 x.source,
                 trim(x.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
-                short_id(&x.id),
+                x.short_id,
                 count(x.turns, "turn", "turns")
             );
         }
@@ -373,7 +392,7 @@ pub fn standup(s: &Standup) -> String {
                 .filter(|x| x.in_progress != done)
                 .map(|x| {
                     let title = x.title.as_deref().unwrap_or("(untitled)");
-                    format!("{} (`{}`)", trim(title, 60), short_id(&x.id))
+                    format!("{} (`{}`)", trim(title, 60), x.short_id)
                 })
                 .collect()
         };
@@ -466,7 +485,7 @@ pub fn tips(t: &Tips) -> String {
             let _ = writeln!(
                 out,
                 "- `{}` {} · {} · {} · {}",
-                short_id(&s.id),
+                s.short_id,
                 trim(s.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
                 s.source,
                 count(s.turns, "turn", "turns"),
@@ -518,13 +537,7 @@ pub fn improve(r: &ImproveReport) -> String {
         );
         for e in &f.evidence {
             let turn = e.turn.map(|t| format!(", turn {t}")).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "   - `{}`{}: \"{}\"",
-                short_id(&e.session_id),
-                turn,
-                e.quote
-            );
+            let _ = writeln!(out, "   - `{}`{}: \"{}\"", e.short_id, turn, e.quote);
         }
     }
     if !r.suggestions.is_empty() {

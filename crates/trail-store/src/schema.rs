@@ -14,7 +14,10 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_reports.sql"),
     include_str!("../migrations/0004_file_state.sql"),
     include_str!("../migrations/0005_turn_rebuild_index.sql"),
-    include_str!("../migrations/0006_usage_counted_time.sql"),
+    include_str!("../migrations/0006_store_meta.sql"),
+    include_str!("../migrations/0007_parser_versions.sql"),
+    include_str!("../migrations/0008_index_without_escapes.sql"),
+    include_str!("../migrations/0009_usage_counted_time.sql"),
 ];
 
 /// The schema version this build writes.

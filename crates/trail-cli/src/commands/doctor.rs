@@ -3,7 +3,7 @@
 use serde::Serialize;
 use trail_sources::registry;
 
-use crate::commands::open_existing;
+use crate::commands::open_query;
 use crate::error::CliResult;
 use crate::output::Style;
 use crate::{config, Ctx};
@@ -47,7 +47,8 @@ struct Report {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
+    let query = open_query(ctx)?;
+    let store = query.store();
     let roots = config::source_roots(&ctx.env, ctx.home.as_deref(), &[]);
     let stats = store.source_stats()?;
     let mut sources = Vec::new();

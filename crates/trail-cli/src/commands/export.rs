@@ -5,13 +5,11 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use trail_query::{Clock, ListRequest, Query, SessionFilter, SessionRow};
 use trail_render::{ExportOptions, Exporter, Format, Redactor};
-use trail_report::DayZone;
-use trail_store::{ListFilter, SessionRow};
 
-use crate::commands::open_existing;
+use crate::commands::open_query;
 use crate::error::{CliError, CliResult};
-use crate::util::time_arg;
 use crate::Ctx;
 
 /// Output buffer per file: large writes keep the export I/O-light.
@@ -83,8 +81,9 @@ pub struct Args {
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let redactor = build_redactor(&args)?;
-    let store = open_existing(ctx)?;
-    let sessions = select(&store, &args)?;
+    let query = open_query(ctx)?;
+    let sessions = select(&query, &args)?;
+    let store = query.store();
     let format = Format::from(args.format);
     let to_stdout = args.out.as_os_str() == "-";
     if to_stdout && sessions.len() > 1 && matches!(format, Format::Html | Format::Vscode) {
@@ -100,7 +99,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         return Ok(0);
     }
     let mut exporter = Exporter::new(
-        &store,
+        store,
         &redactor,
         ExportOptions {
             thinking: args.thinking,
@@ -188,27 +187,31 @@ fn build_redactor(args: &Args) -> CliResult<Redactor> {
     Redactor::new(&patterns).map_err(CliError::usage)
 }
 
-fn select(store: &trail_store::Store, args: &Args) -> CliResult<Vec<SessionRow>> {
+fn select(query: &Query, args: &Args) -> CliResult<Vec<SessionRow>> {
     if !args.all {
         let mut out: Vec<SessionRow> = Vec::new();
         for id in &args.ids {
-            let id = store.resolve_session_id(id)?;
-            if !out.iter().any(|s| s.id == id) {
-                out.push(store.session(&id)?);
+            let row = query.session(id)?;
+            if !out.iter().any(|s| s.id == row.id) {
+                out.push(row);
             }
         }
         return Ok(out);
     }
-    let now = chrono::Utc::now();
-    let time = |s: &Option<String>| time_arg(s, now, &DayZone::utc());
-    Ok(store.list_sessions(&ListFilter {
-        source: args.source.map(|s| s.as_str().to_string()),
-        repo: args.repo.clone(),
-        since: time(&args.since)?,
-        until: time(&args.until)?,
-        limit: None,
-        include_subagents: false,
-    })?)
+    let page = query.list(
+        &ListRequest {
+            filter: SessionFilter {
+                source: args.source.map(|s| s.as_str().to_string()),
+                repo: args.repo.clone(),
+                since: args.since.clone(),
+                until: args.until.clone(),
+                ..SessionFilter::default()
+            },
+            ..ListRequest::default()
+        },
+        &Clock::utc_now(),
+    )?;
+    Ok(page.sessions)
 }
 
 /// Writes one file through a buffer; returns the bytes written.

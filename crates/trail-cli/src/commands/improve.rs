@@ -2,7 +2,9 @@
 
 use trail_report::markdown;
 
-use crate::commands::open_existing;
+use trail_query::Clock;
+
+use crate::commands::open_query;
 use crate::commands::usage::{FilterArgs, FormatArgs};
 use crate::error::CliResult;
 use crate::Ctx;
@@ -19,9 +21,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
-    let filter = args.filter.filter(chrono::Utc::now())?;
-    let report = trail_report::improve(&store, &filter)?;
+    let query = open_query(ctx)?;
+    let report = query.improve(&args.filter.report_filter(), &Clock::utc_now())?;
     if args.format.json {
         ctx.ui.json(&report)?;
     } else if args.prompt {

@@ -1,12 +1,10 @@
 //! `trail list`: recent sessions.
 
-use trail_report::DayZone;
-use trail_store::ListFilter;
+use trail_query::{Clock, ListRequest, SessionFilter};
 
-use crate::commands::open_existing;
+use crate::commands::open_query;
 use crate::error::CliResult;
 use crate::output::{self, fit, Style};
-use crate::util::time_arg;
 use crate::Ctx;
 
 #[derive(Debug, clap::Args)]
@@ -35,18 +33,23 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
-    let now = chrono::Utc::now();
-    let since = time_arg(&args.since, now, &DayZone::utc())?;
-    let until = time_arg(&args.until, now, &DayZone::utc())?;
-    let rows = store.list_sessions(&ListFilter {
-        source: args.source.map(|s| s.as_str().to_string()),
-        repo: args.repo.clone(),
-        since,
-        until,
-        limit: Some(args.limit),
-        include_subagents: args.all,
-    })?;
+    let query = open_query(ctx)?;
+    let page = query.list(
+        &ListRequest {
+            filter: SessionFilter {
+                source: args.source.map(|s| s.as_str().to_string()),
+                repo: args.repo.clone(),
+                since: args.since.clone(),
+                until: args.until.clone(),
+                ..SessionFilter::default()
+            },
+            include_subagents: args.all,
+            limit: args.limit,
+            cursor: None,
+        },
+        &Clock::utc_now(),
+    )?;
+    let rows = page.sessions;
     if args.json {
         ctx.ui.json(&rows)?;
         return Ok(0);
@@ -55,13 +58,16 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         ctx.ui.status("No sessions match.");
         return Ok(0);
     }
+    // Each id as its shortest prefix that opens exactly that session (issue 15).
+    let short = query.short_ids(rows.iter().map(|r| r.id.as_str()))?;
+    let id_width = short.values().map(|s| s.chars().count()).max().unwrap_or(8);
     let header = format!(
         "{}  {}  {}  {}  {}  {:>5}  {:>7}  {}",
         fit("WHEN", 16),
         fit("SOURCE", 14),
         fit("REPO / FOLDER", 28),
         fit("BRANCH", 14),
-        fit("ID", 10),
+        fit("ID", id_width),
         "TURNS",
         "TOKENS",
         "TITLE"
@@ -73,7 +79,6 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             .clone()
             .or_else(|| r.cwd.clone())
             .unwrap_or_else(|| "-".into());
-        let short_id: String = r.id.chars().take(10).collect();
         let title = output::one_line(r.title.as_deref().unwrap_or("(untitled)"));
         let missing = if r.source_missing { " [file gone]" } else { "" };
         let line = format!(
@@ -84,7 +89,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             fit(&place, 28),
             ctx.ui
                 .paint(Style::Magenta, &fit(r.branch.as_deref().unwrap_or("-"), 14)),
-            ctx.ui.paint(Style::Yellow, &fit(&short_id, 10)),
+            ctx.ui.paint(Style::Yellow, &fit(&short[&r.id], id_width)),
             r.turns,
             output::tokens(r.total_tokens()),
             fit(&title, 70).trim_end(),

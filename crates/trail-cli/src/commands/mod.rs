@@ -14,20 +14,15 @@ pub mod standup;
 pub mod statusline;
 pub mod tips;
 pub mod usage;
+pub mod why;
 
-use trail_store::Store;
+use trail_query::Query;
 
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use crate::Ctx;
 
-/// Opens the store for reading, with a helpful error when nothing was indexed yet.
-pub fn open_existing(ctx: &Ctx) -> CliResult<Store> {
-    if !ctx.store_path.exists() {
-        return Err(CliError::usage(format!(
-            "no store at {} yet",
-            ctx.store_path.display()
-        ))
-        .with_hint("run `trail index` first (or `trail index --home examples/home` to try the samples)"));
-    }
-    Ok(Store::open(&ctx.store_path)?)
+/// Opens the store for reading through the query layer; a store not indexed yet is a usage
+/// error that says how to make one.
+pub fn open_query(ctx: &Ctx) -> CliResult<Query> {
+    Ok(Query::open(&ctx.store_path)?)
 }

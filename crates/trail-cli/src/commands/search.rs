@@ -2,13 +2,13 @@
 //! one hit per turn, each with the command that opens it.
 
 use serde::Serialize;
-use trail_report::DayZone;
-use trail_store::{SearchHit, SearchOptions, SearchSort, HIT_END, HIT_START};
+use trail_query::{
+    shell_quote, Clock, SearchHit, SearchRequest, SessionFilter, HIT_END, HIT_START,
+};
 
-use crate::commands::open_existing;
+use crate::commands::open_query;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Style};
-use crate::util::{shell_quote, time_arg};
 use crate::Ctx;
 
 /// Characters of a snippet shown on a terminal line.
@@ -97,22 +97,19 @@ struct JsonHit<'a> {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
+    let query_store = open_query(ctx)?;
     let query = args.query.join(" ");
-    let now = chrono::Utc::now();
-    let time = |s: &Option<String>| time_arg(s, now, &DayZone::utc());
-    let session = match &args.session {
-        Some(s) => Some(store.resolve_session_id(s)?),
-        None => None,
-    };
-    let options = SearchOptions {
+    let request = SearchRequest {
         query: query.clone(),
-        source: args.source.map(|s| s.as_str().to_string()),
-        repo: args.repo.clone(),
-        cwd: args.cwd.clone(),
-        branch: args.branch.clone(),
-        since: time(&args.since)?,
-        until: time(&args.until)?,
+        filter: SessionFilter {
+            source: args.source.map(|s| s.as_str().to_string()),
+            repo: args.repo.clone(),
+            cwd: args.cwd.clone(),
+            branch: args.branch.clone(),
+            model: args.model.clone(),
+            since: args.since.clone(),
+            until: args.until.clone(),
+        },
         role: args.role.map(|r| {
             match r {
                 RoleArg::User => "user",
@@ -121,19 +118,21 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             }
             .to_string()
         }),
-        model: args.model.clone(),
-        session,
-        sort: match args.sort {
-            SortArg::Relevance => SearchSort::Relevance,
-            SortArg::Recent => SearchSort::Recent,
-        },
+        session: args.session.clone(),
+        recent: args.sort == SortArg::Recent,
         limit: args.limit,
+        ..SearchRequest::default()
     };
-    let results = store.search(&options).map_err(|e| match e {
-        trail_store::StoreError::InvalidQuery(m) => CliError::usage(format!("cannot search for {query:?}: {m}"))
-            .with_hint("plain words must all match; use \"a phrase\", prefix*, OR, NOT (for example: timeout OR deadline NOT test)"),
-        e => e.into(),
-    })?;
+    let results = query_store
+        .search(&request, &Clock::utc_now())
+        .map_err(|e| match e {
+            trail_query::QueryError::Store(trail_store::StoreError::InvalidQuery(m)) => {
+                CliError::usage(format!("cannot search for {query:?}: {m}")).with_hint(
+                    "plain words must all match; use \"a phrase\", prefix*, OR, NOT (for example: timeout OR deadline NOT test)",
+                )
+            }
+            e => e.into(),
+        })?;
     if args.json || args.jsonl {
         let hits: Vec<JsonHit> = results.hits.iter().map(|h| json_hit(h, &query)).collect();
         if args.json {
@@ -149,11 +148,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         ctx.ui.status(&format!("No matches for {query:?}."));
         return Ok(1);
     }
+    let short = query_store.short_ids(results.hits.iter().map(|h| h.session_id.as_str()))?;
     for (i, h) in results.hits.iter().enumerate() {
         if i > 0 {
             ctx.ui.line("")?;
         }
-        print_hit(ctx, h, &query)?;
+        print_hit(ctx, h, &query, &short[&h.session_id])?;
     }
     if results.capped {
         ctx.ui.status(&format!(
@@ -164,7 +164,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     Ok(0)
 }
 
-fn print_hit(ctx: &mut Ctx, h: &SearchHit, query: &str) -> CliResult {
+fn print_hit(ctx: &mut Ctx, h: &SearchHit, query: &str, short_id: &str) -> CliResult {
     let ui = &mut ctx.ui;
     let title = output::one_line(h.title.as_deref().unwrap_or("(untitled)"));
     let mut facts = vec![h.source.clone(), output::when(h.timestamp.as_deref())];
@@ -186,15 +186,13 @@ fn print_hit(ctx: &mut Ctx, h: &SearchHit, query: &str) -> CliResult {
     ))?;
     let snippet = output::one_line(&h.snippet);
     let snippet = cut_chars(&snippet, SNIPPET_CHARS);
-    let rendered = if ui.color {
-        snippet
-            .replace(HIT_START, "\x1b[1;33m")
-            .replace(HIT_END, "\x1b[0m")
-    } else {
-        mark_plain(&snippet)
-    };
+    let (open, close) = ui.marks(Style::Hit, ("**", "**"));
+    let rendered = snippet.replace(HIT_START, open).replace(HIT_END, close);
     ui.line(&format!("  {rendered}"))?;
-    ui.line(&ui.paint(Style::Cyan, &format!("  {}", open_command(h, query))))?;
+    ui.line(&ui.paint(
+        Style::Cyan,
+        &format!("  {}", open_command(short_id, h.turn, query)),
+    ))?;
     Ok(())
 }
 
@@ -229,7 +227,7 @@ fn json_hit<'a>(h: &'a SearchHit, query: &str) -> JsonHit<'a> {
         field: &h.field,
         snippet: mark_plain(&h.snippet),
         score: h.score,
-        open: open_command(h, query),
+        open: open_command(&h.session_id, h.turn, query),
     }
 }
 
@@ -238,10 +236,11 @@ fn mark_plain(s: &str) -> String {
     s.replace([HIT_START, HIT_END], "**")
 }
 
-/// Returns the command that opens a hit: its turn, with the query's words marked.
-fn open_command(h: &SearchHit, query: &str) -> String {
-    let mut cmd = format!("trail show {}", h.session_id);
-    if let Some(t) = h.turn {
+/// Returns the command that opens a hit (session `id`, whole or a unique prefix): its turn,
+/// with the query's words marked.
+fn open_command(id: &str, turn: Option<i64>, query: &str) -> String {
+    let mut cmd = format!("trail show {}", shell_quote(id));
+    if let Some(t) = turn {
         cmd.push_str(&format!(" --turn {t}"));
     } else {
         cmd.push_str(" --full");

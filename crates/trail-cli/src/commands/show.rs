@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use trail_store::{MessageRow, SessionDetail};
+use trail_query::{DetailRequest, MessageRow, SessionDetail};
 
-use crate::commands::open_existing;
-use crate::error::{CliError, CliResult};
+use crate::commands::open_query;
+use crate::error::CliResult;
 use crate::output::{self, Style};
 use crate::Ctx;
 
@@ -32,18 +32,13 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
-    let id = store.resolve_session_id(&args.id)?;
-    let detail = store.session_detail(&id)?;
-    if let Some(t) = args.turn {
-        if t < 0 || t >= detail.session.turns {
-            return Err(CliError::usage(format!(
-                "session {id} has {} turns (0 to {}); there is no turn {t}",
-                detail.session.turns,
-                (detail.session.turns - 1).max(0)
-            )));
-        }
-    }
+    let query = open_query(ctx)?;
+    // With --turn, only that turn's messages (and the JSON carries only them).
+    let detail = query.detail(&DetailRequest {
+        id: args.id.clone(),
+        from_turn: args.turn,
+        to_turn: args.turn,
+    })?;
     if args.json {
         ctx.ui.json(&detail)?;
         return Ok(0);
@@ -342,7 +337,7 @@ impl Marker {
             return text.to_string();
         }
         let (open, close) = if self.color {
-            ("\x1b[1;33m", "\x1b[0m")
+            (Style::Hit.mark(), output::RESET_MARK)
         } else {
             ("**", "**")
         };

@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
-use trail_store::{Cell, ReadOnlySql, SqlError, SqlLimits, SqlResult};
+use trail_query::{Cell, QueryError, SqlRequest, SqlResult};
+use trail_store::SqlError;
 
+use crate::commands::open_query;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Style};
 use crate::Ctx;
@@ -23,6 +25,9 @@ pub struct Args {
     /// At most this many rows (the result says when there were more)
     #[arg(long, default_value_t = 1000)]
     max_rows: usize,
+    /// At most this many bytes of values (64 MiB by default; also the largest single value)
+    #[arg(long, default_value_t = trail_store::DEFAULT_MAX_BYTES, value_name = "BYTES")]
+    max_bytes: usize,
     /// Stop the query after this many seconds
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     timeout: f64,
@@ -35,15 +40,9 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    if !ctx.store_path.exists() {
-        return Err(
-            CliError::usage(format!("no store at {} yet", ctx.store_path.display()))
-                .with_hint("run `trail index` first"),
-        );
-    }
-    let db = ReadOnlySql::open(&ctx.store_path).map_err(sql_error)?;
+    let query = open_query(ctx)?;
     if args.schema {
-        let tables = db.schema().map_err(sql_error)?;
+        let tables = query.schema().map_err(sql_error)?;
         if args.json {
             ctx.ui.json(&tables)?;
             return Ok(0);
@@ -80,12 +79,10 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             "--timeout must be a positive number of seconds",
         ));
     }
-    let limits = SqlLimits {
-        max_rows: args.max_rows,
-        timeout: Duration::from_secs_f64(args.timeout),
-    };
-    let sql = args.sql.unwrap_or_default();
-    let result = db.query(&sql, limits).map_err(sql_error)?;
+    let mut request = SqlRequest::new(args.sql.unwrap_or_default())
+        .with_caps(args.max_rows, Duration::from_secs_f64(args.timeout));
+    request.limits.max_bytes = args.max_bytes;
+    let result = query.sql(&request).map_err(sql_error)?;
     if args.json {
         ctx.ui.json(&result)?;
     } else if args.csv {
@@ -95,19 +92,19 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     }
     if result.truncated && !args.json {
         ctx.ui.status(&format!(
-            "Showing the first {} rows; there are more (raise --max-rows).",
+            "Showing the first {} rows; there are more (raise --max-rows or --max-bytes).",
             result.rows.len()
         ));
     }
     Ok(0)
 }
 
-fn sql_error(e: SqlError) -> CliError {
+fn sql_error(e: QueryError) -> CliError {
     match e {
-        SqlError::Denied(_) => CliError::usage(e).with_hint(
+        QueryError::Sql(e @ SqlError::Denied(_)) => CliError::usage(e).with_hint(
             "trail sql runs one SELECT on a read-only connection; see `trail sql --schema`",
         ),
-        SqlError::Invalid(_) => {
+        QueryError::Sql(e @ SqlError::Invalid(_)) => {
             CliError::usage(e).with_hint("see `trail sql --schema` for tables and columns")
         }
         e => e.into(),

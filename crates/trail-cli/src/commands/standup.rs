@@ -2,7 +2,9 @@
 
 use trail_report::markdown;
 
-use crate::commands::open_existing;
+use trail_query::Clock;
+
+use crate::commands::open_query;
 use crate::commands::usage::FilterArgs;
 use crate::error::CliResult;
 use crate::Ctx;
@@ -20,11 +22,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
-    let now = chrono::Utc::now();
-    let filter = args.filter.filter(now)?;
-    let mut report = trail_report::standup(&store, &filter, now)?;
-    report.time_zone = args.filter.zone()?.name().to_string();
+    let query = open_query(ctx)?;
+    let report = query.standup(&args.filter.report_filter(), &Clock::utc_now())?;
     if args.json {
         ctx.ui.json(&report)?;
     } else if args.prompt {

@@ -1,8 +1,9 @@
 //! `trail tips`: usage patterns with the numbers behind each tip.
 
-use trail_report::{markdown, PriceTable};
+use trail_query::{Clock, PriceTable};
+use trail_report::markdown;
 
-use crate::commands::open_existing;
+use crate::commands::open_query;
 use crate::commands::usage::{FilterArgs, FormatArgs};
 use crate::error::CliResult;
 use crate::Ctx;
@@ -16,9 +17,12 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
-    let filter = args.filter.filter(chrono::Utc::now())?;
-    let report = trail_report::tips(&store, &filter, PriceTable::shipped())?;
+    let query = open_query(ctx)?;
+    let report = query.tips(
+        &args.filter.report_filter(),
+        PriceTable::shipped(),
+        &Clock::utc_now(),
+    )?;
     if args.format.json {
         ctx.ui.json(&report)?;
     } else {

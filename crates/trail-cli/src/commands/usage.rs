@@ -1,12 +1,12 @@
 //! `trail usage`: tokens and cost by day, week, month, model, session, repository or source.
 
+use trail_query::{BlockOptions, UsageOptions};
+use trail_query::{Clock, GroupBy, ReportFilter};
 use trail_report::markdown::{self, thousands, usage_key_label, usd};
-use trail_report::{DayZone, Filter, GroupBy, UsageOptions};
 
-use crate::commands::open_existing;
-use crate::error::{CliError, CliResult};
+use crate::commands::open_query;
+use crate::error::CliResult;
 use crate::output::{fit, Style};
-use crate::util::time_arg;
 use crate::Ctx;
 
 /// The filter every report takes.
@@ -31,32 +31,18 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
-    /// The time zone of `--tz`.
-    pub fn zone(&self) -> CliResult<DayZone> {
-        DayZone::parse(&self.tz).map_err(CliError::usage)
-    }
-
-    /// Resolves the arguments against `now`, a date being that day in `--tz`'s zone.
-    pub fn filter(&self, now: chrono::DateTime<chrono::Utc>) -> CliResult<Filter> {
-        self.filter_in(now, &self.zone()?)
-    }
-
-    /// Resolves the arguments against `now`, a date being that day in `zone`.
-    pub fn filter_in(
-        &self,
-        now: chrono::DateTime<chrono::Utc>,
-        zone: &DayZone,
-    ) -> CliResult<Filter> {
-        Ok(Filter {
-            since: time_arg(&self.since, now, zone)?,
-            until: time_arg(&self.until, now, zone)?,
+    /// The filter as the query layer reads it (times and the zone resolved there).
+    pub fn report_filter(&self) -> ReportFilter {
+        ReportFilter {
+            since: self.since.clone(),
+            until: self.until.clone(),
             source: self.source.map(|s| s.as_str().to_string()),
             repo: self.repo.clone(),
-        })
+            tz: Some(self.tz.clone()),
+        }
     }
 }
 
-/// How to print a report.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct FormatArgs {
     /// Print Markdown
@@ -112,20 +98,25 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
-    let zone = args.filter.zone()?;
-    let now = ctx.now()?;
-    let filter = args.filter.filter_in(now, &zone)?;
+    let filter = args.filter.report_filter();
+    // A bad zone is reported before the store is opened (it is the user's typo either way).
+    filter.zone()?;
+    let clock = Clock {
+        now: ctx.now()?,
+        zone: trail_query::DayZone::utc(),
+    };
     if args.watch {
+        let (resolved, zone) = filter.resolve(&clock)?;
         let watch = crate::blocks_view::Watch {
             interval: std::time::Duration::from_secs_f64(args.interval.clamp(0.1, 86_400.0)),
             count: args.count,
             breakdown: args.breakdown,
         };
-        return crate::blocks_view::watch(ctx, &filter, &zone, &watch);
+        return crate::blocks_view::watch(ctx, &resolved, &zone, &watch);
     }
     let by = match args.by {
-        _ if args.active => return blocks(ctx, &args, &filter, &zone, now),
-        By::Block => return blocks(ctx, &args, &filter, &zone, now),
+        _ if args.active => return blocks(ctx, &args, &filter, &clock),
+        By::Block => return blocks(ctx, &args, &filter, &clock),
         By::Day => GroupBy::Day,
         By::Week => GroupBy::Week,
         By::Month => GroupBy::Month,
@@ -134,12 +125,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         By::Repo => GroupBy::Repo,
         By::Source => GroupBy::Source,
     };
-    let store = open_existing(ctx)?;
+    let query = open_query(ctx)?;
     let prices = ctx.config.price_table();
     let options = UsageOptions {
         breakdown: args.breakdown,
     };
-    let report = trail_report::usage_with(&store, &filter, by, &prices, &zone, &options)?;
+    let report = query.usage_with(&filter, by, &prices, &clock, &options)?;
     if args.format.json {
         ctx.ui.json(&report)?;
         return Ok(0);
@@ -167,7 +158,10 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     } else {
         String::new()
     };
-    let header = format!(
+    // GitHub Copilot premium requests are a unit of their own (never dollars): a column of
+    // their own when any were recorded.
+    let premium = report.totals.premium_requests > 0.0;
+    let mut header = format!(
         "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}{self_header}  {:>12}",
         fit(&usage_key_label(&report), width),
         "INPUT",
@@ -177,6 +171,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         "TOTAL",
         if by_session { "WITH SUBAGENTS" } else { "COST" }
     );
+    if premium {
+        header.push_str(&format!("  {:>9}", "PREMIUM"));
+    }
     ctx.ui.line(&ctx.ui.paint(Style::Bold, &header))?;
     let line = |r: &trail_report::UsageRow, key: &str| {
         let own = match (by_session, r.self_cost_usd) {
@@ -184,7 +181,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             (true, None) => format!("  {:>12}", ""),
             _ => String::new(),
         };
-        format!(
+        let mut text = format!(
             "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}{own}  {:>12}",
             fit(key, width),
             thousands(r.input_tokens),
@@ -197,7 +194,11 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
                 usd(r.cost_usd),
                 if r.unpriced_requests > 0 { "*" } else { "" }
             )
-        )
+        );
+        if premium {
+            text.push_str(&format!("  {:>9}", premium_text(r.premium_requests)));
+        }
+        text
     };
     for r in &report.rows {
         let text = line(r, &key_text(r, by));
@@ -229,20 +230,14 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
 }
 
 /// `--by block` and `--active`.
-fn blocks(
-    ctx: &mut Ctx,
-    args: &Args,
-    filter: &Filter,
-    zone: &DayZone,
-    now: chrono::DateTime<chrono::Utc>,
-) -> CliResult<u8> {
-    let store = open_existing(ctx)?;
+fn blocks(ctx: &mut Ctx, args: &Args, filter: &ReportFilter, clock: &Clock) -> CliResult<u8> {
+    let query = open_query(ctx)?;
     let prices = ctx.config.price_table();
-    let options = trail_report::BlockOptions {
+    let options = BlockOptions {
         breakdown: args.breakdown,
         active_only: args.active,
     };
-    let report = trail_report::blocks(&store, filter, &prices, zone, now, &options)?;
+    let report = query.blocks(filter, &prices, clock, &options)?;
     if args.format.json {
         ctx.ui.json(&report)?;
     } else if args.format.md {
@@ -261,11 +256,17 @@ fn blocks(
     Ok(0)
 }
 
+/// Premium requests with at most two decimals (multipliers such as 0.33 make fractions).
+fn premium_text(n: f64) -> String {
+    let s = format!("{n:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 fn key_text(r: &trail_report::UsageRow, by: GroupBy) -> String {
     match (by, &r.label) {
         (GroupBy::Session, Some(title)) => format!(
             "{} {}",
-            r.key.chars().take(8).collect::<String>(),
+            r.short_key.as_deref().unwrap_or(&r.key),
             crate::output::one_line(title)
         ),
         _ => r.key.clone(),

@@ -1,4 +1,4 @@
--- trail store, migration 6 (issue 19): the status line and `usage --active` find the active
+-- trail store, migration 9 (issue 19): the status line and `usage --active` find the active
 -- 5-hour block by walking the counted requests' timestamps back from now to the last pause of
 -- more than 5 hours. With only `idx_usage_timestamp` every step also read the row for
 -- `counted`; this partial index holds exactly the rows walked, so the walk reads the index

@@ -1,0 +1,110 @@
+//! Every read a trail frontend needs, with its option types: resolve an id prefix, list
+//! sessions (filters, keyset cursor), a session's detail by turn range, search, a file's
+//! history and `why`, usage and the standup / tips / improve data, read-only SQL, and how to
+//! reopen a session.
+//!
+//! The CLI, the MCP server, and the TUI / web viewer that follow call these functions and
+//! never re-implement a query: option types take what a person or an agent writes (`7d`,
+//! `2026-11-01`, an id prefix, a source name) and this crate resolves and validates it, so
+//! every frontend accepts the same input and reports the same errors.
+//!
+//! No printing, no environment: the caller passes the store's path and the clock.
+
+mod error;
+mod files;
+mod reports;
+mod resume;
+mod search;
+mod sessions;
+mod sql;
+pub mod time;
+
+use std::path::{Path, PathBuf};
+
+pub use error::{QueryError, Result};
+pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyVerdict};
+pub use reports::{parse_group, ReportFilter, ReportKind};
+pub use resume::{reopen_command, shell_quote, Reopen};
+pub use search::SearchRequest;
+pub use sessions::{DetailRequest, ListRequest, SessionFilter, SessionPage};
+pub use sql::{SqlRequest, SQL_SCHEMA_SUMMARY};
+pub use time::{parse_time, Clock};
+
+pub use trail_report::{
+    BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips,
+    UsageOptions, UsageReport,
+};
+pub use trail_store::{
+    Cell, FileTouchRow, MessageRow, SearchHit, SearchResults, SearchSort, SessionDetail,
+    SessionRow, SqlLimits, SqlResult, TableDoc, HIT_END, HIT_START,
+};
+
+use trail_store::Store;
+
+/// A session store opened for frontends' reads.
+pub struct Query {
+    store: Store,
+    path: PathBuf,
+}
+
+impl Query {
+    /// Opens the store at `path`; a store that does not exist yet is [`QueryError::NoStore`]
+    /// (frontends say to run `trail index`), never an empty store created behind the user's
+    /// back.
+    pub fn open(path: &Path) -> Result<Query> {
+        if !path.exists() {
+            return Err(QueryError::NoStore(path.to_path_buf()));
+        }
+        let store = Store::open(path)?;
+        Ok(Query {
+            store,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Wraps an open store (tests, and frontends that index and then read).
+    pub fn from_store(store: Store) -> Query {
+        let path = store.path().to_path_buf();
+        Query { store, path }
+    }
+
+    /// The store's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The underlying store (for the ingest, which writes).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The underlying store, mutably (the ingest writes through it).
+    pub fn store_mut(&mut self) -> &mut Store {
+        &mut self.store
+    }
+
+    /// When an index run last finished (ISO time), if ever.
+    pub fn last_indexed_at(&self) -> Result<Option<String>> {
+        Ok(self.store.last_indexed_at()?)
+    }
+
+    /// How many sessions the store holds (main sessions and subagents).
+    pub fn session_count(&self) -> Result<i64> {
+        Ok(self
+            .store
+            .connection()
+            .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+            .map_err(trail_store::StoreError::from)?)
+    }
+}
+
+/// Validates a source name (`claude-code`, `codex`...), with the list of known ones on error.
+pub fn parse_source(s: &str) -> Result<trail_model::SourceKind> {
+    trail_model::SourceKind::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = trail_model::SourceKind::ALL
+            .iter()
+            .map(|k| k.as_str())
+            .collect();
+        QueryError::Invalid(format!("unknown source {s:?}; one of: {}", all.join(", ")))
+    })
+}

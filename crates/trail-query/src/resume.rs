@@ -1,0 +1,168 @@
+//! How to reopen a session in its own agent: the CLI's `resume`, the TUI's `r` key and the
+//! MCP server share it.
+
+use serde::Serialize;
+use trail_store::SessionRow;
+
+use crate::{Query, QueryError, Result};
+
+/// How to reopen a session: a program, its arguments and the folder to run it in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reopen {
+    /// The session reopened (a subagent's root session).
+    pub session_id: String,
+    pub program: &'static str,
+    pub args: Vec<String>,
+    pub cwd: Option<String>,
+}
+
+impl Reopen {
+    /// The command as one POSIX shell line (`cd DIR && PROGRAM ARGS`).
+    pub fn shell(&self) -> String {
+        let mut parts = vec![self.program.to_string()];
+        parts.extend(self.args.iter().map(|a| shell_quote(a)));
+        let cmd = parts.join(" ");
+        match &self.cwd {
+            Some(dir) => format!("cd {} && {cmd}", shell_quote(dir)),
+            None => cmd,
+        }
+    }
+}
+
+impl Query {
+    /// The command that reopens a session (a subagent reopens its root: its parent holds the
+    /// conversation). A source whose agent cannot resume from a command line is an error that
+    /// says how to read the session instead.
+    pub fn reopen(&self, id_or_prefix: &str) -> Result<Reopen> {
+        let mut id = self.resolve_id(id_or_prefix)?;
+        let mut row = self.store.session(&id)?;
+        let mut seen = vec![id.clone()];
+        while let Some(parent) = row.parent_session_id.clone() {
+            // A link cycle (corrupt data) must not loop forever.
+            if seen.contains(&parent) {
+                break;
+            }
+            match self.store.find_session(&parent)? {
+                Some(p) => {
+                    seen.push(parent.clone());
+                    id = parent;
+                    row = p;
+                }
+                None => break,
+            }
+        }
+        let native = self.store.native_id(&id)?;
+        reopen_command(&row, native.as_deref()).ok_or_else(|| {
+            QueryError::Invalid(format!(
+                "{} sessions cannot be reopened from the command line ({id}); read it with `trail show {id}`",
+                row.source
+            ))
+        })
+    }
+}
+
+/// Returns how to reopen a session of this source, if its agent can.
+pub fn reopen_command(row: &SessionRow, native: Option<&str>) -> Option<Reopen> {
+    // The agent's own id: the native id, else the store id without a `<source>:` prefix.
+    let own = native.map(str::to_string).unwrap_or_else(|| {
+        row.id
+            .strip_prefix(&format!("{}:", row.source))
+            .unwrap_or(&row.id)
+            .to_string()
+    });
+    let cwd = row.cwd.clone();
+    let (program, args): (&'static str, Vec<String>) = match row.source.as_str() {
+        "claude-code" => ("claude", vec!["--resume".into(), own]),
+        "copilot-cli" => ("copilot", vec!["--resume".into(), own]),
+        "codex" => ("codex", vec!["resume".into(), own]),
+        "gemini-cli" => ("gemini", vec!["--resume".into(), own]),
+        "opencode" => ("opencode", vec!["--session".into(), own]),
+        // Chat panels reopen with their folder; the chat is in the panel's history.
+        "copilot-vscode" | "vscode-export" => ("code", vec![cwd.clone()?]),
+        "cursor" => ("cursor", vec![cwd.clone()?]),
+        _ => return None,
+    };
+    Some(Reopen {
+        session_id: row.id.clone(),
+        program,
+        args,
+        cwd,
+    })
+}
+
+/// Quotes `s` for a POSIX shell when it needs it (`'it'\''s'`).
+pub fn shell_quote(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(source: &str, id: &str, cwd: Option<&str>) -> SessionRow {
+        SessionRow {
+            id: id.into(),
+            source: source.into(),
+            title: None,
+            cwd: cwd.map(str::to_string),
+            repository: None,
+            branch: None,
+            created_at: None,
+            updated_at: None,
+            turns: 0,
+            messages: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cache_creation_tokens: 0,
+            cache_read_tokens: 0,
+            models: vec![],
+            parent_session_id: None,
+            parent_tool_call_id: None,
+            agent_version: None,
+            source_path: None,
+            source_missing: false,
+        }
+    }
+
+    #[test]
+    fn each_agent_reopens_its_own_way() {
+        let r = |s: &str, native: Option<&str>| {
+            reopen_command(&row(s, "abc-1", Some("/home/me/my proj")), native).map(|r| r.shell())
+        };
+        assert_eq!(
+            r("claude-code", Some("abc-1")).unwrap(),
+            "cd '/home/me/my proj' && claude --resume abc-1"
+        );
+        assert_eq!(
+            r("copilot-cli", None).unwrap(),
+            "cd '/home/me/my proj' && copilot --resume abc-1"
+        );
+        assert_eq!(
+            r("codex", Some("0199")).unwrap(),
+            "cd '/home/me/my proj' && codex resume 0199"
+        );
+        assert_eq!(
+            r("copilot-vscode", None).unwrap(),
+            "cd '/home/me/my proj' && code '/home/me/my proj'"
+        );
+        assert_eq!(
+            reopen_command(&row("opencode", "opencode:ses_1", None), None)
+                .unwrap()
+                .shell(),
+            "opencode --session ses_1"
+        );
+        assert!(reopen_command(&row("vscode-export", "x", None), None).is_none());
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(shell_quote("abc-1.rs"), "abc-1.rs");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

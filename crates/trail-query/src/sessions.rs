@@ -1,0 +1,238 @@
+//! Sessions: resolve an id prefix, list with filters and a keyset cursor, a session's detail
+//! cut to a turn range.
+
+use serde::{Deserialize, Serialize};
+use trail_store::{ListFilter, SessionDetail, SessionRow};
+
+use crate::time::Clock;
+use crate::{parse_source, Query, QueryError, Result};
+
+/// Which sessions: every field optional, all given ones must hold. Times are as people write
+/// them (`7d`, `2026-11-01`, RFC 3339), read by the request's [`Clock`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct SessionFilter {
+    /// A source name (`claude-code`, `codex`...).
+    pub source: Option<String>,
+    /// The repository (`owner/name`) or folder contains this text.
+    pub repo: Option<String>,
+    /// The folder contains this text.
+    pub cwd: Option<String>,
+    /// Exactly this git branch.
+    pub branch: Option<String>,
+    /// One of the session's models contains this text.
+    pub model: Option<String>,
+    /// Active at or after this time.
+    pub since: Option<String>,
+    /// Started before this time.
+    pub until: Option<String>,
+}
+
+impl SessionFilter {
+    /// The source, validated.
+    pub(crate) fn source_name(&self) -> Result<Option<String>> {
+        self.source
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(|s| parse_source(s).map(|k| k.as_str().to_string()))
+            .transpose()
+    }
+
+    /// Both time bounds, resolved.
+    pub(crate) fn bounds(&self, clock: &Clock) -> Result<(Option<String>, Option<String>)> {
+        let since = clock
+            .resolve(self.since.as_deref())
+            .map_err(QueryError::Invalid)?;
+        let until = clock
+            .resolve(self.until.as_deref())
+            .map_err(QueryError::Invalid)?;
+        Ok((since, until))
+    }
+}
+
+/// A page of `list`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ListRequest {
+    #[serde(flatten)]
+    pub filter: SessionFilter,
+    /// Subagents too (else only main sessions).
+    pub include_subagents: bool,
+    /// At most this many sessions (0: no limit).
+    pub limit: usize,
+    /// Where the previous page stopped ([`SessionPage::next_cursor`]).
+    pub cursor: Option<String>,
+}
+
+/// Sessions, newest first, and where the next page starts.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionPage {
+    pub sessions: Vec<SessionRow>,
+    /// Give this as `cursor` for the next page; none on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// A session's detail, optionally only some turns.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DetailRequest {
+    /// An exact id or a unique prefix.
+    pub id: String,
+    /// First turn to include (from 0).
+    pub from_turn: Option<i64>,
+    /// Last turn to include (inclusive).
+    pub to_turn: Option<i64>,
+}
+
+impl Query {
+    /// Resolves an exact id or a unique prefix to the session's id.
+    pub fn resolve_id(&self, id_or_prefix: &str) -> Result<String> {
+        let id = id_or_prefix.trim();
+        if id.is_empty() {
+            return Err(QueryError::Invalid("a session id is empty".into()));
+        }
+        Ok(self.store.resolve_session_id(id)?)
+    }
+
+    /// One session's row.
+    pub fn session(&self, id_or_prefix: &str) -> Result<SessionRow> {
+        let id = self.resolve_id(id_or_prefix)?;
+        Ok(self.store.session(&id)?)
+    }
+
+    /// Sessions, most recently active first, one page at a time.
+    pub fn list(&self, r: &ListRequest, clock: &Clock) -> Result<SessionPage> {
+        let (since, until) = r.filter.bounds(clock)?;
+        let after = r.cursor.as_deref().map(decode_cursor).transpose()?;
+        let limit = (r.limit > 0).then_some(r.limit);
+        let mut sessions = self.store.list_sessions(&ListFilter {
+            source: r.filter.source_name()?,
+            repo: r.filter.repo.clone(),
+            cwd: r.filter.cwd.clone(),
+            branch: r.filter.branch.clone(),
+            model: r.filter.model.clone(),
+            since,
+            until,
+            // One more than asked tells whether there is a next page.
+            limit: limit.map(|l| l + 1),
+            include_subagents: r.include_subagents,
+            after,
+        })?;
+        let next_cursor = match limit {
+            Some(l) if sessions.len() > l => {
+                sessions.truncate(l);
+                sessions.last().map(encode_cursor)
+            }
+            _ => None,
+        };
+        Ok(SessionPage {
+            sessions,
+            next_cursor,
+        })
+    }
+
+    /// A session with its messages (only the turns asked for), subagents, files, refs and
+    /// checkpoints.
+    pub fn detail(&self, r: &DetailRequest) -> Result<SessionDetail> {
+        let id = self.resolve_id(&r.id)?;
+        let mut detail = self.store.session_detail(&id)?;
+        let turns = detail.session.turns;
+        for t in [r.from_turn, r.to_turn].into_iter().flatten() {
+            if t < 0 || t >= turns {
+                return Err(QueryError::Invalid(format!(
+                    "session {id} has {turns} turns (0 to {}); there is no turn {t}",
+                    (turns - 1).max(0)
+                )));
+            }
+        }
+        if let (Some(a), Some(b)) = (r.from_turn, r.to_turn) {
+            if a > b {
+                return Err(QueryError::Invalid(format!(
+                    "the turn range {a}..{b} is empty (the first turn comes after the last)"
+                )));
+            }
+        }
+        if r.from_turn.is_some() || r.to_turn.is_some() {
+            let lo = r.from_turn.unwrap_or(0);
+            let hi = r.to_turn.unwrap_or(i64::MAX);
+            detail
+                .messages
+                .retain(|m| m.turn_index.is_some_and(|t| t >= lo && t <= hi));
+        }
+        Ok(detail)
+    }
+
+    /// Each id's shortest prefix that opens exactly that session (at least 8 characters after
+    /// a `source:` prefix), for frontends that show ids to be typed back.
+    pub fn short_ids<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>> {
+        Ok(self.store.short_ids(ids)?)
+    }
+
+    /// The sessions whose parent is `id` (subagents, forks), oldest first.
+    pub fn children(&self, id: &str) -> Result<Vec<SessionRow>> {
+        Ok(self.store.subagent_sessions(id)?)
+    }
+}
+
+/// A cursor is the last row's `(updated_at, id)`, hex-encoded so it is one opaque token that
+/// survives URLs and JSON unchanged.
+fn encode_cursor(row: &SessionRow) -> String {
+    let raw = format!("{}\n{}", row.updated_at.as_deref().unwrap_or(""), row.id);
+    raw.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn decode_cursor(s: &str) -> Result<(String, String)> {
+    let bad = || QueryError::Invalid(format!("{s:?} is not a cursor this store gave out"));
+    if !s.len().is_multiple_of(2) || s.len() > 4096 {
+        return Err(bad());
+    }
+    let bytes = (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2).ok_or_else(bad)?, 16).map_err(|_| bad()))
+        .collect::<Result<Vec<u8>>>()?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    let (updated, id) = text.split_once('\n').ok_or_else(bad)?;
+    Ok((updated.to_string(), id.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_garbage() {
+        let row = SessionRow {
+            id: "opencode:ses_1".into(),
+            source: "opencode".into(),
+            title: None,
+            cwd: None,
+            repository: None,
+            branch: None,
+            created_at: None,
+            updated_at: Some("2026-11-01T00:00:00.000Z".into()),
+            turns: 0,
+            messages: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cache_creation_tokens: 0,
+            cache_read_tokens: 0,
+            models: vec![],
+            parent_session_id: None,
+            parent_tool_call_id: None,
+            agent_version: None,
+            source_path: None,
+            source_missing: false,
+        };
+        let c = encode_cursor(&row);
+        assert_eq!(
+            decode_cursor(&c).unwrap(),
+            ("2026-11-01T00:00:00.000Z".into(), "opencode:ses_1".into())
+        );
+        for bad in ["zz", "abc", "00", "ffff"] {
+            assert!(decode_cursor(bad).is_err(), "{bad}");
+        }
+    }
+}
