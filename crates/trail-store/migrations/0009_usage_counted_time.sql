@@ -3,4 +3,4 @@
 -- more than 5 hours. With only `idx_usage_timestamp` every step also read the row for
 -- `counted`; this partial index holds exactly the rows walked, so the walk reads the index
 -- alone (its WHERE clause repeats `counted = 1`, which is what lets SQLite use it).
-CREATE INDEX idx_usage_counted_time ON usage(timestamp) WHERE counted = 1;
+CREATE INDEX IF NOT EXISTS idx_usage_counted_time ON usage(timestamp) WHERE counted = 1;
