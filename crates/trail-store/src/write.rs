@@ -127,7 +127,8 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
                     NULL, sessions, missing,
-                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path)
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
+                    parser_version
              FROM source_files WHERE path = ?1",
         )?;
         let mut out = HashMap::new();
