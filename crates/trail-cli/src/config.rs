@@ -3,9 +3,11 @@
 //!
 //! Precedence (highest first): flags, environment, defaults under the home directory.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
 
 use trail_ingest::Roots;
 use trail_model::SourceKind;
@@ -170,6 +172,169 @@ pub fn project_roots(env: &Env, home: Option<&Path>) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// Returns the config file path: `--config`, else `TRAIL_CONFIG`, else
+/// `$XDG_CONFIG_HOME/trail/config.toml` (default `~/.config/trail/config.toml`). The second value
+/// says whether the user named it (then it must exist).
+pub fn config_path(flag: Option<&Path>, env: &Env) -> Option<(PathBuf, bool)> {
+    if let Some(p) = flag {
+        return Some((p.to_path_buf(), true));
+    }
+    if let Some(p) = env.path("TRAIL_CONFIG") {
+        return Some((p, true));
+    }
+    let config = env
+        .path("XDG_CONFIG_HOME")
+        .or_else(|| env.home().map(|h| h.join(".config")))?;
+    Some((config.join("trail").join("config.toml"), false))
+}
+
+/// The config file (`config.toml`). Every section and key is optional; keys trail does not
+/// know are reported as warnings, so a file written for a newer trail still loads. Documented
+/// key by key in `docs/config.md`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    pub usage: UsageConfig,
+    /// Prices per model id, USD per million tokens; they replace the shipped ones.
+    pub prices: BTreeMap<String, PriceConfig>,
+}
+
+/// `[usage]`
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct UsageConfig {
+    /// What a 5-hour block may cost; the status line shows the active block's share of it.
+    pub block_budget_usd: Option<f64>,
+}
+
+/// `[prices."model-id"]`: USD per million tokens.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PriceConfig {
+    pub input: f64,
+    pub output: f64,
+    /// Cache writes (5 minute, and 1 hour unless `cache_write_1h` is given).
+    #[serde(default)]
+    pub cache_write: f64,
+    pub cache_write_1h: Option<f64>,
+    #[serde(default)]
+    pub cache_read: f64,
+}
+
+/// A config file read, with what it said that trail ignored.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedConfig {
+    pub config: Config,
+    pub path: Option<PathBuf>,
+    /// `unknown key usage.foo in PATH`: shown as warnings.
+    pub warnings: Vec<String>,
+}
+
+impl LoadedConfig {
+    /// The shipped price table with the file's prices applied.
+    pub fn price_table(&self) -> trail_report::PriceTable {
+        let shipped = trail_report::PriceTable::shipped();
+        if self.config.prices.is_empty() {
+            return shipped.clone();
+        }
+        let source = self
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "config".into());
+        let overrides: Vec<trail_report::PriceOverride> = self
+            .config
+            .prices
+            .iter()
+            .map(|(model, p)| trail_report::PriceOverride {
+                model: model.clone(),
+                input: p.input,
+                output: p.output,
+                cache_write: p.cache_write,
+                cache_write_1h: p.cache_write_1h,
+                cache_read: p.cache_read,
+                source: source.clone(),
+            })
+            .collect();
+        shipped.with_overrides(&overrides)
+    }
+}
+
+/// Reads the config file. A missing default file is an empty config; a missing file the user
+/// named, or one that does not parse, is an error (the message names the file and the place).
+pub fn load_config(path: Option<(PathBuf, bool)>) -> Result<LoadedConfig, String> {
+    let Some((path, named)) = path else {
+        return Ok(LoadedConfig::default());
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !named => {
+            return Ok(LoadedConfig::default())
+        }
+        Err(e) => {
+            return Err(format!(
+                "cannot read the config file {}: {e}",
+                path.display()
+            ))
+        }
+    };
+    let (config, warnings) = parse_config(&text)
+        .map_err(|e| format!("cannot read the config file {}: {e}", path.display()))?;
+    let warnings = warnings
+        .into_iter()
+        .map(|k| format!("unknown key {k} in {} (ignored)", path.display()))
+        .collect();
+    Ok(LoadedConfig {
+        config,
+        path: Some(path),
+        warnings,
+    })
+}
+
+/// Parses config text; returns the config and the unknown keys (dotted paths).
+pub fn parse_config(text: &str) -> Result<(Config, Vec<String>), String> {
+    let mut unknown = Vec::new();
+    let de = toml::Deserializer::parse(text).map_err(|e| e.to_string())?;
+    let config: Config = serde_ignored::deserialize(de, |path| unknown.push(path.to_string()))
+        .map_err(|e| e.to_string())?;
+    for (model, p) in &config.prices {
+        for (name, v) in [
+            ("input", Some(p.input)),
+            ("output", Some(p.output)),
+            ("cache_write", Some(p.cache_write)),
+            ("cache_write_1h", p.cache_write_1h),
+            ("cache_read", Some(p.cache_read)),
+        ] {
+            if v.is_some_and(|v| !v.is_finite() || v < 0.0) {
+                return Err(format!(
+                    "prices.\"{model}\".{name} must be a price of 0 or more"
+                ));
+            }
+        }
+    }
+    if config
+        .usage
+        .block_budget_usd
+        .is_some_and(|b| !b.is_finite() || b <= 0.0)
+    {
+        return Err("usage.block_budget_usd must be more than 0".into());
+    }
+    Ok((config, unknown))
+}
+
+/// "Now" for the reports: the real clock, or `TRAIL_NOW` (an RFC 3339 time) so tests and
+/// demos get the same output every run.
+pub fn now(env: &Env) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    match env.get("TRAIL_NOW") {
+        None => Ok(chrono::Utc::now()),
+        Some(v) => {
+            let v = v.to_string_lossy();
+            chrono::DateTime::parse_from_rfc3339(&v)
+                .map(|d| d.with_timezone(&chrono::Utc))
+                .map_err(|e| format!("TRAIL_NOW={v:?} is not an RFC 3339 time: {e}"))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,5 +402,70 @@ mod tests {
             r.by_source[&SourceKind::ClaudeCode][0],
             PathBuf::from("/demo/.claude/projects")
         );
+    }
+
+    #[test]
+    fn config_path_precedence() {
+        let e = env(&[("HOME", "/h"), ("TRAIL_CONFIG", "/t.toml")]);
+        assert_eq!(
+            config_path(Some(Path::new("/f.toml")), &e),
+            Some(("/f.toml".into(), true))
+        );
+        assert_eq!(config_path(None, &e), Some(("/t.toml".into(), true)));
+        let e = env(&[("HOME", "/h")]);
+        assert_eq!(
+            config_path(None, &e),
+            Some(("/h/.config/trail/config.toml".into(), false))
+        );
+        let e = env(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]);
+        assert_eq!(
+            config_path(None, &e),
+            Some(("/x/trail/config.toml".into(), false))
+        );
+    }
+
+    #[test]
+    fn config_sections_defaults_and_unknown_keys() {
+        let (c, unknown) = parse_config(
+            r#"
+            colour = "always"
+            [usage]
+            block_budget_usd = 25.5
+            refresh = 3
+            [prices."claude-sonnet-4-5"]
+            input = 3
+            output = 15.0
+            cache_write = 3.75
+            cache_read = 0.3
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.usage.block_budget_usd, Some(25.5));
+        assert_eq!(c.prices["claude-sonnet-4-5"].output, 15.0);
+        assert_eq!(c.prices["claude-sonnet-4-5"].cache_write_1h, None);
+        assert_eq!(unknown, ["colour", "usage.refresh"]);
+        let (_, unknown) =
+            parse_config("[prices.m]\ninput = 1\noutput = 2\ncache_wrte = 1").unwrap();
+        assert_eq!(unknown, ["prices.m.cache_wrte"]);
+        let (empty, unknown) = parse_config("").unwrap();
+        assert!(empty.prices.is_empty() && empty.usage.block_budget_usd.is_none());
+        assert!(unknown.is_empty());
+        for bad in [
+            "[usage]\nblock_budget_usd = \"ten\"",
+            "[usage]\nblock_budget_usd = -1",
+            "[prices.m]\noutput = 1",
+            "[prices.m]\ninput = 1\noutput = -2",
+            "not toml",
+        ] {
+            assert!(parse_config(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_missing_default_file_is_an_empty_config_but_a_named_one_is_an_error() {
+        let dir = std::env::temp_dir().join("trail-config-test-missing");
+        let missing = dir.join("none.toml");
+        assert!(load_config(Some((missing.clone(), false))).is_ok());
+        assert!(load_config(Some((missing, true))).is_err());
     }
 }

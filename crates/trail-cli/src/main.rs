@@ -2,6 +2,7 @@
 
 #![allow(clippy::print_stderr)]
 
+mod blocks_view;
 mod commands;
 mod config;
 mod error;
@@ -26,6 +27,9 @@ struct Cli {
     /// Look for agent history under this folder instead of the home directory (try `examples/home`)
     #[arg(long, global = true, value_name = "DIR", env = "TRAIL_HOME")]
     home: Option<PathBuf>,
+    /// Read settings from this file instead of $TRAIL_CONFIG or ~/.config/trail/config.toml
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
     /// When to use colour
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -52,8 +56,10 @@ enum Command {
     Resume(commands::resume::Args),
     /// Show where trail looked, what it found and what it could not read
     Doctor(commands::doctor::Args),
-    /// Show tokens and cost by day, week, month, model, session, repository or source
+    /// Show tokens and cost by day, week, month, model, session, repository, source or 5-hour block
     Usage(commands::usage::Args),
+    /// Print one status line (model, costs, 5-hour block, context) from an agent's hook JSON on stdin
+    Statusline(commands::statusline::Args),
     /// Summarize recent work by repository and branch (default: the last 24 hours)
     Standup(commands::standup::Args),
     /// Show usage patterns and tips, with the numbers behind them
@@ -76,6 +82,15 @@ pub struct Ctx {
     pub store_path: PathBuf,
     pub home: Option<PathBuf>,
     pub ui: Ui,
+    /// The config file, read once.
+    pub config: config::LoadedConfig,
+}
+
+impl Ctx {
+    /// "Now": the clock, or `TRAIL_NOW` (tests).
+    pub fn now(&self) -> CliResult<chrono::DateTime<chrono::Utc>> {
+        config::now(&self.env).map_err(CliError::usage)
+    }
 }
 
 fn main() -> ExitCode {
@@ -87,11 +102,22 @@ fn main() -> ExitCode {
         eprintln!("error: no home directory; give --store PATH or set TRAIL_STORE");
         return ExitCode::from(2);
     };
+    let loaded = match config::load_config(config::config_path(cli.config.as_deref(), &env)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
     let mut ctx = Ctx {
         env,
         store_path,
         home: cli.home.clone(),
         ui,
+        config: loaded,
     };
     let result = run(&mut ctx, cli.command).and_then(|code| {
         ctx.ui.flush()?;
@@ -114,6 +140,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Resume(a) => commands::resume::run(ctx, a),
         Command::Doctor(a) => commands::doctor::run(ctx, a),
         Command::Usage(a) => commands::usage::run(ctx, a),
+        Command::Statusline(a) => commands::statusline::run(ctx, a),
         Command::Standup(a) => commands::standup::run(ctx, a),
         Command::Tips(a) => commands::tips::run(ctx, a),
         Command::Improve(a) => commands::improve::run(ctx, a),

@@ -294,8 +294,14 @@ fn index_candidates(
     summary.files_seen += candidates.len() as u64;
     let discovered = started.elapsed();
 
-    // Plan.
-    let stored = store.stored_files()?;
+    // Plan. Named files (a status line indexing its one transcript) are looked up one by one
+    // instead of reading every file's row.
+    let stored = if options.paths.is_empty() {
+        store.stored_files()?
+    } else {
+        let keys: Vec<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
+        store.stored_files_at(&keys)?
+    };
     let loaded = started.elapsed();
     let mut plan: Vec<Planned> = Vec::new();
     let mut total_bytes = 0u64;

@@ -30,7 +30,10 @@ pub use sessions::{cursor_after, DetailRequest, ListRequest, SessionFilter, Sess
 pub use sql::{SqlRequest, SQL_SCHEMA_SUMMARY};
 pub use time::{parse_time, Clock};
 
-pub use trail_report::{DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips, UsageReport};
+pub use trail_report::{
+    BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips,
+    UsageOptions, UsageReport,
+};
 pub use trail_store::{
     Cell, ContinuationLink, FileTouchRow, MessageRow, SearchHit, SearchResults, SearchSort,
     SessionDetail, SessionRow, SqlLimits, SqlResult, TableDoc, HIT_END, HIT_START,

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 use trail_report::{
-    DayZone, Filter, GroupBy, ImproveReport, PriceTable, Standup, Tips, UsageReport,
+    BlockOptions, BlocksReport, DayZone, Filter, GroupBy, ImproveReport, PriceTable, Standup, Tips,
+    UsageOptions, UsageReport,
 };
 
 use crate::time::Clock;
@@ -95,13 +96,46 @@ impl Query {
         prices: &PriceTable,
         clock: &Clock,
     ) -> Result<UsageReport> {
+        self.usage_with(f, by, prices, clock, &UsageOptions::default())
+    }
+
+    /// Tokens and cost grouped by `by`, with per-model rows (`breakdown`); grouped by session,
+    /// subagents' spend counts in their top-level session.
+    pub fn usage_with(
+        &self,
+        f: &ReportFilter,
+        by: GroupBy,
+        prices: &PriceTable,
+        clock: &Clock,
+        options: &UsageOptions,
+    ) -> Result<UsageReport> {
         let (filter, zone) = f.resolve(clock)?;
-        Ok(trail_report::usage_in(
+        Ok(trail_report::usage_with(
             &self.store,
             &filter,
             by,
             prices,
             &zone,
+            options,
+        )?)
+    }
+
+    /// Usage in 5-hour blocks (ccusage's rule), or only the block active at `clock.now`.
+    pub fn blocks(
+        &self,
+        f: &ReportFilter,
+        prices: &PriceTable,
+        clock: &Clock,
+        options: &BlockOptions,
+    ) -> Result<BlocksReport> {
+        let (filter, zone) = f.resolve(clock)?;
+        Ok(trail_report::blocks(
+            &self.store,
+            &filter,
+            prices,
+            &zone,
+            clock.now,
+            options,
         )?)
     }
 

@@ -5,10 +5,12 @@
 //! LLM prompts live in [`markdown`]; the CLI draws text tables and colour itself. No report
 //! logs message content.
 
+pub mod blocks;
 pub mod improve;
 pub mod markdown;
 pub mod prices;
 pub mod standup;
+pub mod statusline;
 pub mod tips;
 pub mod usage;
 pub mod zone;
@@ -16,11 +18,14 @@ pub mod zone;
 mod query;
 mod text;
 
+pub use blocks::{blocks, BlockOptions, BlocksReport};
 pub use improve::{improve, Finding, FindingKind, ImproveReport};
+pub use prices::PriceOverride;
 pub use prices::{Price, PriceTable};
 pub use standup::{standup, Standup};
+pub use statusline::{status, Status, StatusRequest};
 pub use tips::{tips, Tips};
-pub use usage::{usage, usage_in, GroupBy, UsageReport, UsageRow};
+pub use usage::{usage, usage_in, usage_with, GroupBy, UsageOptions, UsageReport, UsageRow};
 pub use zone::DayZone;
 
 /// Errors from the reports.

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use crate::blocks::{BlockSums, BlocksReport};
 use crate::improve::ImproveReport;
 use crate::standup::Standup;
 use crate::text::{count, minute, trim};
@@ -72,17 +73,29 @@ pub fn usage(r: &UsageReport) -> String {
     }
     // Copilot premium requests are their own unit, never dollars: their own column.
     let premium = r.totals.premium_requests > 0.0;
-    let _ = writeln!(
-        out,
-        "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |{}",
-        usage_key_label(r),
-        if premium { " Premium requests |" } else { "" }
-    );
-    let _ = writeln!(
-        out,
-        "|---|---:|---:|---:|---:|---:|---:|{}",
-        if premium { "---:|" } else { "" }
-    );
+    let (premium_head, premium_rule) = if premium {
+        (" Premium requests |", "---:|")
+    } else {
+        ("", "")
+    };
+    if r.group_by == GroupBy::Session {
+        let _ = writeln!(
+            out,
+            "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost (self) | Cost (with subagents) |{premium_head}",
+            usage_key_label(r)
+        );
+        let _ = writeln!(
+            out,
+            "|---|---:|---:|---:|---:|---:|---:|---:|{premium_rule}"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |{premium_head}",
+            usage_key_label(r)
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|{premium_rule}");
+    }
     let key = |row: &crate::usage::UsageRow| match (&row.label, r.group_by) {
         (Some(l), GroupBy::Session) => format!(
             "{} {}",
@@ -91,14 +104,9 @@ pub fn usage(r: &UsageReport) -> String {
         ),
         _ => row.key.replace('|', "\\|"),
     };
-    for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
-        let is_total = std::ptr::eq(row, &r.totals);
-        let name = if is_total {
-            "**Total**".to_string()
-        } else {
-            key(row)
-        };
-        let cost = format!(
+    let by_session = r.group_by == GroupBy::Session;
+    let cost_of = |row: &crate::usage::UsageRow| {
+        format!(
             "{}{}",
             usd(row.cost_usd),
             if row.unpriced_requests > 0 {
@@ -106,23 +114,165 @@ pub fn usage(r: &UsageReport) -> String {
             } else {
                 ""
             }
-        );
+        )
+    };
+    let line = |out: &mut String, name: String, row: &crate::usage::UsageRow, own: &str| {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |{}",
+            "| {} | {} | {} | {} | {} | {} | {}{} |{}",
             name,
             thousands(row.input_tokens),
             thousands(row.output_tokens),
             thousands(row.cache_creation_tokens),
             thousands(row.cache_read_tokens),
             thousands(row.total_tokens),
-            cost,
+            own,
+            cost_of(row),
             if premium {
                 format!(" {:.2} |", row.premium_requests)
             } else {
                 String::new()
             }
         );
+    };
+    for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
+        let is_total = std::ptr::eq(row, &r.totals);
+        let name = if is_total {
+            "**Total**".to_string()
+        } else {
+            key(row)
+        };
+        let own = match (by_session, row.self_cost_usd) {
+            (true, Some(c)) => format!("{} | ", usd(c)),
+            (true, None) => " | ".to_string(),
+            _ => String::new(),
+        };
+        line(&mut out, name, row, &own);
+        for sub in &row.breakdown {
+            let own = if by_session { " | " } else { "" };
+            line(
+                &mut out,
+                format!("└ {}", sub.key.replace('|', "\\|")),
+                sub,
+                own,
+            );
+        }
+    }
+    if !r.unpriced_models.is_empty() {
+        let _ = writeln!(out, "\nUnpriced models (tokens counted, cost not):");
+        for u in &r.unpriced_models {
+            let _ = writeln!(
+                out,
+                "- `{}`: {}, {} tokens",
+                u.model,
+                count(u.requests, "request", "requests"),
+                thousands(u.total_tokens)
+            );
+        }
+    }
+    out
+}
+
+/// `2h05m`, `45m`.
+pub fn hours_minutes(minutes: i64) -> String {
+    if minutes >= 60 {
+        format!("{}h{:02}m", minutes / 60, minutes % 60)
+    } else {
+        format!("{minutes}m")
+    }
+}
+
+/// Renders the 5-hour blocks as a Markdown table, gaps as rows of their own, with the active
+/// block's burn rate and projection below.
+pub fn blocks(r: &BlocksReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Usage by 5-hour block\n");
+    let _ = writeln!(out, "_{}._\n", r.estimate);
+    if r.blocks.is_empty() {
+        let _ = writeln!(out, "_no usage in this range_");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "| Block start ({}) | End | Requests | Input | Output | Cache write | Cache read | Total tokens | Cost |",
+        r.time_zone
+    );
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for b in &r.blocks {
+        if b.is_gap {
+            let _ = writeln!(
+                out,
+                "| _gap_ {} | {} | | | | | | | |",
+                b.start_local, b.end_local
+            );
+            continue;
+        }
+        let mark = if b.is_active { " (active)" } else { "" };
+        let row = |out: &mut String, name: &str, end: &str, s: &BlockSums| {
+            let _ = writeln!(
+                out,
+                "| {name} | {end} | {} | {} | {} | {} | {} | {} | {}{} |",
+                thousands(s.requests),
+                thousands(s.input_tokens),
+                thousands(s.output_tokens),
+                thousands(s.cache_creation_tokens),
+                thousands(s.cache_read_tokens),
+                thousands(s.total_tokens),
+                usd(s.cost_usd),
+                if s.unpriced_requests > 0 {
+                    " + unpriced"
+                } else {
+                    ""
+                }
+            );
+        };
+        row(
+            &mut out,
+            &format!("{}{mark}", b.start_local),
+            &b.end_local,
+            &b.sums,
+        );
+        for m in &b.breakdown {
+            row(
+                &mut out,
+                &format!("└ {}", m.model.replace('|', "\\|")),
+                "",
+                &m.sums,
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "| **Total** | | {} | {} | {} | {} | {} | {} | {} |",
+        thousands(r.totals.requests),
+        thousands(r.totals.input_tokens),
+        thousands(r.totals.output_tokens),
+        thousands(r.totals.cache_creation_tokens),
+        thousands(r.totals.cache_read_tokens),
+        thousands(r.totals.total_tokens),
+        usd(r.totals.cost_usd)
+    );
+    if let Some(a) = r.active() {
+        if let Some(rate) = &a.burn_rate {
+            let _ = writeln!(
+                out,
+                "\nBurn rate (last {} min, {} – {}): {} tokens/min, {}/hour.",
+                rate.window_minutes,
+                minute(&rate.since),
+                minute(&rate.until),
+                thousands(rate.tokens_per_minute.round() as i64),
+                usd(rate.cost_per_hour_usd)
+            );
+        }
+        if let Some(p) = &a.projection {
+            let _ = writeln!(
+                out,
+                "Projected by the block's end ({} left): {} tokens, {}.",
+                hours_minutes(p.remaining_minutes),
+                thousands(p.total_tokens),
+                usd(p.cost_usd)
+            );
+        }
     }
     if !r.unpriced_models.is_empty() {
         let _ = writeln!(out, "\nUnpriced models (tokens counted, cost not):");

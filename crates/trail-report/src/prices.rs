@@ -201,6 +201,67 @@ fn dots_to_dashes(s: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// A price the user set (config file `[prices."model-id"]`), USD per million tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriceOverride {
+    /// The model id or alias it prices (`claude-sonnet-4-5`, or a model the table lacks).
+    pub model: String,
+    pub input: f64,
+    pub output: f64,
+    /// Cache writes (5 minute; also 1 hour unless `cache_write_1h` is given).
+    pub cache_write: f64,
+    pub cache_write_1h: Option<f64>,
+    pub cache_read: f64,
+    /// Where it came from, shown with the prices a report used (the config file's path).
+    pub source: String,
+}
+
+impl PriceTable {
+    /// Returns this table with `overrides` applied: a model the table knows (by id, alias, or
+    /// the name resolution of [`PriceTable::resolve`]) gets the user's rates and no long-context
+    /// tier; another becomes a new entry.
+    pub fn with_overrides(&self, overrides: &[PriceOverride]) -> PriceTable {
+        let mut table = self.clone();
+        for o in overrides {
+            let rates = Rates {
+                input: o.input,
+                output: o.output,
+                cache_write_5m: o.cache_write,
+                cache_write_1h: o.cache_write_1h.unwrap_or(o.cache_write),
+                cache_read: o.cache_read,
+            };
+            let known = table
+                .resolve(&o.model)
+                .map(|p| p.id.clone())
+                .and_then(|id| table.prices.iter().position(|p| p.id == id));
+            match known {
+                Some(i) => {
+                    let p = &mut table.prices[i];
+                    p.rates = rates;
+                    p.above_200k = None;
+                    p.as_of = "config".into();
+                    p.source = o.source.clone();
+                }
+                None => {
+                    table.prices.push(Price {
+                        id: o.model.clone(),
+                        name: o.model.clone(),
+                        aliases: Vec::new(),
+                        rates,
+                        above_200k: None,
+                        as_of: "config".into(),
+                        source: o.source.clone(),
+                    });
+                    table
+                        .by_name
+                        .insert(o.model.to_ascii_lowercase(), table.prices.len() - 1);
+                }
+            }
+        }
+        table
+    }
+}
+
 /// Drops a trailing `-YYYYMMDD`.
 fn strip_date(s: &str) -> Option<&str> {
     let (head, tail) = s.rsplit_once('-')?;
@@ -265,6 +326,42 @@ mod tests {
             "no guess for a model the table lacks"
         );
         assert_eq!(id("gpt-5-codex"), None);
+    }
+
+    #[test]
+    fn overrides_replace_known_models_and_add_new_ones() {
+        let o = |model: &str| PriceOverride {
+            model: model.into(),
+            input: 1.0,
+            output: 2.0,
+            cache_write: 3.0,
+            cache_write_1h: None,
+            cache_read: 4.0,
+            source: "/c/config.toml".into(),
+        };
+        let t =
+            PriceTable::shipped().with_overrides(&[o("claude-sonnet-4-5"), o("my-local-model")]);
+        let tokens = Tokens {
+            input: 1_000_000,
+            output: 1_000_000,
+            cache_creation: 1_000_000,
+            cache_creation_1h: 500_000,
+            cache_read: 1_000_000,
+            input_over_200k: 800_000,
+            ..Tokens::default()
+        };
+        let sonnet = t.resolve("claude-sonnet-4-5-20250929").unwrap();
+        assert_eq!(sonnet.source, "/c/config.toml");
+        assert!((sonnet.cost(&tokens) - 10.0).abs() < 1e-9);
+        assert!((t.resolve("my-local-model").unwrap().cost(&tokens) - 10.0).abs() < 1e-9);
+        // The shipped table is untouched.
+        assert_ne!(
+            PriceTable::shipped()
+                .resolve("claude-sonnet-4-5")
+                .unwrap()
+                .source,
+            "/c/config.toml"
+        );
     }
 
     #[test]

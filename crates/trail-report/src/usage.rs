@@ -62,6 +62,24 @@ pub struct UsageRow {
     pub web_search_requests: i64,
     /// GitHub Copilot premium requests: a unit of their own, never in `cost_usd`.
     pub premium_requests: f64,
+    /// `--by session`: the session's own spend; the row's figures include its subagents'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_cost_usd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_total_tokens: Option<i64>,
+    /// `--by session`: subagent sessions whose spend is counted in this row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_sessions: Option<i64>,
+    /// One row per model under this one (`--breakdown`), most expensive first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub breakdown: Vec<UsageRow>,
+}
+
+/// Options of the usage report beyond the grouping.
+#[derive(Debug, Clone, Default)]
+pub struct UsageOptions {
+    /// Rows per model under each row.
+    pub breakdown: bool,
 }
 
 /// A model the price table does not know.
@@ -161,16 +179,40 @@ pub fn usage_in(
     prices: &PriceTable,
     zone: &DayZone,
 ) -> Result<UsageReport> {
+    usage_with(store, filter, by, prices, zone, &UsageOptions::default())
+}
+
+/// Computes the usage report with days of `zone` and `options`. Grouped by session, a subagent's
+/// spend counts in its top-level session's row, which also says what the session spent itself.
+#[tracing::instrument(level = "debug", skip_all, err)]
+pub fn usage_with(
+    store: &Store,
+    filter: &Filter,
+    by: GroupBy,
+    prices: &PriceTable,
+    zone: &DayZone,
+    options: &UsageOptions,
+) -> Result<UsageReport> {
     let cells = if zone.is_utc() {
         load_cells(store, filter)?
     } else {
         load_cells_in(store, filter, zone)?
     };
-    let sessions = if matches!(by, GroupBy::Session | GroupBy::Repo | GroupBy::Source) {
-        session_info(store, &cells)?
+    let roots = if by == GroupBy::Session {
+        session_roots(store)?
     } else {
         HashMap::new()
     };
+    let root_of = |id: &str| -> String { roots.get(id).cloned().unwrap_or_else(|| id.to_string()) };
+    let sessions = if matches!(by, GroupBy::Session | GroupBy::Repo | GroupBy::Source) {
+        let mut ids: BTreeSet<String> = cells.iter().map(|c| c.session_id.clone()).collect();
+        ids.extend(cells.iter().map(|c| root_of(&c.session_id)));
+        session_info(store, &ids)?
+    } else {
+        HashMap::new()
+    };
+    let mut per_model: BTreeMap<(String, String), UsageRow> = BTreeMap::new();
+    let mut children: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut groups: BTreeMap<String, UsageRow> = BTreeMap::new();
     let mut totals = UsageRow {
         key: "total".into(),
@@ -190,11 +232,15 @@ pub fn usage_in(
             GroupBy::Week => (week_of(&c.day), None, None),
             GroupBy::Month => (c.day.get(..7).unwrap_or("").to_string(), None, None),
             GroupBy::Model => (c.model.clone(), None, None),
-            GroupBy::Session => (
-                c.session_id.clone(),
-                info.and_then(|i| i.title.clone()),
-                info.map(|i| i.source.clone()),
-            ),
+            GroupBy::Session => {
+                let root = root_of(&c.session_id);
+                let info = sessions.get(&root);
+                (
+                    root.clone(),
+                    info.and_then(|i| i.title.clone()),
+                    info.map(|i| i.source.clone()),
+                )
+            }
             GroupBy::Repo => match info {
                 Some(SessionInfo {
                     repository: Some(r),
@@ -239,15 +285,52 @@ pub fn usage_in(
             u.requests += c.requests;
             u.total_tokens += total_of(&c.tokens);
         }
+        if options.breakdown {
+            let model = if c.model.is_empty() {
+                "(no model recorded)".to_string()
+            } else {
+                c.model.clone()
+            };
+            let sub = per_model
+                .entry((key.clone(), model.clone()))
+                .or_insert_with(|| UsageRow {
+                    key: model,
+                    ..UsageRow::default()
+                });
+            add(sub, c, cost, unpriced_requests);
+        }
         let row = groups.entry(key.clone()).or_insert_with(|| UsageRow {
-            key,
+            key: key.clone(),
             label,
             source,
             ..UsageRow::default()
         });
+        if by == GroupBy::Session {
+            let own = c.session_id == key;
+            *row.self_cost_usd.get_or_insert(0.0) += if own { cost } else { 0.0 };
+            *row.self_total_tokens.get_or_insert(0) += if own { total_of(&c.tokens) } else { 0 };
+            let kids = children.entry(key.clone()).or_default();
+            if !own {
+                kids.insert(c.session_id.clone());
+            }
+            row.subagent_sessions = Some(kids.len() as i64);
+        }
         for r in [row, &mut totals] {
             add(r, c, cost, unpriced_requests);
         }
+    }
+    for ((key, _), sub) in per_model {
+        if let Some(row) = groups.get_mut(&key) {
+            row.breakdown.push(sub);
+        }
+    }
+    for row in groups.values_mut() {
+        row.breakdown.sort_by(|a, b| {
+            b.cost_usd
+                .total_cmp(&a.cost_usd)
+                .then(b.total_tokens.cmp(&a.total_tokens))
+                .then(a.key.cmp(&b.key))
+        });
     }
     let mut rows: Vec<UsageRow> = groups.into_values().collect();
     if by == GroupBy::Session {
@@ -515,14 +598,38 @@ struct SessionInfo {
     cwd: Option<String>,
 }
 
-fn session_info(store: &Store, cells: &[Cell]) -> Result<HashMap<String, SessionInfo>> {
-    let wanted: BTreeSet<&str> = cells.iter().map(|c| c.session_id.as_str()).collect();
+/// Each subagent session's top-level session (through nested subagents), for the sessions whose
+/// parent is in the store.
+fn session_roots(store: &Store) -> Result<HashMap<String, String>> {
+    let mut stmt = store.connection().prepare(
+        "SELECT c.id, c.parent_session_id FROM sessions c
+         JOIN sessions p ON p.id = c.parent_session_id WHERE c.id != p.id",
+    )?;
+    let parent: HashMap<String, String> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut roots = HashMap::new();
+    for child in parent.keys() {
+        let mut at = child;
+        // A cycle (a store written by a broken parser) stops after as many steps as links.
+        for _ in 0..=parent.len() {
+            match parent.get(at) {
+                Some(p) => at = p,
+                None => break,
+            }
+        }
+        roots.insert(child.clone(), at.clone());
+    }
+    Ok(roots)
+}
+
+fn session_info(store: &Store, wanted: &BTreeSet<String>) -> Result<HashMap<String, SessionInfo>> {
     let mut stmt = store
         .connection()
         .prepare_cached("SELECT source, summary, repository, cwd FROM sessions WHERE id = ?1")?;
     let mut out = HashMap::new();
     for id in wanted {
-        let info = stmt.query_row([id], |r| {
+        let info = stmt.query_row([id.as_str()], |r| {
             Ok(SessionInfo {
                 source: r.get(0)?,
                 title: r.get(1)?,

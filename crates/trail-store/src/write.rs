@@ -121,6 +121,25 @@ impl Store {
         Ok(out)
     }
 
+    /// Returns what the store knows of the files at `paths` (keys as [`Store::stored_files`]
+    /// uses them): one indexed lookup each, for an index of a few named files in a large store.
+    pub fn stored_files_at(&self, paths: &[String]) -> Result<HashMap<String, StoredFile>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
+                    NULL, sessions, missing,
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
+                    parser_version
+             FROM source_files WHERE path = ?1",
+        )?;
+        let mut out = HashMap::new();
+        for p in paths {
+            if let Some(f) = stmt.query_row([p], stored_file_from_row).optional()? {
+                out.insert(f.path.clone(), f);
+            }
+        }
+        Ok(out)
+    }
+
     /// Returns the resume state stored for a file.
     pub fn file_state(&self, path: &str) -> Result<Option<Vec<u8>>> {
         Ok(self

@@ -12,6 +12,7 @@ pub mod search;
 pub mod show;
 pub mod sql;
 pub mod standup;
+pub mod statusline;
 pub mod tips;
 pub mod usage;
 pub mod why;

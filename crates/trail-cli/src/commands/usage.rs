@@ -1,6 +1,7 @@
 //! `trail usage`: tokens and cost by day, week, month, model, session, repository or source.
 
-use trail_query::{Clock, GroupBy, PriceTable, ReportFilter};
+use trail_query::{BlockOptions, UsageOptions};
+use trail_query::{Clock, GroupBy, ReportFilter};
 use trail_report::markdown::{self, thousands, usage_key_label, usd};
 
 use crate::commands::open_query;
@@ -61,13 +62,35 @@ enum By {
     Session,
     Repo,
     Source,
+    /// 5-hour blocks (ccusage's rule)
+    Block,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Group rows by
+    /// Group rows by (block: 5-hour usage blocks)
     #[arg(long, value_enum, default_value_t = By::Day)]
     by: By,
+    /// Under each row, one row per model
+    #[arg(long)]
+    breakdown: bool,
+    /// Only the active 5-hour block: time left, burn rate, projection (implies --by block)
+    #[arg(long)]
+    active: bool,
+    /// Redraw the active block every --interval seconds (Ctrl-C stops); indexes before each
+    #[arg(long, conflicts_with_all = ["json", "md"])]
+    watch: bool,
+    /// Seconds between --watch refreshes
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "SECONDS",
+        requires = "watch"
+    )]
+    interval: f64,
+    /// Stop --watch after this many refreshes
+    #[arg(long, value_name = "N", requires = "watch")]
+    count: Option<u64>,
     #[command(flatten)]
     filter: FilterArgs,
     #[command(flatten)]
@@ -78,8 +101,22 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let filter = args.filter.report_filter();
     // A bad zone is reported before the store is opened (it is the user's typo either way).
     filter.zone()?;
-    let query = open_query(ctx)?;
+    let clock = Clock {
+        now: ctx.now()?,
+        zone: trail_query::DayZone::utc(),
+    };
+    if args.watch {
+        let (resolved, zone) = filter.resolve(&clock)?;
+        let watch = crate::blocks_view::Watch {
+            interval: std::time::Duration::from_secs_f64(args.interval.clamp(0.1, 86_400.0)),
+            count: args.count,
+            breakdown: args.breakdown,
+        };
+        return crate::blocks_view::watch(ctx, &resolved, &zone, &watch);
+    }
     let by = match args.by {
+        _ if args.active => return blocks(ctx, &args, &filter, &clock),
+        By::Block => return blocks(ctx, &args, &filter, &clock),
         By::Day => GroupBy::Day,
         By::Week => GroupBy::Week,
         By::Month => GroupBy::Month,
@@ -88,7 +125,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         By::Repo => GroupBy::Repo,
         By::Source => GroupBy::Source,
     };
-    let report = query.usage(&filter, by, PriceTable::shipped(), &Clock::utc_now())?;
+    let query = open_query(ctx)?;
+    let prices = ctx.config.price_table();
+    let options = UsageOptions {
+        breakdown: args.breakdown,
+    };
+    let report = query.usage_with(&filter, by, &prices, &clock, &options)?;
     if args.format.json {
         ctx.ui.json(&report)?;
         return Ok(0);
@@ -109,26 +151,38 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         .unwrap_or(5)
         .max(usage_key_label(&report).chars().count())
         .clamp(5, 48);
+    // Grouped by session, a row counts its subagents: SELF is the session's own cost.
+    let by_session = by == GroupBy::Session;
+    let self_header = if by_session {
+        format!("  {:>12}", "SELF")
+    } else {
+        String::new()
+    };
     // GitHub Copilot premium requests are a unit of their own (never dollars): a column of
     // their own when any were recorded.
     let premium = report.totals.premium_requests > 0.0;
     let mut header = format!(
-        "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
+        "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}{self_header}  {:>12}",
         fit(&usage_key_label(&report), width),
         "INPUT",
         "OUTPUT",
         "CACHE WRITE",
         "CACHE READ",
         "TOTAL",
-        "COST"
+        if by_session { "WITH SUBAGENTS" } else { "COST" }
     );
     if premium {
         header.push_str(&format!("  {:>9}", "PREMIUM"));
     }
     ctx.ui.line(&ctx.ui.paint(Style::Bold, &header))?;
     let line = |r: &trail_report::UsageRow, key: &str| {
+        let own = match (by_session, r.self_cost_usd) {
+            (true, Some(c)) => format!("  {:>12}", usd(c)),
+            (true, None) => format!("  {:>12}", ""),
+            _ => String::new(),
+        };
         let mut text = format!(
-            "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
+            "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}{own}  {:>12}",
             fit(key, width),
             thousands(r.input_tokens),
             thousands(r.output_tokens),
@@ -149,6 +203,10 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     for r in &report.rows {
         let text = line(r, &key_text(r, by));
         ctx.ui.line(&text)?;
+        for sub in &r.breakdown {
+            let text = line(sub, &format!("  └ {}", sub.key));
+            ctx.ui.line(&ctx.ui.paint(Style::Dim, &text))?;
+        }
     }
     let total = line(&report.totals, "Total");
     ctx.ui.line(&ctx.ui.paint(Style::Bold, &total))?;
@@ -166,6 +224,33 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
                 if u.requests == 1 { "" } else { "s" },
                 thousands(u.total_tokens)
             ))?;
+        }
+    }
+    Ok(0)
+}
+
+/// `--by block` and `--active`.
+fn blocks(ctx: &mut Ctx, args: &Args, filter: &ReportFilter, clock: &Clock) -> CliResult<u8> {
+    let query = open_query(ctx)?;
+    let prices = ctx.config.price_table();
+    let options = BlockOptions {
+        breakdown: args.breakdown,
+        active_only: args.active,
+    };
+    let report = query.blocks(filter, &prices, clock, &options)?;
+    if args.format.json {
+        ctx.ui.json(&report)?;
+    } else if args.format.md {
+        ctx.ui.line(markdown::blocks(&report).trim_end())?;
+    } else {
+        let budget = ctx.config.config.usage.block_budget_usd;
+        let lines = if args.active {
+            crate::blocks_view::active_lines(&ctx.ui, &report, budget)
+        } else {
+            crate::blocks_view::table_lines(&ctx.ui, &report)
+        };
+        for l in lines {
+            ctx.ui.line(&l)?;
         }
     }
     Ok(0)

@@ -1,0 +1,336 @@
+//! Text views of the 5-hour blocks (`trail usage --by block`, `--active`) and the live view
+//! (`--watch`). The figures come from trail-report; this module only lays them out.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use trail_report::blocks::{Block, BlocksReport};
+use trail_report::markdown::{hours_minutes, thousands, usd};
+use trail_report::{BlockOptions, DayZone, Filter};
+use trail_store::Store;
+
+use crate::error::CliResult;
+use crate::output::{fit, Style, Ui};
+use crate::{config, Ctx};
+
+/// The first line of every block view: what the figures are.
+fn heading(ui: &Ui, title: &str, r: &BlocksReport) -> Vec<String> {
+    vec![
+        ui.paint(Style::Bold, &format!("{title} ({})", r.time_zone)),
+        ui.paint(
+            Style::Dim,
+            &format!("Estimate from local logs: {}.", note(r)),
+        ),
+    ]
+}
+
+/// The report's estimate note without its leading "estimate from local logs: ".
+fn note(r: &BlocksReport) -> &str {
+    r.estimate
+        .strip_prefix("estimate from local logs: ")
+        .unwrap_or(r.estimate)
+}
+
+/// `--by block`: one row per block, gaps as dim lines between them.
+pub fn table_lines(ui: &Ui, r: &BlocksReport) -> Vec<String> {
+    let mut out = heading(ui, "Usage by 5-hour block", r);
+    if r.blocks.is_empty() {
+        out.push("No usage in this range.".into());
+        return out;
+    }
+    let width = r
+        .blocks
+        .iter()
+        .flat_map(|b| &b.breakdown)
+        .map(|m| m.model.chars().count() + 4)
+        .max()
+        .unwrap_or(0)
+        .clamp(16, 40);
+    let header = format!(
+        "{}  {:>5}  {:>8}  {:>9}  {:>16}  {:>12}  {:>22}",
+        fit("BLOCK START", width),
+        "END",
+        "SPAN",
+        "REQUESTS",
+        "TOTAL TOKENS",
+        "COST",
+        "BURN (LAST 15 MIN)"
+    );
+    out.push(ui.paint(Style::Bold, &header));
+    for b in &r.blocks {
+        if b.is_gap {
+            let gap = format!("  ... no requests {} – {}", b.start_local, b.end_local);
+            out.push(ui.paint(Style::Dim, &gap));
+            continue;
+        }
+        let burn = b
+            .burn_rate
+            .as_ref()
+            .filter(|x| x.requests > 0)
+            .map(|x| format!("{}/h", usd(x.cost_per_hour_usd)))
+            .unwrap_or_else(|| "-".into());
+        let row = format!(
+            "{}  {:>5}  {:>8}  {:>9}  {:>16}  {:>12}  {:>22}",
+            fit(&b.start_local, width),
+            b.end_local.get(11..).unwrap_or(&b.end_local),
+            hours_minutes(b.active_minutes),
+            thousands(b.sums.requests),
+            thousands(b.sums.total_tokens),
+            cost_text(b.sums.cost_usd, b.sums.unpriced_requests),
+            burn
+        );
+        out.push(if b.is_active {
+            ui.paint(Style::Green, &format!("{row}  ACTIVE"))
+        } else {
+            row
+        });
+        for m in &b.breakdown {
+            let sub = format!(
+                "{}  {:>5}  {:>8}  {:>9}  {:>16}  {:>12}",
+                fit(&format!("  └ {}", m.model), width),
+                "",
+                "",
+                thousands(m.sums.requests),
+                thousands(m.sums.total_tokens),
+                cost_text(m.sums.cost_usd, m.sums.unpriced_requests),
+            );
+            out.push(ui.paint(Style::Dim, &sub));
+        }
+    }
+    let total = format!(
+        "{}  {:>5}  {:>8}  {:>9}  {:>16}  {:>12}",
+        fit("Total", width),
+        "",
+        "",
+        thousands(r.totals.requests),
+        thousands(r.totals.total_tokens),
+        cost_text(r.totals.cost_usd, r.totals.unpriced_requests),
+    );
+    out.push(ui.paint(Style::Bold, &total));
+    unpriced(&mut out, ui, r);
+    out
+}
+
+fn cost_text(cost: f64, unpriced: i64) -> String {
+    format!("{}{}", usd(cost), if unpriced > 0 { "*" } else { "" })
+}
+
+fn unpriced(out: &mut Vec<String>, ui: &Ui, r: &BlocksReport) {
+    if r.unpriced_models.is_empty() {
+        return;
+    }
+    out.push(ui.paint(
+        Style::Yellow,
+        "* unpriced models (tokens counted, cost not included):",
+    ));
+    for u in &r.unpriced_models {
+        out.push(format!(
+            "  {}: {} requests, {} tokens",
+            u.model,
+            thousands(u.requests),
+            thousands(u.total_tokens)
+        ));
+    }
+}
+
+/// `--active` and `--watch`: the current block in detail.
+pub fn active_lines(ui: &Ui, r: &BlocksReport, budget: Option<f64>) -> Vec<String> {
+    let mut out = heading(ui, "Active 5-hour block", r);
+    let Some(b) = r.active() else {
+        out.push("No active block: no request in the last 5 hours.".into());
+        return out;
+    };
+    out.extend(block_detail(ui, r, b, budget));
+    unpriced(&mut out, ui, r);
+    out
+}
+
+fn block_detail(ui: &Ui, r: &BlocksReport, b: &Block, budget: Option<f64>) -> Vec<String> {
+    let mut out = Vec::new();
+    let s = &b.sums;
+    let left = b
+        .projection
+        .as_ref()
+        .map(|p| hours_minutes(p.remaining_minutes))
+        .unwrap_or_else(|| "-".into());
+    let now_local = DayZone::parse(&r.time_zone)
+        .ok()
+        .and_then(|z| z.minute_of(&r.now))
+        .unwrap_or_else(|| r.now.clone());
+    out.push(format!(
+        "Block     {} – {}, {left} left (now {})",
+        b.start_local,
+        b.end_local.get(11..).unwrap_or(&b.end_local),
+        now_local.get(11..).unwrap_or(&now_local)
+    ));
+    out.push(format!(
+        "Cost      {}",
+        ui.paint(Style::Bold, &cost_text(s.cost_usd, s.unpriced_requests))
+    ));
+    if let Some(budget) = budget.filter(|b| *b > 0.0) {
+        let percent = s.cost_usd / budget * 100.0;
+        let style = match percent {
+            p if p >= 100.0 => Style::Red,
+            p if p >= 80.0 => Style::Yellow,
+            _ => Style::Green,
+        };
+        out.push(format!(
+            "Budget    {} of {} ({})",
+            usd(s.cost_usd),
+            usd(budget),
+            ui.paint(style, &format!("{percent:.0}%"))
+        ));
+    }
+    out.push(format!(
+        "Tokens    {} ({} requests: input {}, output {}, cache write {}, cache read {})",
+        thousands(s.total_tokens),
+        thousands(s.requests),
+        thousands(s.input_tokens),
+        thousands(s.output_tokens),
+        thousands(s.cache_creation_tokens),
+        thousands(s.cache_read_tokens)
+    ));
+    if let Some(rate) = &b.burn_rate {
+        let window = |ts: &str| {
+            DayZone::parse(&r.time_zone)
+                .ok()
+                .and_then(|z| z.minute_of(ts))
+                .and_then(|m| m.get(11..).map(str::to_string))
+                .unwrap_or_else(|| ts.to_string())
+        };
+        out.push(format!(
+            "Burn      {}/h, {} tokens/min (last {} min, {}–{})",
+            usd(rate.cost_per_hour_usd),
+            thousands(rate.tokens_per_minute.round() as i64),
+            rate.window_minutes,
+            window(&rate.since),
+            window(&rate.until)
+        ));
+    }
+    if let Some(p) = &b.projection {
+        out.push(format!(
+            "Projected {} and {} tokens by {} if this rate holds",
+            usd(p.cost_usd),
+            thousands(p.total_tokens),
+            b.end_local.get(11..).unwrap_or(&b.end_local)
+        ));
+    }
+    out.push(format!("Models    {}", b.models.join(", ")));
+    for m in &b.breakdown {
+        out.push(ui.paint(
+            Style::Dim,
+            &format!(
+                "  └ {}: {}, {} tokens, {} requests",
+                m.model,
+                cost_text(m.sums.cost_usd, m.sums.unpriced_requests),
+                thousands(m.sums.total_tokens),
+                thousands(m.sums.requests)
+            ),
+        ));
+    }
+    out
+}
+
+/// `--watch` settings.
+pub struct Watch {
+    pub interval: Duration,
+    /// Stop after this many refreshes (none: until Ctrl-C).
+    pub count: Option<u64>,
+    pub breakdown: bool,
+}
+
+/// Shows the cursor again however the view ends (Ctrl-C, an error, a closed pipe).
+struct CursorGuard(bool);
+
+impl Drop for CursorGuard {
+    fn drop(&mut self) {
+        if self.0 {
+            let mut err = std::io::stdout();
+            let _ = err.write_all(b"\x1b[?25h");
+            let _ = err.flush();
+        }
+    }
+}
+
+/// The live view: every interval, index what changed, then draw the active block. On a
+/// terminal the view is redrawn in place (cursor home, clear below); into a pipe each refresh
+/// is printed as a new snapshot after a blank line.
+pub fn watch(ctx: &mut Ctx, filter: &Filter, zone: &DayZone, w: &Watch) -> CliResult<u8> {
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // Without a handler (another one is set) Ctrl-C ends the process as usual.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let tty = std::io::stdout().is_terminal();
+    let _cursor = CursorGuard(tty);
+    let mut store = Store::open(&ctx.store_path)?;
+    let roots = config::source_roots(&ctx.env, ctx.home.as_deref(), &[]);
+    let options = trail_ingest::IndexOptions {
+        roots,
+        ..trail_ingest::IndexOptions::default()
+    };
+    let prices = ctx.config.price_table();
+    let budget = ctx.config.config.usage.block_budget_usd;
+    let mut drawn = 0u64;
+    loop {
+        // A failed index (a file that vanished mid-read) must not end the view: show the
+        // store as it is and say so.
+        let indexed = trail_ingest::index(&mut store, &options, &trail_ingest::NoProgress);
+        let now = ctx.now()?;
+        let block_options = BlockOptions {
+            breakdown: w.breakdown,
+            active_only: true,
+        };
+        let report = trail_report::blocks(&store, filter, &prices, zone, now, &block_options)?;
+        let mut lines = active_lines(&ctx.ui, &report, budget);
+        if let Err(e) = indexed {
+            lines.push(ctx.ui.paint(Style::Yellow, &format!("index failed: {e}")));
+        }
+        lines.push(ctx.ui.paint(
+            Style::Dim,
+            &format!(
+                "Refreshing every {}s; Ctrl-C to stop.",
+                w.interval.as_secs_f64()
+            ),
+        ));
+        if tty {
+            // Home, then each line cleared to its end, then everything below cleared: no
+            // flicker and no leftovers from a longer previous frame.
+            let mut frame = String::from("\x1b[?25l\x1b[H");
+            for l in &lines {
+                frame.push_str(l);
+                frame.push_str("\x1b[K\n");
+            }
+            frame.push_str("\x1b[J");
+            if drawn == 0 {
+                frame.insert_str(0, "\x1b[2J");
+            }
+            let mut out = std::io::stdout().lock();
+            out.write_all(frame.as_bytes())?;
+            out.flush()?;
+        } else {
+            if drawn > 0 {
+                ctx.ui.line("")?;
+            }
+            for l in &lines {
+                ctx.ui.line(l)?;
+            }
+            ctx.ui.flush()?;
+        }
+        drawn += 1;
+        if w.count.is_some_and(|n| drawn >= n) {
+            break;
+        }
+        let until = Instant::now() + w.interval;
+        while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(50).min(w.interval));
+        }
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+    }
+    Ok(0)
+}
