@@ -7,8 +7,11 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use trail_ingest::Roots;
 use trail_model::SourceKind;
+
+use crate::tui_config::TuiSection;
 
 /// The process environment, captured once so tests can substitute it.
 #[derive(Debug, Clone, Default)]
@@ -53,6 +56,78 @@ pub fn store_path(flag: Option<&Path>, env: &Env) -> Option<PathBuf> {
         .path("XDG_DATA_HOME")
         .or_else(|| env.home().map(|h| h.join(".local/share")))?;
     Some(data.join("trail").join("trail.db"))
+}
+
+/// Returns the data folder: `$XDG_DATA_HOME`, else `~/.local/share`.
+pub fn data_dir(env: &Env) -> Option<PathBuf> {
+    env.path("XDG_DATA_HOME")
+        .or_else(|| env.home().map(|h| h.join(".local/share")))
+}
+
+/// Returns the config file path: `TRAIL_CONFIG`, else `$XDG_CONFIG_HOME/trail/config.toml`
+/// (default `~/.config/trail/config.toml`). The second value says whether the user named it
+/// (then it must exist).
+pub fn config_path(env: &Env) -> Option<(PathBuf, bool)> {
+    if let Some(p) = env.path("TRAIL_CONFIG") {
+        return Some((p, true));
+    }
+    let config = env
+        .path("XDG_CONFIG_HOME")
+        .or_else(|| env.home().map(|h| h.join(".config")))?;
+    Some((config.join("trail").join("config.toml"), false))
+}
+
+/// The config file (`config.toml`). Every section and key is optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// `[tui]`: the terminal browser's colours, keys and export folder.
+    pub tui: TuiSection,
+}
+
+/// Reads the config file. A missing default file is an empty config; a missing file the user
+/// named, or one that does not parse, is an error naming the file and the place.
+pub fn load_config(path: Option<(PathBuf, bool)>) -> Result<Config, String> {
+    let Some((path, named)) = path else {
+        return Ok(Config::default());
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !named => {
+            return Ok(Config::default())
+        }
+        Err(e) => {
+            return Err(format!(
+                "cannot read the config file {}: {e}",
+                path.display()
+            ))
+        }
+    };
+    toml::from_str(&text)
+        .map_err(|e| format!("cannot read the config file {}: {e}", path.display()))
+}
+
+/// Where the process runs, for the browser's scopes: the folder, its git repository
+/// (`owner/name` of the remote) and branch, and the machine's name.
+pub fn here(env: &Env) -> trail_tui::Here {
+    let folder = std::env::current_dir().ok();
+    let repository = folder.as_deref().and_then(trail_ingest::git::repository_of);
+    let branch = folder.as_deref().and_then(trail_ingest::git::branch_of);
+    let host = env
+        .get("HOSTNAME")
+        .map(|h| h.to_string_lossy().into_owned())
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
+        .filter(|h| !h.is_empty());
+    trail_tui::Here {
+        repository,
+        folder,
+        branch,
+        host,
+    }
 }
 
 /// Returns where each source looks. `home` replaces the home directory (for the bundled

@@ -6,11 +6,13 @@ mod commands;
 mod config;
 mod error;
 mod output;
+mod tui_config;
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::config::Env;
 use crate::error::{CliError, CliResult};
@@ -33,7 +35,7 @@ struct Cli {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -66,6 +68,8 @@ enum Command {
     Import(commands::import::Args),
     /// Show the sessions that read or edited a file; with :LINE, the session behind that line
     Why(commands::why::Args),
+    /// Browse and search every session in the terminal, as you type (also: `trail` alone)
+    Tui(commands::tui::Args),
 }
 
 /// What every command receives.
@@ -77,7 +81,19 @@ pub struct Ctx {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // `trail` alone opens the browser on a terminal; elsewhere it prints the help, as a
+    // missing subcommand always did.
+    let command = match cli.command.take() {
+        Some(c) => c,
+        None if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() => {
+            Command::Tui(commands::tui::Args::default())
+        }
+        None => {
+            eprintln!("{}", Cli::command().render_help());
+            return ExitCode::from(2);
+        }
+    };
     init_logging(cli.verbose);
     let env = Env::from_process();
     let ui = Ui::new(cli.color, env.get("NO_COLOR").is_some());
@@ -91,7 +107,7 @@ fn main() -> ExitCode {
         home: cli.home.clone(),
         ui,
     };
-    let result = run(&mut ctx, cli.command).and_then(|code| {
+    let result = run(&mut ctx, command).and_then(|code| {
         ctx.ui.flush()?;
         Ok(code)
     });
@@ -118,6 +134,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Export(a) => commands::export::run(ctx, a),
         Command::Import(a) => commands::import::run(ctx, a),
         Command::Why(a) => commands::why::run(ctx, a),
+        Command::Tui(a) => commands::tui::run(ctx, a),
     }
 }
 

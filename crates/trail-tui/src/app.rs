@@ -437,9 +437,7 @@ impl App {
                 if !self.fresh(Kind::Preview, gen) {
                     return;
                 }
-                self.preview = result
-                    .ok()
-                    .map(|d| Transcript::new(d, self.terms(), false));
+                self.preview = result.ok().map(|d| Transcript::new(d, self.terms(), false));
                 self.preview_turn = Some(turn);
             }
             Reply::Transcript {
@@ -602,11 +600,7 @@ impl App {
             }
             _ if self.focus_list => self.on_focused_list_key(k),
             KeyCode::Char('?') if self.input.is_empty() => self.overlay = Overlay::Help,
-            KeyCode::Backspace => {
-                if self.input.pop().is_some() {
-                    self.refresh();
-                }
-            }
+            KeyCode::Backspace if self.input.pop().is_some() => self.refresh(),
             KeyCode::Char(c) if !ctrl && !alt => {
                 self.input.push(c);
                 self.refresh();
@@ -632,7 +626,11 @@ impl App {
                     self.refresh();
                 }
             }
-            KeyCode::Char(c) if !k.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) => {
+            KeyCode::Char(c)
+                if !k
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
                 // Typing goes back to the box.
                 self.focus_list = false;
                 self.input.push(c);
@@ -659,7 +657,12 @@ impl App {
                 self.message = Some(("No matches in this transcript".into(), false));
             } else if !t.jump_match(forward) {
                 self.message = Some((
-                    if forward { "No more matches below" } else { "No more matches above" }.into(),
+                    if forward {
+                        "No more matches below"
+                    } else {
+                        "No more matches above"
+                    }
+                    .into(),
                     false,
                 ));
             }

@@ -35,7 +35,8 @@ impl Key {
 
     /// Reads `ctrl-r`, `alt-x`, `r`, `N`, `?`, `enter`, `esc`, `tab`, `space`, `up`, `f1`...
     pub fn parse(s: &str) -> Result<Key, String> {
-        let bad = || format!("cannot read the key {s:?} (examples: r, N, ctrl-r, alt-x, enter, f1)");
+        let bad =
+            || format!("cannot read the key {s:?} (examples: r, N, ctrl-r, alt-x, enter, f1)");
         let mut ctrl = false;
         let mut alt = false;
         let mut rest = s.trim();

@@ -38,6 +38,7 @@ use trail_query::{Clock, Query, QueryError, Reopen};
 
 pub use app::{Scope, StoreState};
 pub use keys::{Key, Keymap};
+pub use ratatui::style::Color;
 pub use safe::visible;
 pub use theme::{Colors, Theme};
 
@@ -80,7 +81,7 @@ pub enum Outcome {
 /// One event for the UI loop: a key or mouse event, or a worker's answer.
 enum Msg {
     Input(Event),
-    Reply(worker::Reply),
+    Reply(Box<worker::Reply>),
 }
 
 /// Opens the store, starts the worker and builds the app. Missing or empty stores give an
@@ -98,7 +99,11 @@ fn start(config: &TuiConfig, events: Sender<Msg>) -> anyhow::Result<app::App> {
             let (clock, gens) = (config.clock.clone(), gens.clone());
             thread::Builder::new()
                 .name("trail-tui-worker".into())
-                .spawn(move || worker::run(query, clock, inbox, events, gens, Msg::Reply))
+                .spawn(move || {
+                    worker::run(query, clock, inbox, events, gens, |r| {
+                        Msg::Reply(Box::new(r))
+                    })
+                })
                 .context("cannot start the query thread")?;
             state
         }
@@ -179,7 +184,7 @@ fn handle(app: &mut app::App, msg: Msg) {
         Msg::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => app.on_key(k),
         Msg::Input(Event::Mouse(m)) => app.on_mouse(m),
         Msg::Input(_) => {}
-        Msg::Reply(r) => app.on_reply(r),
+        Msg::Reply(r) => app.on_reply(*r),
     }
 }
 
@@ -219,7 +224,12 @@ fn enter() -> io::Result<Terminal<CrosstermBackend<io::Stdout>>> {
 /// Leaves the alternate screen and raw mode; safe to call twice.
 fn leave() -> io::Result<()> {
     let mut out = io::stdout();
-    let a = execute!(out, DisableMouseCapture, LeaveAlternateScreen, crossterm::cursor::Show);
+    let a = execute!(
+        out,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
     let b = disable_raw_mode();
     out.flush()?;
     a.and(b)
@@ -255,7 +265,11 @@ fn resume(r: &Reopen) -> (String, bool) {
         Ok(s) if s.success() => (format!("{} exited{note}", r.program), false),
         Ok(s) => (format!("{} exited with {s}{note}", r.program), true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => (
-            format!("{} is not installed (not on PATH); the command was: {}", r.program, r.shell()),
+            format!(
+                "{} is not installed (not on PATH); the command was: {}",
+                r.program,
+                r.shell()
+            ),
             true,
         ),
         Err(e) => (format!("cannot run {}: {e}", r.shell()), true),

@@ -287,10 +287,7 @@ fn entries(d: &SessionDetail, header: bool) -> Vec<(Entry, Option<i64>)> {
         // Forks started before this message go in before it.
         if let Some(ts) = m.timestamp.as_deref() {
             unplaced.retain(|&s| {
-                let before = d.subagents[s]
-                    .created_at
-                    .as_deref()
-                    .is_some_and(|c| c < ts);
+                let before = d.subagents[s].created_at.as_deref().is_some_and(|c| c < ts);
                 if before {
                     out.push((Entry::Subagent(s), current));
                 }
@@ -324,8 +321,7 @@ fn entries(d: &SessionDetail, header: bool) -> Vec<(Entry, Option<i64>)> {
             Some("summary") => Entry::Summary(i),
             Some("compaction") => Entry::Compaction,
             Some("meta")
-                if m
-                    .text
+                if m.text
                     .as_deref()
                     .is_some_and(|t| t.starts_with("[Request interrupted")) =>
             {
@@ -372,9 +368,16 @@ fn render_entry(
             out.push((Line::from(Span::styled(title, theme.bold)), false));
             let mut facts = vec![s.id.clone(), s.source.clone()];
             facts.extend(s.repository.as_deref().map(one_line));
-            facts.extend(s.branch.as_deref().map(|b| format!("branch {}", one_line(b))));
+            facts.extend(
+                s.branch
+                    .as_deref()
+                    .map(|b| format!("branch {}", one_line(b))),
+            );
             facts.extend(s.cwd.as_deref().map(one_line));
-            out.push((Line::from(Span::styled(facts.join(" · "), theme.dim)), false));
+            out.push((
+                Line::from(Span::styled(facts.join(" · "), theme.dim)),
+                false,
+            ));
             let mut line = format!(
                 "{} → {} · {} turns",
                 trail_render::when(s.created_at.as_deref()),
@@ -382,7 +385,10 @@ fn render_entry(
                 s.turns
             );
             if s.total_tokens() > 0 {
-                line.push_str(&format!(" · {} tokens", trail_render::tokens(s.total_tokens())));
+                line.push_str(&format!(
+                    " · {} tokens",
+                    trail_render::tokens(s.total_tokens())
+                ));
             }
             if !s.models.is_empty() {
                 line.push_str(&format!(" · {}", one_line(&s.models.join(", "))));
@@ -390,7 +396,10 @@ fn render_entry(
             out.push((Line::from(Span::styled(line, theme.dim)), false));
             if let Some(p) = &s.parent_session_id {
                 out.push((
-                    Line::from(Span::styled(format!("subagent of {}", one_line(p)), theme.dim)),
+                    Line::from(Span::styled(
+                        format!("subagent of {}", one_line(p)),
+                        theme.dim,
+                    )),
                     false,
                 ));
             }
@@ -405,7 +414,10 @@ fn render_entry(
             let text = text_of(*i);
             for (n, l) in text.lines().enumerate() {
                 let (mut spans, m) = highlight(&visible(l), theme.prompt, terms, theme);
-                spans.insert(0, Span::styled(if n == 0 { "❯ " } else { "  " }, theme.prompt));
+                spans.insert(
+                    0,
+                    Span::styled(if n == 0 { "❯ " } else { "  " }, theme.prompt),
+                );
                 out.push((Line::from(spans), m));
             }
         }
@@ -452,7 +464,10 @@ fn render_entry(
                 let pretty = pretty_json(input);
                 capped(&pretty, "      ", theme.dim, terms, theme, &mut out);
                 if result.is_some() {
-                    out.push((Line::from(Span::styled("      ── output ──", theme.dim)), false));
+                    out.push((
+                        Line::from(Span::styled("      ── output ──", theme.dim)),
+                        false,
+                    ));
                     capped(output, "      ", Style::default(), terms, theme, &mut out);
                 }
             }
@@ -467,7 +482,10 @@ fn render_entry(
             out.push((
                 Line::from(vec![
                     Span::styled(format!("  ↳ {kind} "), theme.accent),
-                    Span::styled(one_line(s.title.as_deref().unwrap_or("(untitled)")), theme.bold),
+                    Span::styled(
+                        one_line(s.title.as_deref().unwrap_or("(untitled)")),
+                        theme.bold,
+                    ),
                     Span::styled(format!(" · {} turns · enter opens it", s.turns), theme.dim),
                 ]),
                 false,
@@ -492,7 +510,10 @@ fn render_entry(
             false,
         )),
         Entry::Interrupt(i) => out.push((
-            Line::from(Span::styled(format!("  {}", one_line(text_of(*i))), theme.error)),
+            Line::from(Span::styled(
+                format!("  {}", one_line(text_of(*i))),
+                theme.error,
+            )),
             false,
         )),
         Entry::OffBranch(n) => {
@@ -634,7 +655,10 @@ pub fn highlight(
             if i > last {
                 spans.push(Span::styled(text[last..i].to_string(), base));
             }
-            spans.push(Span::styled(text[i..i + len].to_string(), base.patch(theme.matched)));
+            spans.push(Span::styled(
+                text[i..i + len].to_string(),
+                base.patch(theme.matched),
+            ));
             last = i + len;
             at = last;
         }
@@ -688,7 +712,8 @@ mod tests {
     #[test]
     fn wrapping_keeps_every_character_and_styles() {
         let theme = Theme::new(&crate::theme::Colors::default(), false);
-        let (spans, found) = highlight("abc units def", Style::default(), &["UNITS".into()], &theme);
+        let (spans, found) =
+            highlight("abc units def", Style::default(), &["UNITS".into()], &theme);
         assert!(found);
         let rows = wrap(Line::from(spans), 5);
         let text: Vec<String> = rows.iter().map(|l| l.to_string()).collect();

@@ -50,7 +50,11 @@ fn draw_prompt(f: &mut Frame<'_>, app: &App, area: Rect) {
     let scope = app.scopes[app.scope].label();
     let count = match &app.results {
         Results::Sessions { rows, next, .. } => {
-            format!("{}{} sessions", rows.len(), if next.is_some() { "+" } else { "" })
+            format!(
+                "{}{} sessions",
+                rows.len(),
+                if next.is_some() { "+" } else { "" }
+            )
         }
         Results::Hits(h) => format!("{} hits", h.len()),
         Results::Loading => "…".into(),
@@ -140,9 +144,15 @@ fn no_match(app: &App, what: &str) -> Vec<Line<'static>> {
     let t = &app.theme;
     let scope = app.scopes[app.scope].label();
     vec![
-        Line::from(Span::styled(format!("{what} in scope {}.", one_line(&scope)), t.bold)),
         Line::from(Span::styled(
-            format!("{} widens the scope; filters: source:codex repo:web since:7d branch:main", app.keys.scope),
+            format!("{what} in scope {}.", one_line(&scope)),
+            t.bold,
+        )),
+        Line::from(Span::styled(
+            format!(
+                "{} widens the scope; filters: source:codex repo:web since:7d branch:main",
+                app.keys.scope
+            ),
             t.dim,
         )),
     ]
@@ -225,28 +235,53 @@ fn session_line(
     let branch = s.branch.as_deref().map(one_line).unwrap_or_default();
     let (place_w, branch_w) = if wide { (24, 16) } else { (14, 10) };
     // when, agent, +N, repo, branch, turns, tokens and the spaces between them.
-    let fixed = 4 + 7 + 4 + place_w + branch_w + 4 + 6 + 7;
+    let fixed = 4 + 8 + 4 + place_w + branch_w + 4 + 6 + 7;
     let title_w = width.saturating_sub(fixed).max(8);
-    let plus = if below > 0 { format!("+{below}") } else { String::new() };
+    let plus = if below > 0 {
+        format!("+{below}")
+    } else {
+        String::new()
+    };
     let line = Line::from(vec![
         Span::styled(format!("{:>4} ", age(s.updated_at.as_deref(), now)), t.dim),
-        Span::styled(format!("{} ", fit(agent(&s.source), 7)), t.tool),
+        Span::styled(format!("{} ", fit(agent(&s.source), 8)), t.tool),
         Span::styled(format!("{:<3} ", plus), t.accent),
-        Span::raw(format!("{} ", fit(&one_line(s.title.as_deref().unwrap_or("(untitled)")), title_w))),
+        Span::raw(format!(
+            "{} ",
+            fit(
+                &one_line(s.title.as_deref().unwrap_or("(untitled)")),
+                title_w
+            )
+        )),
         Span::styled(format!("{} ", fit(&place, place_w)), t.dim),
         Span::styled(format!("{} ", fit(&branch, branch_w)), t.dim),
         Span::styled(format!("{:>4} ", s.turns), t.dim),
-        Span::styled(format!("{:>6}", trail_render::tokens(s.total_tokens())), t.dim),
+        Span::styled(
+            format!("{:>6}", trail_render::tokens(s.total_tokens())),
+            t.dim,
+        ),
     ]);
     selected_style(line, t, selected)
 }
 
-fn hit_line(h: &SearchHit, width: usize, now: DateTime<Utc>, t: &Theme, selected: bool) -> Line<'static> {
+fn hit_line(
+    h: &SearchHit,
+    width: usize,
+    now: DateTime<Utc>,
+    t: &Theme,
+    selected: bool,
+) -> Line<'static> {
     let title_w = if width >= 100 { 30 } else { 20 };
     let mut spans = vec![
         Span::styled(format!("{:>4} ", age(h.timestamp.as_deref(), now)), t.dim),
-        Span::styled(format!("{} ", fit(agent(&h.source), 7)), t.tool),
-        Span::raw(format!("{} ", fit(&one_line(h.title.as_deref().unwrap_or("(untitled)")), title_w))),
+        Span::styled(format!("{} ", fit(agent(&h.source), 8)), t.tool),
+        Span::raw(format!(
+            "{} ",
+            fit(
+                &one_line(h.title.as_deref().unwrap_or("(untitled)")),
+                title_w
+            )
+        )),
         Span::styled(
             format!("{:<4}", h.turn.map(|n| format!("t{n}")).unwrap_or_default()),
             t.dim,
@@ -322,7 +357,11 @@ fn draw_transcript_view(f: &mut Frame<'_>, app: &mut App, top: Rect, body: Rect)
     } else {
         String::new()
     };
-    crumbs.push_str(&format!("{} · {}", agent(&s.source), one_line(s.title.as_deref().unwrap_or("(untitled)"))));
+    crumbs.push_str(&format!(
+        "{} · {}",
+        agent(&s.source),
+        one_line(s.title.as_deref().unwrap_or("(untitled)"))
+    ));
     let matches = tr.match_count();
     let right = if matches > 0 {
         format!("{matches} matching lines")
@@ -352,7 +391,10 @@ fn draw_no_sessions(f: &mut Frame<'_>, t: &Theme, state: &StoreState, area: Rect
         Line::from(Span::styled("    trail index", t.accent)),
         Line::default(),
         Line::from("or try the bundled samples (from a clone of trail):"),
-        Line::from(Span::styled("    trail --home examples/home index", t.accent)),
+        Line::from(Span::styled(
+            "    trail --home examples/home index",
+            t.accent,
+        )),
         Line::default(),
         Line::from(Span::styled("Then run trail tui again. Esc quits.", t.dim)),
     ];
@@ -363,7 +405,10 @@ fn draw_status(f: &mut Frame<'_>, app: &App, area: Rect) {
     let t = &app.theme;
     let k = &app.keys;
     let line = if let Some((m, err)) = &app.message {
-        Line::from(Span::styled(one_line(m), if *err { t.error } else { t.accent }))
+        Line::from(Span::styled(
+            one_line(m),
+            if *err { t.error } else { t.accent },
+        ))
     } else if !app.transcripts.is_empty() {
         Line::from(Span::styled(
             format!(
@@ -412,28 +457,60 @@ pub fn help_lines(app: &App) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = Vec::new();
     let mut add = |key: String, what: &str| v.push((key, what.to_string()));
     add("".into(), "Search box and list");
-    add("type".into(), "search as you type; filters source: repo: cwd: branch: model: since: until: role:");
-    add(k.scope.to_string(), "scope: repository, folder, branch, this host, all");
-    add("up/down pgup/pgdn".into(), "move in the list (ctrl-p/ctrl-n too)");
+    add("type".into(), "search as you type, across every agent");
+    add(
+        "filters".into(),
+        "source: repo: cwd: branch: model: since: until: role:",
+    );
+    add(
+        k.scope.to_string(),
+        "scope: repository, folder, branch, this host, all",
+    );
+    add(
+        "up/down pgup/pgdn".into(),
+        "move in the list (also ctrl-p, ctrl-n)",
+    );
     add("enter".into(), "open the transcript");
-    add("tab".into(), "keys to the list (then r e y c j k g G act; / back)");
+    add(
+        "tab".into(),
+        "list keys: r e y c j k g G act; / back to the box",
+    );
     add("ctrl-u ctrl-w".into(), "clear the box, delete a word");
-    add("esc".into(), "quit");
+    add("esc, ctrl-c".into(), "quit (ctrl-c quits from anywhere)");
     add("".into(), "Transcript");
-    add("up/down j/k pgup/pgdn".into(), "scroll");
-    add("enter space".into(), "unfold a tool call, thinking or summary; open a subagent or fork");
-    add(k.toggle_all.to_string(), "show or hide all tool input/output and thinking");
-    add(format!("{} {}", k.next_match, k.prev_match), "next, previous match");
+    add(
+        "up/down j/k pgup/pgdn".into(),
+        "scroll (the mouse wheel too)",
+    );
+    add(
+        "enter space".into(),
+        "unfold a tool call or thinking; open a subagent",
+    );
+    add(
+        k.toggle_all.to_string(),
+        "show or hide all tool input/output and thinking",
+    );
+    add(
+        format!("{} {}", k.next_match, k.prev_match),
+        "next, previous match",
+    );
     add(format!("{} {}", k.top, k.bottom), "top, bottom");
     add("esc q".into(), "back");
-    add("".into(), "Anywhere");
-    add(k.resume.to_string(), "resume the session in its agent, in its folder");
-    add(k.continue_elsewhere.to_string(), "continue it in another agent (not available yet)");
-    add(k.export.to_string(), "export it (Markdown or HTML, secrets redacted)");
-    add(k.copy_id.to_string(), "show its id to copy");
+    add("".into(), "List (after tab) and transcript");
+    add(
+        k.resume.to_string(),
+        "resume in its own agent, in its folder",
+    );
+    add(
+        k.continue_elsewhere.to_string(),
+        "continue in another agent (not available yet)",
+    );
+    add(
+        k.export.to_string(),
+        "export (Markdown or HTML, secrets redacted)",
+    );
+    add(k.copy_id.to_string(), "show the session's id to copy");
     add(format!("{} f1", k.help), "this list");
-    add("mouse wheel".into(), "scroll");
-    add("ctrl-c".into(), "quit");
     v
 }
 
@@ -452,7 +529,7 @@ fn draw_help(f: &mut Frame<'_>, app: &App, area: Rect) {
             }
         })
         .collect();
-    let rect = centered(area, 100, lines.len() as u16 + 2);
+    let rect = centered(area, 80, lines.len() as u16 + 2);
     f.render_widget(Clear, rect);
     f.render_widget(
         Paragraph::new(lines).block(

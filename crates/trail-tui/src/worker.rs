@@ -217,7 +217,12 @@ fn answer(query: &Query, clock: &Clock, req: Request) -> Reply {
 
 /// Writes one session, secrets redacted, into `dir`; returns the file and how many values
 /// were redacted.
-fn export(query: &Query, id: &str, format: Format, dir: &std::path::Path) -> Result<(PathBuf, u64), Failure> {
+fn export(
+    query: &Query,
+    id: &str,
+    format: Format,
+    dir: &std::path::Path,
+) -> Result<(PathBuf, u64), Failure> {
     let row = query.session(id).map_err(failure)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join(trail_render::file_name(&row.id, format));
@@ -231,4 +236,39 @@ fn export(query: &Query, id: &str, format: Format, dir: &std::path::Path) -> Res
         .map_err(|e| e.to_string())?;
     std::io::Write::flush(&mut out).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok((path, exporter.counts().total()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+
+    #[test]
+    fn a_newer_request_makes_older_ones_stale() {
+        let store = trail_store::Store::open_in_memory().unwrap();
+        let query = Query::from_store(store);
+        let gens = Arc::new(Generations::default());
+        let (req_tx, req_rx) = mpsc::channel();
+        let (reply_tx, reply_rx) = mpsc::channel();
+        // Three keystrokes queued before the worker looks: only the last is answered.
+        for q in ["u", "un", "units"] {
+            let gen = gens.bump(Kind::Results);
+            req_tx
+                .send(Request::Search {
+                    gen,
+                    req: SearchRequest {
+                        query: q.into(),
+                        ..SearchRequest::default()
+                    },
+                })
+                .unwrap();
+        }
+        drop(req_tx);
+        run(query, None, req_rx, reply_tx, gens.clone(), |r| r);
+        let replies: Vec<Reply> = reply_rx.try_iter().collect();
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert!(matches!(replies[0], Reply::Search { gen: 3, .. }));
+        assert_eq!(gens.newest(Kind::Results), 3);
+    }
 }

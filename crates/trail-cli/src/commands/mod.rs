@@ -12,6 +12,7 @@ pub mod show;
 pub mod sql;
 pub mod standup;
 pub mod tips;
+pub mod tui;
 pub mod usage;
 pub mod why;
 
