@@ -4,6 +4,8 @@
 //! Without tmux these tests say they were skipped, except under CI (`CI` set), where tmux is
 //! installed by `.ci/run` and its absence is a failure.
 
+#![allow(clippy::print_stderr)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
