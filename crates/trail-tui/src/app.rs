@@ -163,6 +163,8 @@ pub struct App {
     /// A resume to run outside the alternate screen (the loop takes it).
     pub to_run: Option<Reopen>,
     loading_more: bool,
+    /// The box changed and its answer has not come yet (the prompt says so).
+    pub searching: bool,
 }
 
 impl App {
@@ -206,6 +208,7 @@ impl App {
             quit: false,
             to_run: None,
             loading_more: false,
+            searching: false,
         };
         // The first scope is the repository's when there is one; else everything.
         if !app.widen_if_empty {
@@ -240,6 +243,7 @@ impl App {
         let filter = merge(self.scopes[self.scope].filter(), typed.filter);
         let gen = self.gens.bump(Kind::Results);
         self.loading_more = false;
+        self.searching = true;
         if typed.text.trim().is_empty() {
             self.send(Request::List {
                 gen,
@@ -484,6 +488,9 @@ impl App {
         if gen < self.gens.newest(kind) {
             return false;
         }
+        if kind == Kind::Results {
+            self.searching = false;
+        }
         self.received[kind as usize] = gen;
         true
     }
@@ -558,7 +565,10 @@ impl App {
             }
         } else if keys.copy_id.matches(k) {
             if let Some(id) = self.current_session() {
-                self.message = Some((format!("id {id}"), false));
+                self.message = Some((
+                    format!("id {id}  (shift+drag selects it while the mouse is captured)"),
+                    false,
+                ));
             }
         } else if keys.help.matches(k) {
             self.overlay = Overlay::Help;

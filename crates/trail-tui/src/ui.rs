@@ -49,6 +49,7 @@ fn draw_prompt(f: &mut Frame<'_>, app: &App, area: Rect) {
     let t = &app.theme;
     let scope = app.scopes[app.scope].label();
     let count = match &app.results {
+        _ if app.searching => "searching…".into(),
         Results::Sessions { rows, next, .. } => {
             format!(
                 "{}{} sessions",
