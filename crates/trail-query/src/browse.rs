@@ -160,5 +160,29 @@ mod tests {
         assert_eq!(counts.get(&root), Some(&(subagents.len() as i64)));
         // A leaf has nothing below it and is left out.
         assert_eq!(counts.get(&subagents[0].id), None);
+
+        // A turn range reads exactly the messages of those turns.
+        let whole = q
+            .detail(&crate::DetailRequest {
+                id: root.clone(),
+                ..Default::default()
+            })
+            .unwrap();
+        let one = q
+            .detail(&crate::DetailRequest {
+                id: root.clone(),
+                from_turn: Some(1),
+                to_turn: Some(1),
+            })
+            .unwrap();
+        let expected: Vec<_> = whole
+            .messages
+            .iter()
+            .filter(|m| m.turn_index == Some(1))
+            .cloned()
+            .collect();
+        assert!(!expected.is_empty());
+        assert_eq!(one.messages, expected);
+        assert_eq!(one.subagents, whole.subagents);
     }
 }

@@ -135,8 +135,7 @@ impl Query {
     /// checkpoints.
     pub fn detail(&self, r: &DetailRequest) -> Result<SessionDetail> {
         let id = self.resolve_id(&r.id)?;
-        let mut detail = self.store.session_detail(&id)?;
-        let turns = detail.session.turns;
+        let turns = self.store.session(&id)?.turns;
         for t in [r.from_turn, r.to_turn].into_iter().flatten() {
             if t < 0 || t >= turns {
                 return Err(QueryError::Invalid(format!(
@@ -152,14 +151,10 @@ impl Query {
                 )));
             }
         }
-        if r.from_turn.is_some() || r.to_turn.is_some() {
-            let lo = r.from_turn.unwrap_or(0);
-            let hi = r.to_turn.unwrap_or(i64::MAX);
-            detail
-                .messages
-                .retain(|m| m.turn_index.is_some_and(|t| t >= lo && t <= hi));
-        }
-        Ok(detail)
+        // Only the turns asked for are read (a one-turn preview of a huge session stays cheap).
+        let range = (r.from_turn.is_some() || r.to_turn.is_some())
+            .then(|| (r.from_turn.unwrap_or(0), r.to_turn.unwrap_or(i64::MAX)));
+        Ok(self.store.session_detail_turns(&id, range)?)
     }
 
     /// The sessions whose parent is `id` (subagents, forks), oldest first.

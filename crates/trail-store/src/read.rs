@@ -326,14 +326,31 @@ impl Store {
 
     /// Returns a session with everything `show` needs.
     pub fn session_detail(&self, id: &str) -> Result<SessionDetail> {
+        self.session_detail_turns(id, None)
+    }
+
+    /// Returns a session with everything `show` needs, its messages only those of turns
+    /// `lo..=hi` when a range is given. The range is applied in SQL, so a preview of one turn
+    /// of a session with megabytes of tool output reads only that turn's text.
+    pub fn session_detail_turns(
+        &self,
+        id: &str,
+        turns: Option<(i64, i64)>,
+    ) -> Result<SessionDetail> {
         let session = self.session(id)?;
+        let (lo, hi) = turns.unwrap_or((i64::MIN, i64::MAX));
         let mut stmt = self.conn.prepare(
             "SELECT seq, role, kind, text, tool_name, tool_call_id, tool_input, tool_output, is_error,
                     model, timestamp, is_sidechain, on_main_chain, turn_index
-             FROM messages WHERE session_id = ?1 ORDER BY seq",
+             FROM messages WHERE session_id = ?1
+               AND (?2 OR turn_index BETWEEN ?3 AND ?4)
+             ORDER BY seq",
         )?;
         let messages = stmt
-            .query_map([id], message_from_row)?
+            .query_map(
+                rusqlite::params![id, turns.is_none(), lo, hi],
+                message_from_row,
+            )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let subagents = self.subagent_sessions(id)?;
         let files = self
