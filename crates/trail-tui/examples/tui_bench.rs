@@ -32,11 +32,15 @@ fn main() -> anyhow::Result<()> {
         let mut h = Headless::new(config.clone(), 120, 40)?;
         firsts.push(t.elapsed().as_secs_f64() * 1e3);
         for q in &queries {
+            let mut slowest = 0.0f64;
             for c in q.chars() {
                 let t = Instant::now();
                 h.type_text(&c.to_string());
-                keys.push(t.elapsed().as_secs_f64() * 1e3);
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                slowest = slowest.max(ms);
+                keys.push(ms);
             }
+            println!("  {q:<28} slowest key {slowest:.1} ms");
             h.press("ctrl-u");
         }
     }
