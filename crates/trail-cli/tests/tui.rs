@@ -8,6 +8,7 @@
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -44,8 +45,10 @@ impl Tmux {
         let exit_file = dir.join(format!("{name}.exit"));
         let home = dir.join("home");
         std::fs::create_dir_all(&home).unwrap();
+        // `bin` first on PATH: a test puts stand-ins for agents there.
         let mut line = format!(
-            "env -i PATH=/usr/bin:/bin HOME='{}' TERM=xterm-256color HOSTNAME=testbox '{}'",
+            "env -i PATH='{}':/usr/bin:/bin HOME='{}' TERM=xterm-256color HOSTNAME=testbox '{}'",
+            dir.join("bin").display(),
             home.display(),
             cargo_bin("trail").display()
         );
@@ -211,6 +214,27 @@ fn search_open_and_quit_in_a_terminal() {
     assert!(s.contains("❯ Add a `--units` flag"), "{s}");
     t.press("f");
     t.wait_for("── output ──");
+    // `r` runs the resume command outside the full screen (here a stand-in `claude` that
+    // records its arguments and waits for a line), then comes back.
+    let record = dir.path().join("claude-args");
+    std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+    let fake = dir.path().join("bin/claude");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\necho \"$@\" > '{}'\necho stand-in claude running\nread line\n", record.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    t.press("r");
+    t.wait_for("stand-in claude running");
+    assert_eq!(t.pane_flag("alternate_on"), "0", "the agent runs on the main screen");
+    t.press("Enter");
+    let s = t.wait_for("claude exited");
+    assert!(s.contains("── turn 0"), "back in the transcript:\n{s}");
+    assert_eq!(
+        std::fs::read_to_string(&record).unwrap().trim(),
+        "--resume 7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f"
+    );
     t.press("Escape");
     t.wait_for("❯ imperial");
     t.press("Escape");

@@ -119,8 +119,8 @@ pub enum StoreState {
 pub enum Overlay {
     None,
     Help,
-    /// Asking Markdown or HTML for the session with this index in the transcript stack (or
-    /// the list's selection when the stack is empty).
+    /// Asking Markdown or HTML for the current session (the open transcript's, else the
+    /// list's selection).
     ExportFormat,
 }
 
@@ -169,7 +169,6 @@ pub struct App {
 
 impl App {
     /// A browser over a worker reached through `requests`.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         here: &Here,
         theme: Theme,
