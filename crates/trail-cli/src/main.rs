@@ -139,9 +139,11 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
 }
 
 fn report(e: CliError) -> ExitCode {
-    eprintln!("error: {:#}", e.error);
+    // Errors quote paths, ids and queries the user or a transcript supplied: show them inert.
+    let safe = trail_render::terminal_safe;
+    eprintln!("error: {}", safe(&format!("{:#}", e.error)));
     for h in &e.hints {
-        eprintln!("hint: {h}");
+        eprintln!("hint: {}", safe(h));
     }
     ExitCode::from(e.exit_code() as u8)
 }
@@ -156,7 +158,10 @@ fn init_logging(verbose: u8) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        // Log fields carry file paths, which can hold any byte: lines go out terminal-safe,
+        // so tracing's own colours are off (they would show as symbols).
+        .with_writer(|| trail_render::TerminalSafeWriter::new(std::io::stderr()))
+        .with_ansi(false)
         .without_time()
         .try_init();
 }

@@ -299,7 +299,8 @@ fn two_concurrent_indexers_neither_fails_nor_corrupts() {
     let home = work.path().join("home");
     generate_history(&home, 30, 300);
     let clean = work.path().join("clean.db");
-    assert_eq!(run(trail(&home, &clean).arg("index")).0, 0);
+    let r = run(trail(&home, &clean).arg("index"));
+    assert_eq!(r.0, 0, "{} {}", r.1, r.2);
     let store = work.path().join("shared.db");
     let children: Vec<_> = (0..2)
         .map(|_| {

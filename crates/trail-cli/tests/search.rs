@@ -223,8 +223,7 @@ fn search_output_shapes_and_exit_codes() {
     assert!(out.contains("weather-cli: --units flag and PR"), "{out}");
     assert!(out.contains("claude-code") && out.contains("turn 1") && out.contains("Bash input"));
     assert!(out.contains("**gh** **pr**"), "{out}");
-    assert!(out
-        .contains("trail show 7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f --turn 1 --highlight 'gh pr'"));
+    assert!(out.contains("trail show 7c1e2f40 --turn 1 --highlight 'gh pr'"));
 
     // JSON lines: one object per hit.
     let (code, out, _) = run(trail(d, &store).args(["search", "--jsonl", "the"]));

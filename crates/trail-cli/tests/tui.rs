@@ -221,13 +221,20 @@ fn search_open_and_quit_in_a_terminal() {
     let fake = dir.path().join("bin/claude");
     std::fs::write(
         &fake,
-        format!("#!/bin/sh\necho \"$@\" > '{}'\necho stand-in claude running\nread line\n", record.display()),
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{}'\necho stand-in claude running\nread line\n",
+            record.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     t.press("r");
     t.wait_for("stand-in claude running");
-    assert_eq!(t.pane_flag("alternate_on"), "0", "the agent runs on the main screen");
+    assert_eq!(
+        t.pane_flag("alternate_on"),
+        "0",
+        "the agent runs on the main screen"
+    );
     t.press("Enter");
     let s = t.wait_for("claude exited");
     assert!(s.contains("── turn 0"), "back in the transcript:\n{s}");

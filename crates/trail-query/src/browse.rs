@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use serde::Serialize;
-use trail_store::{Store, StoreError};
+use trail_store::Store;
 
 use crate::sessions::SessionFilter;
 use crate::{Query, QueryError, Result};
@@ -25,32 +25,7 @@ impl Query {
     /// Returns, for each of `ids` that has any, how many sessions descend from it (subagents,
     /// forks, their own subagents), so a list of root sessions can show `+N` beside each.
     pub fn descendant_counts(&self, ids: &[String]) -> Result<HashMap<String, i64>> {
-        let mut counts = HashMap::new();
-        // One statement per id keeps every value bound and the plan on the parent index; a
-        // browser asks for one screen of ids at a time.
-        let mut stmt = self
-            .store()
-            .connection()
-            .prepare_cached(
-                "WITH RECURSIVE below(id, depth) AS (
-                     SELECT id, 1 FROM sessions WHERE parent_session_id = ?1
-                     UNION
-                     SELECT s.id, below.depth + 1 FROM sessions s
-                     JOIN below ON s.parent_session_id = below.id
-                     WHERE below.depth < 64
-                 )
-                 SELECT count(DISTINCT id) FROM below",
-            )
-            .map_err(StoreError::from)?;
-        for id in ids {
-            let n: i64 = stmt
-                .query_row([id], |r| r.get(0))
-                .map_err(StoreError::from)?;
-            if n > 0 {
-                counts.insert(id.clone(), n);
-            }
-        }
-        Ok(counts)
+        Ok(self.store().descendant_counts(ids)?)
     }
 }
 

@@ -157,6 +157,15 @@ impl Query {
         Ok(self.store.session_detail_turns(&id, range)?)
     }
 
+    /// Each id's shortest prefix that opens exactly that session (at least 8 characters after
+    /// a `source:` prefix), for frontends that show ids to be typed back.
+    pub fn short_ids<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>> {
+        Ok(self.store.short_ids(ids)?)
+    }
+
     /// The sessions whose parent is `id` (subagents, forks), oldest first.
     pub fn children(&self, id: &str) -> Result<Vec<SessionRow>> {
         Ok(self.store.subagent_sessions(id)?)

@@ -13,6 +13,7 @@ mod html;
 mod json;
 mod markdown;
 pub mod redact;
+pub mod terminal;
 mod text;
 
 /// Display helpers shared with the CLI's terminal output.
@@ -25,6 +26,7 @@ use std::io::{self, Write};
 use trail_store::{ExportMessage, SessionRow, Store, StoreError};
 
 pub use redact::{RedactError, RedactionCounts, Redactor};
+pub use terminal::{terminal_safe, JsonControlEscaper, TerminalSafeWriter};
 pub use text::escape_html;
 
 /// Bytes past a view's cut that are still scanned for secrets (longer than any token).
@@ -108,18 +110,43 @@ impl<'a> Exporter<'a> {
         format: Format,
         w: &mut dyn Write,
     ) -> Result<()> {
+        // Transcript text may hold terminal escapes (issue 15): Markdown and HTML show
+        // control characters as visible symbols; JSON escapes them, keeping the exact text.
         match format {
-            Format::Markdown => markdown::write_session(self, session, w),
-            Format::Html => html::write_session(self, session, w),
-            Format::Json => json::write_session(self, session, w),
-            Format::Vscode => vscode::write_session(self, session, w),
+            Format::Markdown => {
+                let mut w = TerminalSafeWriter::new(w);
+                markdown::write_session(self, session, &mut w)?;
+                w.into_inner()?;
+                Ok(())
+            }
+            Format::Html => {
+                let mut w = TerminalSafeWriter::new(w);
+                html::write_session(self, session, &mut w)?;
+                w.into_inner()?;
+                Ok(())
+            }
+            Format::Json => {
+                let mut w = JsonControlEscaper::new(w);
+                json::write_session(self, session, &mut w)?;
+                w.into_inner()?;
+                Ok(())
+            }
+            Format::Vscode => {
+                let mut w = JsonControlEscaper::new(w);
+                vscode::write_session(self, session, &mut w)?;
+                w.into_inner()?;
+                Ok(())
+            }
         }
     }
 
     /// Writes an HTML page listing `sessions` with links to their files (`file_name` of
     /// each with the HTML extension).
     pub fn write_html_index(&mut self, sessions: &[SessionRow], w: &mut dyn Write) -> Result<()> {
-        html::write_index(self, sessions, w)
+        let mut w = TerminalSafeWriter::new(w);
+        html::write_index(self, sessions, &mut w)?;
+        w.into_inner()?;
+        Ok(())
     }
 
     /// Returns how many values were redacted so far, by kind.

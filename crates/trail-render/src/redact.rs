@@ -17,24 +17,58 @@ use regex::{Captures, Regex};
 /// The prefix of every replacement.
 pub const MARKER_PREFIX: &str = "[REDACTED:";
 
+/// A token kind's pattern: `body` after a non-word character, the start, or a JSON escape
+/// (`\n`, `\t`, `\r`), ending at an ASCII word boundary; the token is the secret.
+macro_rules! token {
+    ($body:literal) => {
+        concat!(r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>", $body, r")(?-u:\b)")
+    };
+}
+
+/// An optional quote, plain or JSON-escaped (`\"`: tool inputs are JSON text).
+macro_rules! quote {
+    () => {
+        r#"(?:\\?["'])?"#
+    };
+}
+
 /// The built-in kinds, in priority order (the first that matches at a position wins). A group
 /// whose name starts with `s` holds the secret when the pattern also matches context.
+///
+/// Which kinds matter comes from the lists of gitleaks (`config/gitleaks.toml`) and GitHub
+/// secret scanning's supported patterns; the patterns are our own, from each provider's
+/// documented token shape (a fixed prefix where there is one, so they rarely match anything
+/// else). Every kind is planted in `crates/trail-cli/tests/data/planted-secrets.txt`.
 const BUILTIN: &[(&str, &str)] = &[
     (
         "private-key",
         r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)",
     ),
     (
+        "age-secret-key",
+        token!("AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    ),
+    (
         "aws-access-key",
-        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16})(?-u:\b)",
+        token!("(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}"),
     ),
     (
         "aws-secret-key",
-        r#"(?i:aws_?secret_?access_?key|secret_?access_?key|aws_?secret_?key)["']?\s*[:=]\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?-u:\b)"#,
+        concat!(
+            r"(?i:aws_?secret_?access_?key|secret_?access_?key|aws_?secret_?key)",
+            quote!(),
+            r"\s*[:=]\s*",
+            quote!(),
+            r"(?P<s>[A-Za-z0-9/+]{40})(?-u:\b)"
+        ),
     ),
     (
         "github-token",
-        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,247})(?-u:\b)",
+        token!("(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,247}"),
+    ),
+    (
+        "gitlab-token",
+        token!("gl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|oas|agent)-[A-Za-z0-9_\\-]{20,}"),
     ),
     (
         "anthropic-key",
@@ -44,17 +78,119 @@ const BUILTIN: &[(&str, &str)] = &[
         "openai-key",
         r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,})",
     ),
+    ("groq-key", token!("gsk_[A-Za-z0-9]{52}")),
+    ("xai-key", token!("xai-[A-Za-z0-9]{80}")),
+    ("replicate-token", token!("r8_[A-Za-z0-9]{37}")),
+    ("huggingface-token", token!("(?:hf_|api_org_)[A-Za-z]{34}")),
     (
         "slack-token",
-        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>xox[abposr]-[A-Za-z0-9\-]{10,})|hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})|hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
+    ),
+    (
+        "discord-webhook",
+        r"(?:discord|discordapp)\.com/api/webhooks/[0-9]{17,20}/(?P<s>[A-Za-z0-9_\-]{60,})",
+    ),
+    (
+        "discord-bot-token",
+        token!("[MNO][A-Za-z0-9_\\-]{23,25}\\.[A-Za-z0-9_\\-]{6}\\.[A-Za-z0-9_\\-]{27,38}"),
+    ),
+    (
+        "telegram-bot-token",
+        token!("[0-9]{8,10}:A[A-Za-z0-9_\\-]{34}"),
     ),
     (
         "google-api-key",
         r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>AIza[0-9A-Za-z_\-]{35})",
     ),
+    ("google-oauth-secret", token!("GOCSPX-[A-Za-z0-9_\\-]{28}")),
     (
         "stripe-key",
-        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?P<s>(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,})(?-u:\b)",
+        token!("(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}"),
+    ),
+    ("npm-token", token!("npm_[A-Za-z0-9]{36}")),
+    (
+        "npm-auth-token",
+        concat!(
+            r"(?:_authToken|_auth|_password)[ \t]*=[ \t]*",
+            quote!(),
+            r"(?P<s>[A-Za-z0-9_\-.+/=]{16,})"
+        ),
+    ),
+    (
+        "pypi-token",
+        token!("pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\\-]{50,}"),
+    ),
+    ("docker-hub-token", token!("dckr_pat_[A-Za-z0-9_\\-]{27,}")),
+    (
+        "azure-storage-key",
+        r"(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
+    ),
+    (
+        "azure-ad-client-secret",
+        token!("[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\\-]{31,34}"),
+    ),
+    (
+        "sendgrid-key",
+        token!("SG\\.[A-Za-z0-9_\\-]{22}\\.[A-Za-z0-9_\\-]{43}"),
+    ),
+    ("twilio-api-key", token!("SK[0-9a-fA-F]{32}")),
+    ("mailgun-key", token!("key-[0-9a-f]{32}")),
+    ("mailchimp-key", token!("[0-9a-f]{32}-us[0-9]{1,2}")),
+    (
+        "shopify-token",
+        token!("shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    ),
+    (
+        "square-token",
+        token!("EAAA[A-Za-z0-9_\\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\\-]{22,43}"),
+    ),
+    ("digitalocean-token", token!("do[opr]_v1_[a-f0-9]{64}")),
+    ("databricks-token", token!("dapi[a-f0-9]{32}(?:-[0-9])?")),
+    ("linear-key", token!("lin_(?:api|oauth)_[A-Za-z0-9]{40}")),
+    (
+        "postman-key",
+        token!("PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
+    ),
+    ("heroku-key", token!("HRKU-AA[0-9A-Za-z_\\-]{58}")),
+    ("atlassian-token", token!("ATATT3[A-Za-z0-9_\\-=]{150,}")),
+    (
+        "doppler-token",
+        token!("dp\\.(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40,44}"),
+    ),
+    ("vault-token", token!("hv[sbr]\\.[A-Za-z0-9_\\-]{24,}")),
+    (
+        "grafana-token",
+        token!("glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
+    ),
+    (
+        "newrelic-key",
+        token!("NR(?:AK|AA|II|JS)-[A-Za-z0-9]{19,32}"),
+    ),
+    (
+        "sentry-token",
+        token!("sntrys_[A-Za-z0-9+/=_]{40,}|sntryu_[a-f0-9]{64}"),
+    ),
+    (
+        "supabase-token",
+        token!("sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\\-]{31,}"),
+    ),
+    ("pulumi-token", token!("pul-[a-f0-9]{40}")),
+    (
+        "terraform-token",
+        token!("[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=\\-]{60,70}"),
+    ),
+    ("okta-token", r"(?i:SSWS)[ \t]+(?P<s>00[A-Za-z0-9_\-]{40})"),
+    (
+        "notion-token",
+        token!("ntn_[A-Za-z0-9]{46}|secret_[A-Za-z0-9]{43}"),
+    ),
+    (
+        "airtable-token",
+        token!("pat[A-Za-z0-9]{14}\\.[a-f0-9]{64}"),
+    ),
+    (
+        "planetscale-token",
+        token!("pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_\\-=.]{32,64}"),
     ),
     (
         "jwt",
@@ -66,15 +202,25 @@ const BUILTIN: &[(&str, &str)] = &[
     ),
     (
         "basic-auth",
-        r"(?i:authorization)[\x22']?\s*[:=]\s*[\x22']?(?i:basic)[ \t]+(?P<s>[A-Za-z0-9+/=]{8,})",
+        r"(?i:authorization)(?:\\?[\x22'])?\s*[:=]\s*(?:\\?[\x22'])?(?i:basic)[ \t]+(?P<s>[A-Za-z0-9+/=]{8,})",
     ),
     (
         "url-password",
-        r#"[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@\[\]"'<>]{1,128}:(?P<s>[^\s:/@\[\]"'<>]{1,256})@"#,
+        r#"[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@\[\]"'<>\\]{1,128}:(?P<s>[^\s:/@\[\]"'<>\\]{1,256})@"#,
     ),
     (
         "env-secret",
-        r#"(?:[A-Z][A-Z0-9_]{0,60})?(?:_SECRET|_TOKEN|_PASSWORD|_PASSWD|_API_KEY|_SECRET_KEY|_PRIVATE_KEY|PASSWORD|SECRET)(?-u:\b)[ \t]*=[ \t]*(?:"(?P<s1>[^"\s\[$][^"\n]*)"|'(?P<s2>[^'\s\[$][^'\n]*)'|(?P<s3>[^\s"'\[$][^\s"']*))"#,
+        r#"(?:[A-Z][A-Z0-9_]{0,60})?(?:_SECRET|_TOKEN|_PASSWORD|_PASSWD|_API_KEY|_SECRET_KEY|_PRIVATE_KEY|PASSWORD|SECRET)(?-u:\b)[ \t]*=[ \t]*(?:\\"(?P<s4>[^"\\\s\[$][^"\\\n]*)\\"|"(?P<s1>[^"\s\[$][^"\n]*)"|'(?P<s2>[^'\s\[$][^'\n]*)'|(?P<s3>[^\s"'\\\[$][^\s"'\\]*))"#,
+    ),
+    (
+        "client-secret",
+        concat!(
+            r"(?i:client_?secret|api_?secret|secret_?key)",
+            quote!(),
+            r"[ \t]*[:=][ \t]*",
+            quote!(),
+            r"(?P<s>[A-Za-z0-9_\-.+/=~]{16,})"
+        ),
     ),
 ];
 
@@ -386,9 +532,34 @@ mod tests {
             "API_TOKEN=$GITHUB_TOKEN",
             "TOKEN_COUNT = 5 maybe",
             "skip-navigation sk-short",
+            "from huggingface_hub import hf_hub_download",
+            "SG.example and npm_config_cache",
+            "dapi-version: 2 and pul-request",
+            "secret_santa_list and key-value store",
+            "glpat- followed by nothing",
         ] {
             assert_eq!(redact(s).0, s);
         }
+    }
+
+    /// Issue 15: tool inputs are JSON text, where quotes are escaped (`\"`) and newlines are
+    /// `\n`; the JSON export must redact there what the Markdown export redacts elsewhere.
+    #[test]
+    fn redacts_inside_json_text_and_keeps_it_valid() {
+        let value = serde_json::json!({
+            "command": "export API_TOKEN=\"abc def ghi\"\naws_secret_access_key = \"wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY01\"\n//registry.npmjs.org/:_authToken=00000000-1111-2222-3333-444444444444",
+        });
+        let json = value.to_string();
+        let (out, counts) = redact(&json);
+        assert!(!out.contains("abc def"), "{out}");
+        assert!(!out.contains("EXAMPLEKEY01"), "{out}");
+        assert!(!out.contains("444444444444"), "{out}");
+        assert_eq!(counts.total(), 3, "{out}");
+        let back: serde_json::Value = serde_json::from_str(&out).expect("still JSON");
+        assert!(back["command"]
+            .as_str()
+            .unwrap()
+            .contains("[REDACTED:aws-secret-key]"));
     }
 
     #[test]

@@ -51,6 +51,10 @@ pub enum FindingKind {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Evidence {
     pub session_id: String,
+    /// The shortest prefix of `session_id` that opens it in `trail show` (issue 15); for
+    /// display only.
+    #[serde(skip)]
+    pub short_id: String,
     pub turn: Option<i64>,
     pub timestamp: Option<String>,
     pub quote: String,
@@ -351,6 +355,9 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
             }
         }
     }
+    for e in findings.iter_mut().flat_map(|f| f.evidence.iter_mut()) {
+        e.short_id = store.short_id(&e.session_id)?;
+    }
     Ok(ImproveReport {
         filter: filter.clone(),
         sessions,
@@ -371,6 +378,7 @@ fn finding(kind: FindingKind, title: String, hits: &[Hit], suggestion: Option<St
             .take(EVIDENCE)
             .map(|h| Evidence {
                 session_id: h.session_id.clone(),
+                short_id: h.session_id.clone(),
                 turn: h.turn,
                 timestamp: h.timestamp.clone(),
                 quote: trim(&h.text, QUOTE_CHARS),

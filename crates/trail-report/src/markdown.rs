@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::improve::ImproveReport;
 use crate::standup::Standup;
-use crate::text::{count, minute, short_id, trim};
+use crate::text::{count, minute, trim};
 
 /// Characters kept of a session title.
 const TITLE_CHARS: usize = 80;
@@ -77,7 +77,11 @@ pub fn usage(r: &UsageReport) -> String {
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
     let key = |row: &crate::usage::UsageRow| match (&row.label, r.group_by) {
-        (Some(l), GroupBy::Session) => format!("{} {}", short_id(&row.key), l.replace('|', "\\|")),
+        (Some(l), GroupBy::Session) => format!(
+            "{} {}",
+            row.short_key.as_deref().unwrap_or(&row.key),
+            l.replace('|', "\\|")
+        ),
         _ => row.key.replace('|', "\\|"),
     };
     for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
@@ -173,7 +177,7 @@ pub fn standup(s: &Standup) -> String {
                     .unwrap_or_else(|| "-".into()),
                 x.source,
                 trim(x.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
-                short_id(&x.id),
+                x.short_id,
                 count(x.turns, "turn", "turns")
             );
         }
@@ -226,7 +230,7 @@ pub fn standup(s: &Standup) -> String {
                 .filter(|x| x.in_progress != done)
                 .map(|x| {
                     let title = x.title.as_deref().unwrap_or("(untitled)");
-                    format!("{} (`{}`)", trim(title, 60), short_id(&x.id))
+                    format!("{} (`{}`)", trim(title, 60), x.short_id)
                 })
                 .collect()
         };
@@ -319,7 +323,7 @@ pub fn tips(t: &Tips) -> String {
             let _ = writeln!(
                 out,
                 "- `{}` {} · {} · {} · {}",
-                short_id(&s.id),
+                s.short_id,
                 trim(s.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
                 s.source,
                 count(s.turns, "turn", "turns"),
@@ -371,13 +375,7 @@ pub fn improve(r: &ImproveReport) -> String {
         );
         for e in &f.evidence {
             let turn = e.turn.map(|t| format!(", turn {t}")).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "   - `{}`{}: \"{}\"",
-                short_id(&e.session_id),
-                turn,
-                e.quote
-            );
+            let _ = writeln!(out, "   - `{}`{}: \"{}\"", e.short_id, turn, e.quote);
         }
     }
     if !r.suggestions.is_empty() {

@@ -60,6 +60,10 @@ pub struct Stream {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StandupSession {
     pub id: String,
+    /// The shortest id prefix that opens this session in `trail show` (issue 15); for display
+    /// only, JSON carries the whole id.
+    #[serde(skip)]
+    pub short_id: String,
     pub title: Option<String>,
     pub source: String,
     pub started_at: Option<String>,
@@ -226,6 +230,7 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
             }
             sessions.push(StandupSession {
                 id: r.id.clone(),
+                short_id: store.short_id(&r.id)?,
                 title: r.title.clone(),
                 source: r.source.clone(),
                 started_at: r.created_at.clone(),

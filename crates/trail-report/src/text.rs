@@ -12,11 +12,6 @@ pub(crate) fn trim(s: &str, max: usize) -> String {
     out
 }
 
-/// Returns the short form of a session id (its first 8 characters).
-pub(crate) fn short_id(id: &str) -> String {
-    id.chars().take(8).collect()
-}
-
 /// Shows `2026-01-31T00:34:50.049Z` as `2026-01-31 00:34`.
 pub(crate) fn minute(ts: &str) -> String {
     if ts.len() >= 16 {

@@ -67,6 +67,10 @@ pub struct ToolCount {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionStat {
     pub id: String,
+    /// The shortest id prefix that opens this session in `trail show` (issue 15); for display
+    /// only, JSON carries the whole id.
+    #[serde(skip)]
+    pub short_id: String,
     pub title: Option<String>,
     pub source: String,
     pub turns: i64,
@@ -189,6 +193,7 @@ pub fn tips(store: &Store, filter: &Filter, prices: &PriceTable) -> Result<Tips>
         let (title, source, n) = info.get(id).cloned().unwrap_or_default();
         SessionStat {
             id: id.clone(),
+            short_id: id.clone(),
             title,
             source,
             turns: n,
@@ -197,14 +202,21 @@ pub fn tips(store: &Store, filter: &Filter, prices: &PriceTable) -> Result<Tips>
     };
     let mut ids: Vec<&String> = info.keys().collect();
     ids.sort_by(|a, b| info[*b].2.cmp(&info[*a].2).then(a.cmp(b)));
-    let longest_sessions: Vec<SessionStat> = ids.iter().take(TOP).map(|id| stat(id)).collect();
+    let mut longest_sessions: Vec<SessionStat> = ids.iter().take(TOP).map(|id| stat(id)).collect();
     let mut priced: Vec<(&String, f64)> = info
         .keys()
         .filter_map(|id| cost.get(id).map(|c| (id, *c)))
         .filter(|(_, c)| *c > 0.0)
         .collect();
     priced.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-    let most_expensive_sessions = priced.iter().take(TOP).map(|(id, _)| stat(id)).collect();
+    let mut most_expensive_sessions: Vec<SessionStat> =
+        priced.iter().take(TOP).map(|(id, _)| stat(id)).collect();
+    for s in longest_sessions
+        .iter_mut()
+        .chain(most_expensive_sessions.iter_mut())
+    {
+        s.short_id = store.short_id(&s.id)?;
+    }
 
     // Prompts repeated across sessions.
     let repeated_prompts = {

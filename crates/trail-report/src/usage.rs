@@ -42,6 +42,10 @@ pub struct UsageRow {
     pub label: Option<String>,
     /// For sessions: the source.
     pub source: Option<String>,
+    /// For sessions: the shortest prefix of the id that opens it in `trail show` (issue 15);
+    /// for display only.
+    #[serde(skip)]
+    pub short_key: Option<String>,
     /// Models used, by name as recorded.
     pub models: Vec<String>,
     pub requests: i64,
@@ -233,6 +237,11 @@ pub fn usage_in(
         }
     }
     let mut rows: Vec<UsageRow> = groups.into_values().collect();
+    if by == GroupBy::Session {
+        for r in &mut rows {
+            r.short_key = Some(store.short_id(&r.key)?);
+        }
+    }
     if matches!(
         by,
         GroupBy::Model | GroupBy::Session | GroupBy::Repo | GroupBy::Source

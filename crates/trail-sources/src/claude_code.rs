@@ -19,7 +19,8 @@
 //!
 //! Usage: one row per API request, deduplicated by (`message.id`, `requestId`) keeping the larger
 //! total (Claude streams one content block per line, each repeating the usage); `<synthetic>`
-//! messages are skipped; entries lacking either id are counted once each.
+//! messages are skipped; an entry without a requestId is deduplicated by (`message.id`,
+//! timestamp); one lacking a message id (or with an empty requestId) is counted once per line.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -835,6 +836,12 @@ impl Parser<'_> {
         };
         let key = match (msg.id.as_deref(), entry.request_id.as_deref()) {
             (Some(id), Some(req)) if !id.is_empty() && !req.is_empty() => format!("{id}:{req}"),
+            // No requestId: lines repeating a message id at the same instant are chunks of one
+            // streamed message (ccusage's daily report keys these by message id and time too;
+            // docs/usage.md).
+            (Some(id), None) if !id.is_empty() => {
+                format!("{id}:at:{}", ts.unwrap_or(""))
+            }
             _ => format!("line:{}", base.native_id.as_deref().unwrap_or("")),
         };
         let total = usage.total();

@@ -12,6 +12,7 @@ mod read;
 mod schema;
 mod search;
 mod sql;
+mod text;
 mod usage_rollup;
 mod write;
 
@@ -24,13 +25,16 @@ pub use export::{ExportMessage, ToolResultRow};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
     like_escape, DoctorFileStats, IssueRow, ListFilter, MessageRow, SessionDetail, SessionRow,
-    SourceStats, LAST_INDEX_AT,
+    SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
     translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, CANDIDATES, HIT_END,
     HIT_START,
 };
-pub use sql::{Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc};
+pub use sql::{
+    Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc, DEFAULT_MAX_BYTES,
+};
+pub use text::strip_ansi;
 pub use write::{now_iso, FileRecord, Fingerprint, StoredFile, WriteStats};
 
 /// How long a writer waits for another process's transaction before giving up. Long enough
@@ -109,6 +113,7 @@ impl Store {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        text::register_functions(&conn)?;
         schema::check_version(&conn, path)?;
         Ok(Store {
             conn,
@@ -147,6 +152,8 @@ impl Store {
 
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Before the migrations: the search view (and migration 7) call it.
+    text::register_functions(conn)?;
     enable_wal(conn)?;
     conn.execute_batch(
         "PRAGMA foreign_keys = ON;

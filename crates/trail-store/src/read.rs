@@ -237,6 +237,10 @@ impl Store {
     }
 
     /// Resolves a session id or a unique prefix of one.
+    ///
+    /// An exact id wins. Otherwise the ids the prefix starts (ASCII case ignored, as `LIKE`
+    /// does) must be one session and, optionally, ids that extend it (a main session and its
+    /// subagents, `ID:agent-...`): the shortest is chosen. Anything else is ambiguous.
     pub fn resolve_session_id(&self, id_or_prefix: &str) -> Result<String> {
         if self
             .conn
@@ -246,32 +250,96 @@ impl Store {
             return Ok(id_or_prefix.to_string());
         }
         let pat = format!("{}%", like_escape(id_or_prefix));
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE '\\' ORDER BY length(id), id LIMIT 6",
-        )?;
-        let ids: Vec<String> = stmt
-            .query_map([pat], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        match ids.len() {
-            0 => Err(StoreError::NotFound(id_or_prefix.to_string())),
-            1 => Ok(ids[0].clone()),
-            n => {
-                // A main session and its subagents share a prefix: prefer the shortest when the
-                // others all extend it.
-                if ids[1..].iter().all(|i| i.starts_with(&ids[0])) && n < 6 {
-                    return Ok(ids[0].clone());
-                }
-                Err(StoreError::Ambiguous {
-                    prefix: id_or_prefix.to_string(),
-                    count: if n < 6 {
-                        n
-                    } else {
-                        self.count_prefix(id_or_prefix)?
-                    },
-                    examples: ids[..2].join(", "),
-                })
+        let shortest: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE '\\' ORDER BY length(id), id LIMIT 1",
+            )?
+            .query_row([&pat], |r| r.get(0))
+            .optional()?;
+        let Some(shortest) = shortest else {
+            return Err(StoreError::NotFound(id_or_prefix.to_string()));
+        };
+        let other: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM sessions WHERE id LIKE ?1 ESCAPE '\\'
+                 AND NOT id LIKE ?2 ESCAPE '\\' ORDER BY length(id), id LIMIT 1",
+            )?
+            .query_row([&pat, &format!("{}%", like_escape(&shortest))], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        match other {
+            None => Ok(shortest),
+            Some(other) => Err(StoreError::Ambiguous {
+                prefix: id_or_prefix.to_string(),
+                count: self.count_prefix(id_or_prefix)?,
+                examples: format!("{shortest}, {other}"),
+            }),
+        }
+    }
+
+    /// Returns the shortest prefix of session `id` that [`Store::resolve_session_id`] resolves
+    /// to exactly that session (issue 15): at least [`SHORT_ID_MIN`] characters (as git
+    /// shortens commit ids; counted after a source prefix such as `opencode:`), longer where
+    /// another id shares more, the whole id when only the whole id tells it apart.
+    ///
+    /// A prefix resolves to `id` when every id it starts is `id` or extends it (its
+    /// subagents), so the prefix must be longer than what `id` shares with any id that does
+    /// not extend it. In `COLLATE NOCASE` order (prefixes match with `LIKE`, which ignores
+    /// ASCII case) the one sharing the most is the id just before `id` or the first after it
+    /// that does not extend it: two probes of `idx_sessions_id_nocase` (migration 7),
+    /// whatever the store's size.
+    pub fn short_id(&self, id: &str) -> Result<String> {
+        // An id differing from `id` only in case matches every prefix `id` has and sorts
+        // first or last by chance: only the whole id opens `id` for sure.
+        let twin = self
+            .conn
+            .prepare_cached(
+                "SELECT 1 FROM sessions WHERE id = ?1 COLLATE NOCASE AND id <> ?1 COLLATE BINARY",
+            )?
+            .exists([id])?;
+        if twin {
+            return Ok(id.to_string());
+        }
+        let before: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM sessions WHERE id COLLATE NOCASE < ?1
+                 ORDER BY id COLLATE NOCASE DESC LIMIT 1",
+            )?
+            .query_row([id], |r| r.get(0))
+            .optional()?;
+        let after: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM sessions WHERE id COLLATE NOCASE > ?1
+                 AND NOT id LIKE ?2 ESCAPE '\\' ORDER BY id COLLATE NOCASE LIMIT 1",
+            )?
+            .query_row(params![id, format!("{}%", like_escape(id))], |r| r.get(0))
+            .optional()?;
+        let shared = [before, after]
+            .iter()
+            .flatten()
+            .map(|other| common_prefix_nocase(id, other))
+            .max()
+            .unwrap_or(0);
+        Ok(shortest_prefix(id, shared + 1))
+    }
+
+    /// Returns [`Store::short_id`] for each of `ids`, by id.
+    pub fn short_ids<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, String>> {
+        let mut out = std::collections::HashMap::new();
+        for id in ids {
+            if !out.contains_key(id) {
+                out.insert(id.to_string(), self.short_id(id)?);
             }
         }
+        Ok(out)
     }
 
     fn count_prefix(&self, prefix: &str) -> Result<usize> {
@@ -310,6 +378,35 @@ impl Store {
             ))?
             .query_map([id], session_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Returns, for each of `ids` that has any, how many sessions descend from it (subagents,
+    /// forks and theirs, through `parent_session_id`; 64 levels at most, so corrupt links
+    /// cannot loop).
+    pub fn descendant_counts(
+        &self,
+        ids: &[String],
+    ) -> Result<std::collections::HashMap<String, i64>> {
+        let mut counts = std::collections::HashMap::new();
+        // One statement per id keeps every value bound and the plan on idx_sessions_parent; a
+        // browser asks for one page of ids at a time.
+        let mut stmt = self.conn.prepare_cached(
+            "WITH RECURSIVE below(id, depth) AS (
+                 SELECT id, 1 FROM sessions WHERE parent_session_id = ?1
+                 UNION
+                 SELECT s.id, below.depth + 1 FROM sessions s
+                 JOIN below ON s.parent_session_id = below.id
+                 WHERE below.depth < 64
+             )
+             SELECT count(DISTINCT id) FROM below",
+        )?;
+        for id in ids {
+            let n: i64 = stmt.query_row([id], |r| r.get(0))?;
+            if n > 0 {
+                counts.insert(id.clone(), n);
+            }
+        }
+        Ok(counts)
     }
 
     /// Returns the session row of `id` if it exists.
@@ -499,4 +596,102 @@ pub fn like_escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Characters a short session id has at least (see [`Store::short_id`]).
+pub const SHORT_ID_MIN: usize = 8;
+
+/// Returns how many leading bytes `a` and `b` share, ASCII case ignored (as `LIKE` does).
+fn common_prefix_nocase(a: &str, b: &str) -> usize {
+    a.bytes()
+        .zip(b.bytes())
+        .take_while(|(x, y)| x.eq_ignore_ascii_case(y))
+        .count()
+}
+
+/// Returns the prefix of `id` of at least `bytes` bytes and [`SHORT_ID_MIN`] characters
+/// (after a source prefix such as `opencode:`, which says nothing about which session), cut on
+/// a character boundary and not right after a separator (`-`, `:`, `_`), so a cut reads as
+/// part of a word; the whole id when that is longer than it.
+fn shortest_prefix(id: &str, bytes: usize) -> String {
+    let source = id
+        .find(':')
+        .filter(|&k| k > 0 && id[..k].bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
+        .map_or(0, |k| k + 1);
+    let min_chars = id[source..]
+        .char_indices()
+        .nth(SHORT_ID_MIN)
+        .map_or(id.len(), |(i, _)| source + i);
+    let mut end = bytes.max(min_chars).min(id.len());
+    while !id.is_char_boundary(end) || (end < id.len() && id[..end].ends_with(['-', ':', '_'])) {
+        end += 1;
+    }
+    id[..end].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 15: `trail list` cut every id at 10 characters, so a session and its subagent
+    /// showed the same id.
+    #[test]
+    fn short_ids_open_exactly_their_session() {
+        let store = Store::open_in_memory().unwrap();
+        let ids = [
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f",
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a1",
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a2",
+            "7c1e2f40-5bff-0000-0000-000000000000",
+            "opencode:ses_4b2a1c",
+            "opencode:ses_4b2a1d",
+            "OPENCODE:SES_9",
+            "opencode:ses_77aa00bb11cc",
+            "abc",
+            "abcdefgh",
+            "abcdefghij",
+            "3b9e7c51-2",
+            "3B9E7C51-2",
+        ];
+        for id in ids {
+            store
+                .connection()
+                .execute(
+                    "INSERT INTO sessions (id, source) VALUES (?1, 'codex')",
+                    [id],
+                )
+                .unwrap();
+        }
+        let short = store.short_ids(ids).unwrap();
+        for id in ids {
+            let s = &short[id];
+            assert!(id.starts_with(s.as_str()), "{s} of {id}");
+            assert!(
+                s.chars().count() >= SHORT_ID_MIN.min(id.chars().count()),
+                "{s}"
+            );
+            assert_eq!(store.resolve_session_id(s).unwrap(), id, "{s}");
+        }
+        assert_eq!(short["7c1e2f40-5bff-0000-0000-000000000000"], "7c1e2f40-5b");
+        // A main session opens with a prefix its subagents share; they need more.
+        assert_eq!(short["7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f"], "7c1e2f40-5a");
+        assert_eq!(
+            short["7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a2"],
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a2"
+        );
+        assert_eq!(short["opencode:ses_4b2a1c"], "opencode:ses_4b2a1c");
+        assert_eq!(short["OPENCODE:SES_9"], "OPENCODE:SES_9");
+        // Eight characters after the source prefix.
+        assert_eq!(short["opencode:ses_77aa00bb11cc"], "opencode:ses_77aa");
+        assert_eq!(short["abcdefgh"], "abcdefgh");
+        assert_eq!(short["abcdefghij"], "abcdefghi");
+        assert_eq!(short["abc"], "abc");
+        // Only case tells these apart, which LIKE ignores: only the whole id opens each.
+        assert_eq!(short["3b9e7c51-2"], "3b9e7c51-2");
+        assert_eq!(short["3B9E7C51-2"], "3B9E7C51-2");
+        assert_eq!(
+            short["7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a1"],
+            "7c1e2f40-5a1b-4c3d-9e8f-0a1b2c3d4e5f:agent-a1"
+        );
+    }
 }

@@ -723,11 +723,124 @@ mod tests {
 
     #[test]
     fn the_view_lists_the_indexed_kinds() {
-        let sql = include_str!("../migrations/0002_search.sql");
         let list: Vec<String> = INDEXED_KINDS
             .iter()
             .map(|k| format!("'{}'", k.as_str()))
             .collect();
-        assert!(sql.contains(&format!("kind IN ({})", list.join(", "))));
+        for sql in [
+            include_str!("../migrations/0002_search.sql"),
+            include_str!("../migrations/0007_index_without_escapes.sql"),
+        ] {
+            assert!(sql.contains(&format!("kind IN ({})", list.join(", "))));
+        }
+    }
+
+    const COLOURED: &str = "build \x1b[31mRED\x1b[0m failed \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x1b]52;c;aGk=\x07";
+
+    fn coloured_store() -> Store {
+        let store = Store::open_in_memory().unwrap();
+        {
+            let conn = store.connection();
+            conn.execute(
+                "INSERT INTO sessions (id, source, summary, updated_at) VALUES ('s1', 'codex', 'T', '2026-01-02T00:00:00.000Z')",
+                [],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO messages (session_id, seq, role, kind, turn_index, text, tool_input, tool_output)
+                 VALUES ('s1', 0, 'user', 'prompt', 0, ?1, NULL, NULL),
+                        ('s1', 1, 'tool', 'tool_result', 0, NULL, NULL, ?1)",
+                [COLOURED],
+            )
+            .unwrap();
+            conn.execute_batch("INSERT INTO message_index (message_index) VALUES ('rebuild');")
+                .unwrap();
+        }
+        store
+    }
+
+    /// Issue 15: `ESC[31mRED` was indexed as the token `31mred`.
+    #[test]
+    fn coloured_words_are_found_and_snippets_hold_no_escape() {
+        let store = coloured_store();
+        for q in ["RED", "red failed", "link", "\"build RED failed\""] {
+            let hits = search(&store, q).unwrap().hits;
+            assert_eq!(hits.len(), 1, "{q}");
+            let snippet = &hits[0].snippet;
+            assert!(
+                !snippet.contains('\x1b') && !snippet.contains('\x07'),
+                "{snippet:?}"
+            );
+            assert!(snippet.contains(HIT_START), "{snippet:?}");
+        }
+        assert!(search(&store, "31mred").unwrap().hits.is_empty());
+        // The stored text keeps its bytes.
+        let text: String = store
+            .connection()
+            .query_row("SELECT text FROM messages WHERE seq = 0", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(text, COLOURED);
+    }
+
+    /// A store indexed before migration 7 (escapes in the index) is fixed by it: the coloured
+    /// word is found, and FTS5's integrity check passes (deletes matched what was indexed).
+    #[test]
+    fn migration_7_reindexes_escaped_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let store = Store::open(&path).unwrap();
+            let conn = store.connection();
+            // Back to version 6: the old view, its index, escapes in search_index.
+            conn.execute_batch(
+                "DROP INDEX idx_sessions_id_nocase;
+                 DROP VIEW message_search_source;
+                 CREATE VIEW message_search_source AS
+                 SELECT id, text, substr(tool_input, 1, 1000) AS tool_input,
+                     CASE WHEN length(tool_output) > 800
+                          THEN substr(tool_output, 1, 600) || char(10) || '…' || char(10) || substr(tool_output, -200)
+                          ELSE tool_output END AS tool_output
+                 FROM messages
+                 WHERE kind IN ('prompt', 'text', 'tool_call', 'tool_result', 'error', 'summary');
+                 INSERT INTO sessions (id, source, summary, updated_at) VALUES ('s1', 'codex', 'T', '2026-01-02T00:00:00.000Z');",
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO messages (session_id, seq, role, kind, turn_index, text) VALUES
+                   ('s1', 0, 'user', 'prompt', 0, ?1), ('s1', 1, 'assistant', 'text', 0, 'plain answer')",
+                [COLOURED],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO search_index (rowid, content, session_id, source_type, source_id)
+                 VALUES (1, ?1, 's1', 'turn', 's1:turn:0')",
+                [COLOURED],
+            )
+            .unwrap();
+            conn.execute_batch(
+                "INSERT INTO message_index (message_index) VALUES ('rebuild');
+                 PRAGMA user_version = 6;",
+            )
+            .unwrap();
+            assert!(search(&store, "RED").unwrap().hits.is_empty());
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), crate::schema::CURRENT);
+        assert_eq!(search(&store, "RED").unwrap().hits.len(), 1);
+        assert_eq!(search(&store, "plain").unwrap().hits.len(), 1);
+        let conn = store.connection();
+        conn.execute_batch(
+            "INSERT INTO message_index (message_index) VALUES ('integrity-check');
+             INSERT INTO search_index (search_index) VALUES ('integrity-check');",
+        )
+        .unwrap();
+        let chronicle: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM search_index WHERE search_index MATCH 'RED'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(chronicle, 1);
     }
 }

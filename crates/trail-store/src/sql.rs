@@ -8,8 +8,11 @@
 //!    included (fail closed: an action it does not know is denied);
 //! 3. one statement per call: text after the first statement is refused, not run.
 //!
-//! A row cap (the result says `truncated`) and a time cap (a progress handler interrupts the
-//! statement once the deadline passes) bound what a query can cost.
+//! A row cap and a byte cap (the result says `truncated`) and a time cap (a progress handler
+//! interrupts the statement once the deadline passes) bound what a query can cost. The byte cap
+//! also bounds a single value: SQLite's own `SQLITE_LIMIT_LENGTH` is set to it on this
+//! connection, so `SELECT randomblob(1000000000)` fails inside SQLite before anything that size
+//! is allocated, and a stored value over the cap is refused as it is read.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
@@ -25,6 +29,9 @@ use crate::BUSY_TIMEOUT;
 
 /// Default row cap.
 pub const DEFAULT_MAX_ROWS: usize = 1000;
+/// Default byte cap: the bytes of the values a result holds (text in full, any other value
+/// counted as 8 bytes: blobs are reported by size only).
+pub const DEFAULT_MAX_BYTES: usize = 64 << 20;
 /// Default time cap.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -40,6 +47,9 @@ pub enum SqlError {
     /// The statement does not parse, or names something that does not exist.
     #[error("{0}")]
     Invalid(String),
+    /// One value is larger than the byte cap (SQLite refused to make or read it).
+    #[error("a value in the result is larger than the byte cap of {0} bytes (raise it with --max-bytes, or select less of it with substr())")]
+    TooBig(usize),
     /// The query ran past the time cap and was stopped.
     #[error("the query was stopped after {0:?} (the time cap; raise it with --timeout)")]
     Timeout(Duration),
@@ -67,7 +77,7 @@ pub enum Cell {
 pub struct SqlResult {
     pub columns: Vec<String>,
     pub rows: Vec<Vec<Cell>>,
-    /// True when the query had more rows than the cap.
+    /// True when the query had more rows than the row cap, or more bytes than the byte cap.
     pub truncated: bool,
     pub elapsed_ms: u64,
 }
@@ -76,6 +86,9 @@ pub struct SqlResult {
 #[derive(Debug, Clone, Copy)]
 pub struct SqlLimits {
     pub max_rows: usize,
+    /// Bytes of values the result may hold (see [`DEFAULT_MAX_BYTES`]); also the largest single
+    /// value SQLite may build or read on the connection.
+    pub max_bytes: usize,
     pub timeout: Duration,
 }
 
@@ -83,10 +96,14 @@ impl Default for SqlLimits {
     fn default() -> Self {
         SqlLimits {
             max_rows: DEFAULT_MAX_ROWS,
+            max_bytes: DEFAULT_MAX_BYTES,
             timeout: DEFAULT_TIMEOUT,
         }
     }
 }
+
+/// Bytes a non-text cell counts for towards the byte cap.
+const CELL_BYTES: usize = 8;
 
 /// A read-only connection to a store that runs user SQL.
 pub struct ReadOnlySql {
@@ -102,6 +119,7 @@ impl ReadOnlySql {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        crate::text::register_functions(&conn)?;
         conn.authorizer(Some(authorize));
         Ok(ReadOnlySql {
             conn,
@@ -128,10 +146,25 @@ impl ReadOnlySql {
                 }),
             );
         }
+        // SQLite refuses to build or read a string or blob longer than this: one value can
+        // never cost more memory than the whole result may.
+        let length_limit = i32::try_from(limits.max_bytes.max(1)).unwrap_or(i32::MAX);
+        let previous = self
+            .conn
+            .set_limit(Limit::SQLITE_LIMIT_LENGTH, length_limit);
         let result = self.run(sql, limits, started);
+        self.conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, previous);
         self.conn.progress_handler(0, None::<fn() -> bool>);
         match result {
             Err(_) if timed_out.load(Ordering::Relaxed) => Err(SqlError::Timeout(limits.timeout)),
+            Err(SqlError::Invalid(m)) if m.contains("too big") => {
+                Err(SqlError::TooBig(limits.max_bytes))
+            }
+            Err(SqlError::Sqlite(rusqlite::Error::SqliteFailure(f, _)))
+                if f.code == rusqlite::ErrorCode::TooBig =>
+            {
+                Err(SqlError::TooBig(limits.max_bytes))
+            }
             r => r,
         }
     }
@@ -145,9 +178,24 @@ impl ReadOnlySql {
         let n = columns.len();
         let mut rows = Vec::new();
         let mut truncated = false;
+        let mut bytes = 0usize;
         let mut q = stmt.query([]).map_err(classify)?;
         while let Some(r) = q.next().map_err(classify)? {
             if rows.len() == limits.max_rows {
+                truncated = true;
+                break;
+            }
+            // Count the row before copying any of it: a row that would pass the cap ends the
+            // result (as the row cap does), so memory stays within the cap.
+            let mut row_bytes = 0usize;
+            for i in 0..n {
+                row_bytes += match r.get_ref(i)? {
+                    ValueRef::Text(t) => t.len(),
+                    _ => CELL_BYTES,
+                };
+            }
+            bytes = bytes.saturating_add(row_bytes);
+            if bytes > limits.max_bytes {
                 truncated = true;
                 break;
             }
@@ -283,6 +331,7 @@ impl ReadOnlySql {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        crate::text::register_functions(&conn)?;
         let mut stmt = conn.prepare(
             "SELECT name, type, sql FROM sqlite_schema
              WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
@@ -497,5 +546,80 @@ fn column_doc(table: &str, column: &str) -> &'static str {
         ("message_search_source" | "message_index", "tool_input") => "A tool call's input, first 1,000 characters.",
         ("message_search_source" | "message_index", "tool_output") => "A tool output, first 600 and last 200 characters.",
         _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, ReadOnlySql) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        crate::Store::open(&path).unwrap();
+        let db = ReadOnlySql::open(&path).unwrap();
+        (dir, db)
+    }
+
+    /// Issue 15: `SELECT randomblob(1000000000)` returned a 1 GB value.
+    #[test]
+    fn a_value_over_the_byte_cap_is_refused_inside_sqlite() {
+        let (_dir, db) = store();
+        let err = db
+            .query("SELECT randomblob(1000000000)", SqlLimits::default())
+            .unwrap_err();
+        assert!(
+            matches!(err, SqlError::TooBig(DEFAULT_MAX_BYTES)),
+            "{err:?}"
+        );
+        let err = db
+            .query(
+                "SELECT zeroblob(2000)",
+                SqlLimits {
+                    max_bytes: 1000,
+                    ..SqlLimits::default()
+                },
+            )
+            .unwrap_err();
+        assert!(matches!(err, SqlError::TooBig(1000)), "{err:?}");
+        // The connection's limit is restored: the next query with a larger cap runs.
+        let r = db
+            .query("SELECT length(zeroblob(2000))", SqlLimits::default())
+            .unwrap();
+        assert_eq!(r.rows, vec![vec![Cell::Integer(2000)]]);
+    }
+
+    #[test]
+    fn rows_stop_at_the_byte_cap_and_say_truncated() {
+        let (_dir, db) = store();
+        let sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
+                   SELECT printf('%.100c', 'x') FROM n";
+        let capped = db
+            .query(
+                sql,
+                SqlLimits {
+                    max_bytes: 1050,
+                    ..SqlLimits::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(capped.rows.len(), 10);
+        assert!(capped.truncated);
+        let all = db.query(sql, SqlLimits::default()).unwrap();
+        assert_eq!(all.rows.len(), 100);
+        assert!(!all.truncated);
+    }
+
+    /// The search view calls `trail_strip_ansi`; `trail sql` can read it.
+    #[test]
+    fn the_search_view_is_readable() {
+        let (_dir, db) = store();
+        let r = db
+            .query(
+                "SELECT count(*) FROM message_search_source",
+                SqlLimits::default(),
+            )
+            .unwrap();
+        assert_eq!(r.rows, vec![vec![Cell::Integer(0)]]);
     }
 }

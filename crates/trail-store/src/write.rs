@@ -932,7 +932,7 @@ fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<(
             let short = kind.trim_start_matches("checkpoint_");
             ins.execute(params![
                 CHECKPOINT_ROWID_BASE + cid * 8 + i as i64,
-                text,
+                crate::text::strip_ansi(text),
                 id,
                 kind,
                 format!("{id}:ckpt:{}:{short}", c.number)
@@ -981,7 +981,8 @@ fn upsert_turn(
                 t.timestamp
             ])?,
     };
-    // Chronicle: a turn's searchable content is the prompt and the answer joined by a newline.
+    // Chronicle: a turn's searchable content is the prompt and the answer joined by a newline,
+    // without escape sequences (issue 15: coloured text must be findable; see text.rs).
     let content = match (&t.user_message, &t.assistant_response) {
         (Some(u), Some(a)) => format!("{u}\n{a}"),
         (Some(u), None) => u.clone(),
@@ -992,7 +993,12 @@ fn upsert_turn(
         "INSERT INTO search_index (rowid, content, session_id, source_type, source_id)
          VALUES (?1, ?2, ?3, 'turn', ?4)",
     )?
-    .execute(params![tid, content, id, format!("{id}:turn:{}", t.index)])?;
+    .execute(params![
+        tid,
+        crate::text::strip_ansi(&content),
+        id,
+        format!("{id}:turn:{}", t.index)
+    ])?;
     Ok(())
 }
 

@@ -58,13 +58,16 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         ctx.ui.status("No sessions match.");
         return Ok(0);
     }
+    // Each id as its shortest prefix that opens exactly that session (issue 15).
+    let short = query.short_ids(rows.iter().map(|r| r.id.as_str()))?;
+    let id_width = short.values().map(|s| s.chars().count()).max().unwrap_or(8);
     let header = format!(
         "{}  {}  {}  {}  {}  {:>5}  {:>7}  {}",
         fit("WHEN", 16),
         fit("SOURCE", 14),
         fit("REPO / FOLDER", 28),
         fit("BRANCH", 14),
-        fit("ID", 10),
+        fit("ID", id_width),
         "TURNS",
         "TOKENS",
         "TITLE"
@@ -76,7 +79,6 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             .clone()
             .or_else(|| r.cwd.clone())
             .unwrap_or_else(|| "-".into());
-        let short_id: String = r.id.chars().take(10).collect();
         let title = output::one_line(r.title.as_deref().unwrap_or("(untitled)"));
         let missing = if r.source_missing { " [file gone]" } else { "" };
         let line = format!(
@@ -87,7 +89,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             fit(&place, 28),
             ctx.ui
                 .paint(Style::Magenta, &fit(r.branch.as_deref().unwrap_or("-"), 14)),
-            ctx.ui.paint(Style::Yellow, &fit(&short_id, 10)),
+            ctx.ui.paint(Style::Yellow, &fit(&short[&r.id], id_width)),
             r.turns,
             output::tokens(r.total_tokens()),
             fit(&title, 70).trim_end(),

@@ -148,11 +148,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         ctx.ui.status(&format!("No matches for {query:?}."));
         return Ok(1);
     }
+    let short = query_store.short_ids(results.hits.iter().map(|h| h.session_id.as_str()))?;
     for (i, h) in results.hits.iter().enumerate() {
         if i > 0 {
             ctx.ui.line("")?;
         }
-        print_hit(ctx, h, &query)?;
+        print_hit(ctx, h, &query, &short[&h.session_id])?;
     }
     if results.capped {
         ctx.ui.status(&format!(
@@ -163,7 +164,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     Ok(0)
 }
 
-fn print_hit(ctx: &mut Ctx, h: &SearchHit, query: &str) -> CliResult {
+fn print_hit(ctx: &mut Ctx, h: &SearchHit, query: &str, short_id: &str) -> CliResult {
     let ui = &mut ctx.ui;
     let title = output::one_line(h.title.as_deref().unwrap_or("(untitled)"));
     let mut facts = vec![h.source.clone(), output::when(h.timestamp.as_deref())];
@@ -185,15 +186,13 @@ fn print_hit(ctx: &mut Ctx, h: &SearchHit, query: &str) -> CliResult {
     ))?;
     let snippet = output::one_line(&h.snippet);
     let snippet = cut_chars(&snippet, SNIPPET_CHARS);
-    let rendered = if ui.color {
-        snippet
-            .replace(HIT_START, "\x1b[1;33m")
-            .replace(HIT_END, "\x1b[0m")
-    } else {
-        mark_plain(&snippet)
-    };
+    let (open, close) = ui.marks(Style::Hit, ("**", "**"));
+    let rendered = snippet.replace(HIT_START, open).replace(HIT_END, close);
     ui.line(&format!("  {rendered}"))?;
-    ui.line(&ui.paint(Style::Cyan, &format!("  {}", open_command(h, query))))?;
+    ui.line(&ui.paint(
+        Style::Cyan,
+        &format!("  {}", open_command(short_id, h.turn, query)),
+    ))?;
     Ok(())
 }
 
@@ -228,7 +227,7 @@ fn json_hit<'a>(h: &'a SearchHit, query: &str) -> JsonHit<'a> {
         field: &h.field,
         snippet: mark_plain(&h.snippet),
         score: h.score,
-        open: open_command(h, query),
+        open: open_command(&h.session_id, h.turn, query),
     }
 }
 
@@ -237,10 +236,11 @@ fn mark_plain(s: &str) -> String {
     s.replace([HIT_START, HIT_END], "**")
 }
 
-/// Returns the command that opens a hit: its turn, with the query's words marked.
-fn open_command(h: &SearchHit, query: &str) -> String {
-    let mut cmd = format!("trail show {}", h.session_id);
-    if let Some(t) = h.turn {
+/// Returns the command that opens a hit (session `id`, whole or a unique prefix): its turn,
+/// with the query's words marked.
+fn open_command(id: &str, turn: Option<i64>, query: &str) -> String {
+    let mut cmd = format!("trail show {}", shell_quote(id));
+    if let Some(t) = turn {
         cmd.push_str(&format!(" --turn {t}"));
     } else {
         cmd.push_str(" --full");

@@ -337,7 +337,7 @@ impl Marker {
             return text.to_string();
         }
         let (open, close) = if self.color {
-            ("\x1b[1;33m", "\x1b[0m")
+            (Style::Hit.mark(), output::RESET_MARK)
         } else {
             ("**", "**")
         };

@@ -25,6 +25,9 @@ pub struct Args {
     /// At most this many rows (the result says when there were more)
     #[arg(long, default_value_t = 1000)]
     max_rows: usize,
+    /// At most this many bytes of values (64 MiB by default; also the largest single value)
+    #[arg(long, default_value_t = trail_store::DEFAULT_MAX_BYTES, value_name = "BYTES")]
+    max_bytes: usize,
     /// Stop the query after this many seconds
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     timeout: f64,
@@ -76,8 +79,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             "--timeout must be a positive number of seconds",
         ));
     }
-    let request = SqlRequest::new(args.sql.unwrap_or_default())
+    let mut request = SqlRequest::new(args.sql.unwrap_or_default())
         .with_caps(args.max_rows, Duration::from_secs_f64(args.timeout));
+    request.limits.max_bytes = args.max_bytes;
     let result = query.sql(&request).map_err(sql_error)?;
     if args.json {
         ctx.ui.json(&result)?;
@@ -88,7 +92,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     }
     if result.truncated && !args.json {
         ctx.ui.status(&format!(
-            "Showing the first {} rows; there are more (raise --max-rows).",
+            "Showing the first {} rows; there are more (raise --max-rows or --max-bytes).",
             result.rows.len()
         ));
     }

@@ -165,7 +165,7 @@ fn key_text(r: &trail_report::UsageRow, by: GroupBy) -> String {
     match (by, &r.label) {
         (GroupBy::Session, Some(title)) => format!(
             "{} {}",
-            r.key.chars().take(8).collect::<String>(),
+            r.short_key.as_deref().unwrap_or(&r.key),
             crate::output::one_line(title)
         ),
         _ => r.key.clone(),

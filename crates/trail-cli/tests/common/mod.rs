@@ -39,3 +39,75 @@ pub fn run(cmd: &mut Command) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// One exchange of a Claude Code session written by [`claude_session`]: a prompt, an answer,
+/// a Bash call with its input and output.
+pub struct Exchange<'a> {
+    pub prompt: &'a str,
+    pub answer: &'a str,
+    pub command: &'a str,
+    pub output: &'a str,
+    pub output_is_error: bool,
+}
+
+/// Returns the JSONL of a Claude Code session (`agent`: a subagent of `session`, written as
+/// Claude writes them under `<session>/subagents/agent-<agent>.jsonl`), one prompt, answer and
+/// Bash call per exchange, in the shape of the bundled sample.
+pub fn claude_session(
+    session: &str,
+    agent: Option<&str>,
+    cwd: &str,
+    branch: &str,
+    exchanges: &[Exchange<'_>],
+) -> String {
+    use serde_json::json;
+    let mut lines = Vec::new();
+    let mut parent: Option<String> = None;
+    let mut n = 0;
+    let mut next = |kind: &str| {
+        n += 1;
+        format!("{kind}-{n:04}")
+    };
+    for (i, x) in exchanges.iter().enumerate() {
+        let ts = |s: usize| format!("2026-11-21T10:{:02}:{:02}.000Z", i, s);
+        let mut base = |uuid: &str, kind: &str, t: String| {
+            let mut v = json!({
+                "parentUuid": parent, "isSidechain": agent.is_some(), "userType": "external",
+                "cwd": cwd, "sessionId": session, "version": "2.1.14", "gitBranch": branch,
+                "type": kind, "uuid": uuid, "timestamp": t,
+            });
+            if let Some(a) = agent {
+                v["agentId"] = json!(a);
+            }
+            parent = Some(uuid.to_string());
+            v
+        };
+        let u = next("u");
+        let mut v = base(&u, "user", ts(1));
+        v["message"] = json!({"role": "user", "content": x.prompt});
+        lines.push(v);
+        let a = next("a");
+        let req = format!("req_{session}_{i}");
+        let mut v = base(&a, "assistant", ts(2));
+        v["requestId"] = json!(req);
+        v["message"] = json!({"id": format!("msg_{a}_{session}"), "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": x.answer},
+                        {"type": "tool_use", "id": format!("toolu_{i}"), "name": "Bash",
+                         "input": {"command": x.command, "description": "run it"}}],
+            "stop_reason": null,
+            "usage": {"input_tokens": 10, "output_tokens": 20, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}});
+        lines.push(v);
+        let r = next("r");
+        let mut v = base(&r, "user", ts(3));
+        v["message"] = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("toolu_{i}"),
+            "content": x.output, "is_error": x.output_is_error}]});
+        lines.push(v);
+    }
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&l.to_string());
+        out.push('\n');
+    }
+    out
+}

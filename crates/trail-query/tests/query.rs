@@ -1,0 +1,282 @@
+//! The query layer on the bundled samples: paging, turn ranges, search exclusions, errors that
+//! frontends report as the caller's mistake.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use trail_ingest::{IndexOptions, NoProgress};
+use trail_query::{
+    Clock, DayZone, DetailRequest, FileHistoryRequest, ListRequest, Query, QueryError,
+    ReportFilter, SearchRequest, SessionFilter, SqlRequest,
+};
+use trail_store::Store;
+
+fn samples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/home")
+}
+
+/// A store holding the bundled samples, and the query layer over it.
+fn sample_query() -> (tempfile::TempDir, Query) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trail.db");
+    let mut store = Store::open(&path).unwrap();
+    let summary = trail_ingest::index(
+        &mut store,
+        &IndexOptions {
+            paths: vec![samples()],
+            ..IndexOptions::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    assert!(summary.sessions_new >= 6, "{summary:?}");
+    drop(store);
+    let q = Query::open(&path).unwrap();
+    (dir, q)
+}
+
+fn clock(now: &str) -> Clock {
+    Clock {
+        now: DateTime::parse_from_rfc3339(now)
+            .unwrap()
+            .with_timezone(&Utc),
+        zone: DayZone::utc(),
+    }
+}
+
+#[test]
+fn a_missing_store_is_the_callers_mistake() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Query::open(&dir.path().join("none.db")).err().unwrap();
+    assert!(matches!(err, QueryError::NoStore(_)));
+    assert!(err.is_caller_error());
+    assert!(err.hint().unwrap().contains("trail index"));
+}
+
+#[test]
+fn pages_follow_the_cursor_without_gaps_or_repeats() {
+    let (_dir, q) = sample_query();
+    let now = clock("2026-11-23T00:00:00Z");
+    let all = q
+        .list(
+            &ListRequest {
+                include_subagents: true,
+                ..ListRequest::default()
+            },
+            &now,
+        )
+        .unwrap();
+    assert!(all.next_cursor.is_none());
+    let mut paged = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = q
+            .list(
+                &ListRequest {
+                    include_subagents: true,
+                    limit: 2,
+                    cursor: cursor.clone(),
+                    ..ListRequest::default()
+                },
+                &now,
+            )
+            .unwrap();
+        assert!(page.sessions.len() <= 2);
+        paged.extend(page.sessions.into_iter().map(|s| s.id));
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    let ids: Vec<String> = all.sessions.into_iter().map(|s| s.id).collect();
+    assert_eq!(paged, ids);
+
+    let bad = q
+        .list(
+            &ListRequest {
+                cursor: Some("not a cursor".into()),
+                ..ListRequest::default()
+            },
+            &now,
+        )
+        .unwrap_err();
+    assert!(bad.is_caller_error(), "{bad}");
+    let bad_source = q
+        .list(
+            &ListRequest {
+                filter: SessionFilter {
+                    source: Some("notepad".into()),
+                    ..SessionFilter::default()
+                },
+                ..ListRequest::default()
+            },
+            &now,
+        )
+        .unwrap_err();
+    assert!(
+        bad_source.to_string().contains("claude-code"),
+        "{bad_source}"
+    );
+}
+
+#[test]
+fn detail_cuts_to_a_turn_range_and_rejects_turns_that_do_not_exist() {
+    let (_dir, q) = sample_query();
+    let whole = q
+        .detail(&DetailRequest {
+            id: "7c1e2f40".into(),
+            ..DetailRequest::default()
+        })
+        .unwrap();
+    assert!(whole.session.turns >= 2);
+    let one = q
+        .detail(&DetailRequest {
+            id: "7c1e2f40".into(),
+            from_turn: Some(1),
+            to_turn: Some(1),
+        })
+        .unwrap();
+    assert!(!one.messages.is_empty());
+    assert!(one.messages.iter().all(|m| m.turn_index == Some(1)));
+    assert!(one.messages.len() < whole.messages.len());
+    let err = q
+        .detail(&DetailRequest {
+            id: "7c1e2f40".into(),
+            from_turn: Some(99),
+            to_turn: None,
+        })
+        .unwrap_err();
+    assert!(err.is_caller_error());
+    assert!(err.to_string().contains("there is no turn 99"), "{err}");
+    let unknown = q
+        .detail(&DetailRequest {
+            id: "ffffffff".into(),
+            ..DetailRequest::default()
+        })
+        .unwrap_err();
+    assert!(unknown.is_not_found());
+}
+
+#[test]
+fn search_leaves_out_active_and_named_sessions() {
+    let (_dir, q) = sample_query();
+    let request = SearchRequest {
+        query: "imperial".into(),
+        ..SearchRequest::default()
+    };
+    // The samples were last active on 2026-11-20. Two minutes later they are "active".
+    let hits = q.search(&request, &clock("2026-11-20T12:00:00Z")).unwrap();
+    assert!(!hits.hits.is_empty());
+    let id = hits.hits[0].session_id.clone();
+    let updated = q.session(&id).unwrap().updated_at.unwrap();
+    let just_after = {
+        let t = DateTime::parse_from_rfc3339(&updated).unwrap() + chrono::Duration::minutes(2);
+        clock(&t.to_rfc3339())
+    };
+    let active = SearchRequest {
+        exclude_active_minutes: Some(10),
+        ..request.clone()
+    };
+    let left = q.search(&active, &just_after).unwrap();
+    assert!(left.hits.iter().all(|h| h.session_id != id));
+    // Long after, the same session is found again.
+    let later = q.search(&active, &clock("2027-01-01T00:00:00Z")).unwrap();
+    assert!(later.hits.iter().any(|h| h.session_id == id));
+    // A session the caller names is skipped whatever its age.
+    let named = SearchRequest {
+        exclude_sessions: vec![id[..8].to_string()],
+        ..request.clone()
+    };
+    let left = q.search(&named, &clock("2027-01-01T00:00:00Z")).unwrap();
+    assert!(left.hits.iter().all(|h| h.session_id != id));
+
+    for bad in [
+        SearchRequest::default(),
+        SearchRequest {
+            query: "x".into(),
+            role: Some("robot".into()),
+            ..SearchRequest::default()
+        },
+        SearchRequest {
+            query: "x".into(),
+            filter: SessionFilter {
+                since: Some("last tuesday".into()),
+                ..SessionFilter::default()
+            },
+            ..SearchRequest::default()
+        },
+    ] {
+        let err = q.search(&bad, &clock("2027-01-01T00:00:00Z")).unwrap_err();
+        assert!(err.is_caller_error(), "{err}");
+    }
+}
+
+#[test]
+fn file_history_finds_relative_and_absolute_spellings() {
+    let (_dir, q) = sample_query();
+    let history = q
+        .file_history(&FileHistoryRequest {
+            path: "/home/demo/projects/recipe-box/src/scale.py".into(),
+            ..FileHistoryRequest::default()
+        })
+        .unwrap();
+    assert_eq!(history.touches.len(), 1, "{:?}", history.touches);
+    let t = &history.touches[0];
+    assert_eq!(t.source, "codex");
+    assert_eq!(t.action, "edit");
+    assert!(t.prompt.as_deref().unwrap().contains("scaler"));
+    // Relative to its repository's root.
+    let by_repo = q
+        .file_history(&FileHistoryRequest {
+            path: "src/scale.py".into(),
+            repo: Some("demo-org/recipe-box".into()),
+            ..FileHistoryRequest::default()
+        })
+        .unwrap();
+    assert_eq!(by_repo.touches.len(), 1);
+    // The same relative path in another repository is not this file.
+    let other = q
+        .file_history(&FileHistoryRequest {
+            path: "src/scale.py".into(),
+            repo: Some("someone/else".into()),
+            ..FileHistoryRequest::default()
+        })
+        .unwrap();
+    assert!(other.touches.is_empty());
+}
+
+#[test]
+fn reports_and_sql_go_through_the_same_layer() {
+    let (_dir, q) = sample_query();
+    let now = clock("2026-11-23T00:00:00Z");
+    let usage = q
+        .usage(
+            &ReportFilter::default(),
+            trail_query::GroupBy::Source,
+            trail_query::PriceTable::shipped(),
+            &now,
+        )
+        .unwrap();
+    assert!(usage.totals.total_tokens > 0);
+    let bad_tz = q
+        .standup(
+            &ReportFilter {
+                tz: Some("Mars/Olympus".into()),
+                ..ReportFilter::default()
+            },
+            &now,
+        )
+        .unwrap_err();
+    assert!(bad_tz.is_caller_error());
+    let r = q
+        .sql(&SqlRequest::new("SELECT count(*) FROM sessions"))
+        .unwrap();
+    assert_eq!(r.rows.len(), 1);
+    let denied = q.sql(&SqlRequest::new("DELETE FROM sessions")).unwrap_err();
+    assert!(denied.is_caller_error());
+    assert!(q.schema_text().unwrap().contains("session_files"));
+    let reopen = q.reopen("7c1e2f40").unwrap();
+    assert!(reopen
+        .shell()
+        .contains("claude --resume 7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f"));
+}

@@ -1,0 +1,253 @@
+//! What the full-text indexes see of a text: ANSI escape sequences removed (issue 15).
+//!
+//! Tool outputs are often coloured (`ESC [ 31 m RED ESC [ 0 m`); FTS5's tokenizer would index
+//! that as the token `31mred`, so `trail search RED` found nothing. Both indexes read text
+//! through [`strip_ansi`]: `message_index` through the SQL function `trail_strip_ansi` in the
+//! view `message_search_source` (migration 7), so what is indexed, what FTS5 deletes and what
+//! `snippet()` re-reads are the same by construction; Chronicle's `search_index` when the
+//! writer inserts a row. The stored messages keep their bytes.
+
+use std::borrow::Cow;
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::Connection;
+
+/// ESC.
+const ESC: u8 = 0x1b;
+
+/// Returns `text` without ANSI escape sequences (ECMA-48):
+///
+/// * CSI: `ESC [` (or C1 U+009B), parameter bytes `0x30–0x3F`, intermediate bytes
+///   `0x20–0x2F`, a final byte `0x40–0x7E` (colours, cursor moves, screen clears);
+/// * strings: OSC `ESC ]` (or U+009D), DCS `ESC P`, SOS `ESC X`, PM `ESC ^`, APC `ESC _`, up
+///   to BEL (OSC's usual end), ST `ESC \` or C1 ST U+009C: titles, OSC 8 links (their
+///   visible text stays), OSC 52 clipboard writes;
+/// * any other escape: `ESC`, intermediates `0x20–0x2F`, one final byte (`ESC ( B`, `ESC 7`).
+///
+/// Tool inputs are stored as JSON text, where an ESC is written `\u001b` (BEL `\u0007`, C1
+/// CSI `\u009b`): those spellings introduce and end sequences the same way.
+///
+/// A sequence cut short (by the end of the text, or a byte that cannot continue it) loses only
+/// what it had so far; an unterminated string drops only its introducer, so text after it stays
+/// searchable. Borrows when the text has no ESC, no C1 introducer and no `\u00` escape
+/// (nearly all text), found with a SIMD search.
+pub fn strip_ansi(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let Some(first) = next_introducer(bytes, 0) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut at = first;
+    loop {
+        match sequence_end(bytes, at) {
+            Some(end) => {
+                out.push_str(&text[last..at]);
+                last = end;
+                at = end;
+            }
+            // A 0xC2 that starts an ordinary character (U+00A0 and up).
+            None => at += 1,
+        }
+        match next_introducer(bytes, at) {
+            Some(i) => at = i,
+            None => break,
+        }
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
+}
+
+/// Returns the index of the next ESC, `0xC2` byte (the lead byte of C1 characters) or `\u00`
+/// JSON escape at or after `from` (a candidate: [`sequence_end`] decides).
+fn next_introducer(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let i = memchr::memchr3(ESC, 0xc2, b'\\', bytes.get(at..)?)? + at;
+        if bytes[i] != b'\\' || bytes[i..].starts_with(b"\\u00") {
+            return Some(i);
+        }
+        at = i + 1;
+    }
+}
+
+/// Returns the control character at `at` and its length: a raw byte (C1 as its two UTF-8
+/// bytes) or a JSON `\u00XX` escape.
+fn control_at(bytes: &[u8], at: usize) -> Option<(u8, usize)> {
+    match bytes.get(at)? {
+        0xc2 => match bytes.get(at + 1) {
+            Some(&c @ 0x80..=0x9f) => Some((c, 2)),
+            _ => None,
+        },
+        b'\\' => {
+            let hex = bytes.get(at + 2..at + 6)?;
+            if &bytes[at + 1..at + 4] != b"u00" {
+                return None;
+            }
+            let digit = |b: u8| (b as char).to_digit(16);
+            let c = digit(hex[2])? * 16 + digit(hex[3])?;
+            Some((c as u8, 6))
+        }
+        // A continuation byte (0x80–0xBF) is part of another character, never a control.
+        &b if b < 0x80 => Some((b, 1)),
+        _ => None,
+    }
+}
+
+/// Returns where the escape sequence starting at `at` ends (exclusive), or `None` when the
+/// byte at `at` starts no sequence (a `0xC2` of an ordinary character). Every end is a UTF-8
+/// character boundary: sequences are ASCII after their introducer and stop at any other byte.
+fn sequence_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let (control, len) = control_at(bytes, at)?;
+    let next = at + len;
+    let (kind, body) = match (control, bytes.get(next)) {
+        (ESC, Some(b'[')) => (Kind::Csi, next + 1),
+        (ESC, Some(b']' | b'P' | b'X' | b'^' | b'_')) => (Kind::String, next + 1),
+        (ESC, _) => (Kind::Other, next),
+        (0x9b, _) => (Kind::Csi, next),
+        (0x9d | 0x90 | 0x98 | 0x9e | 0x9f, _) => (Kind::String, next),
+        _ => return None,
+    };
+    let mut i = body;
+    match kind {
+        Kind::Csi => {
+            while i < bytes.len() && matches!(bytes[i], 0x30..=0x3f) {
+                i += 1;
+            }
+            while i < bytes.len() && matches!(bytes[i], 0x20..=0x2f) {
+                i += 1;
+            }
+            if i < bytes.len() && matches!(bytes[i], 0x40..=0x7e) {
+                i += 1;
+            }
+            Some(i)
+        }
+        Kind::String => {
+            while i < bytes.len() {
+                match control_at(bytes, i) {
+                    Some((0x07 | 0x9c, n)) => return Some(i + n),
+                    // ST: ESC then a backslash, itself escaped (`\\`) in JSON text.
+                    Some((ESC, n)) => {
+                        let after = &bytes[i + n..];
+                        if n == 1 && after.starts_with(b"\\") {
+                            return Some(i + 2);
+                        }
+                        if n == 6 && after.starts_with(b"\\\\") {
+                            return Some(i + 8);
+                        }
+                        i += n;
+                    }
+                    _ => i += 1,
+                }
+            }
+            Some(body)
+        }
+        Kind::Other => {
+            while i < bytes.len() && matches!(bytes[i], 0x20..=0x2f) {
+                i += 1;
+            }
+            if i < bytes.len() && matches!(bytes[i], 0x30..=0x7e) {
+                i += 1;
+            }
+            Some(i)
+        }
+    }
+}
+
+enum Kind {
+    Csi,
+    String,
+    Other,
+}
+
+/// Registers `trail_strip_ansi(x)` on `conn`: [`strip_ansi`] for text, anything else as it is.
+/// Every connection that reads `message_search_source` needs it (the store's own, the
+/// read-only one `trail sql` uses); it is deterministic and innocuous, so views may call it.
+pub(crate) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        "trail_strip_ansi",
+        1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            Ok(match ctx.get_raw(0) {
+                ValueRef::Text(b) => Value::Text(match std::str::from_utf8(b) {
+                    Ok(s) => strip_ansi(s).into_owned(),
+                    Err(_) => strip_ansi(&String::from_utf8_lossy(b)).into_owned(),
+                }),
+                ValueRef::Null => Value::Null,
+                ValueRef::Integer(i) => Value::Integer(i),
+                ValueRef::Real(f) => Value::Real(f),
+                ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+            })
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_every_kind_of_sequence() {
+        for (raw, want) in [
+            ("\x1b[31mRED\x1b[0m done", "RED done"),
+            ("\x1b[1;38;5;208mx\x1b[m", "x"),
+            ("\x1b]52;c;aGVsbG8=\x07after", "after"),
+            (
+                "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\",
+                "click",
+            ),
+            ("\x1b[2J\x1b[Hclean", "clean"),
+            ("\x1b(Bx\x1b7y\x1b=", "xy"),
+            ("\u{9b}31mC1\u{9b}0m", "C1"),
+            ("\u{9d}0;title\u{9c}rest", "rest"),
+            ("cut \x1b[3", "cut "),
+            ("cut \x1b", "cut "),
+            ("open \x1b]52;c;never ends", "open 52;c;never ends"),
+            ("caf\u{e9} \u{a0}nbsp ok", "caf\u{e9} \u{a0}nbsp ok"),
+            // A continuation byte that looks like C1 ST (Ŝ is C5 9C) ends nothing.
+            ("\x1b]0;Ŝ title\x07after", "after"),
+            // Tool inputs are JSON text.
+            (
+                r#"{"command":"echo \u001b[31mRED\u001B[0m"}"#,
+                r#"{"command":"echo RED"}"#,
+            ),
+            (
+                r#"\u001b]52;c;aGk=\u0007x \u001b]8;;u\u001b\\y\u001b]8;;\u001b\\"#,
+                "x y",
+            ),
+            (r#"\u009b2Jz \n\t\\ \u00e9"#, r#"z \n\t\\ \u00e9"#),
+            ("\x1b[31m\u{e9}t\u{e9}\x1b[0m", "\u{e9}t\u{e9}"),
+        ] {
+            assert_eq!(strip_ansi(raw), want, "{raw:?}");
+        }
+        assert!(matches!(strip_ansi("no escapes é"), Cow::Borrowed(_)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_strips_without_panicking_and_keeps_no_esc(
+            text in "(\\PC|\x1b|\x07|\u{9b}|\u{9c}|\u{9d}|\\\\u001b|\\\\u0007|[\\[\\]0-9;m\\\\])*"
+        ) {
+            let out = strip_ansi(&text);
+            proptest::prop_assert!(!out.contains('\x1b'), "{:?} -> {:?}", text, out);
+        }
+    }
+
+    #[test]
+    fn the_sql_function_strips_text_only() {
+        let conn = Connection::open_in_memory().unwrap();
+        register_functions(&conn).unwrap();
+        let (text, null, int): (String, Option<String>, i64) = conn
+            .query_row(
+                "SELECT trail_strip_ansi(char(27) || '[31mRED'), trail_strip_ansi(NULL), trail_strip_ansi(7)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!((text.as_str(), null, int), ("RED", None, 7));
+    }
+}
