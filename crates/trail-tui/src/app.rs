@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
@@ -15,13 +14,14 @@ use trail_render::Format;
 use crate::keys::Keymap;
 use crate::theme::Theme;
 use crate::transcript::{terms_of, Transcript};
-use crate::worker::{Generations, Kind, Reply, Request};
+use crate::worker::{Generations, Kind, Reply, Request, Senders};
 use crate::Here;
 
 /// Sessions asked for per page of the list.
 const PAGE: usize = 200;
-/// Search hits asked for.
-const HITS: usize = 100;
+/// Search hits asked for: a tall screen's worth. Each hit costs the store a snippet, so
+/// asking for more than can be seen slows every keystroke (100 hits cost about twice 50).
+const HITS: usize = 50;
 /// Rows a mouse wheel step moves.
 const WHEEL: isize = 3;
 
@@ -130,7 +130,7 @@ pub struct App {
     pub keys: Keymap,
     pub store: StoreState,
     export_dir: PathBuf,
-    requests: Sender<Request>,
+    requests: Senders,
     gens: Arc<Generations>,
     received: [u64; 3],
     /// Resumes and exports asked for and not answered yet.
@@ -175,7 +175,7 @@ impl App {
         keys: Keymap,
         store: StoreState,
         export_dir: PathBuf,
-        requests: Sender<Request>,
+        requests: Senders,
         gens: Arc<Generations>,
     ) -> App {
         let scopes = scopes(here);

@@ -88,7 +88,9 @@ enum Msg {
 /// app that says how to index.
 fn start(config: &TuiConfig, events: Sender<Msg>) -> anyhow::Result<app::App> {
     let gens = Arc::new(worker::Generations::default());
-    let (requests, inbox) = mpsc::channel();
+    let (results, results_inbox) = mpsc::channel();
+    let (details, details_inbox) = mpsc::channel();
+    let senders = worker::Senders { results, details };
     let state = match Query::open_read_only(&config.store) {
         Ok(query) => {
             let state = if query.session_count()? == 0 {
@@ -96,15 +98,22 @@ fn start(config: &TuiConfig, events: Sender<Msg>) -> anyhow::Result<app::App> {
             } else {
                 StoreState::Ready
             };
-            let (clock, gens) = (config.clock.clone(), gens.clone());
-            thread::Builder::new()
-                .name("trail-tui-worker".into())
-                .spawn(move || {
-                    worker::run(query, clock, inbox, events, gens, |r| {
-                        Msg::Reply(Box::new(r))
+            // Two workers, each with its own read-only connection (see `worker::Senders`).
+            let second = Query::open_read_only(&config.store)?;
+            for (name, query, inbox) in [
+                ("trail-tui-results", query, results_inbox),
+                ("trail-tui-details", second, details_inbox),
+            ] {
+                let (clock, gens, events) = (config.clock.clone(), gens.clone(), events.clone());
+                thread::Builder::new()
+                    .name(name.into())
+                    .spawn(move || {
+                        worker::run(query, clock, inbox, events, gens, |r| {
+                            Msg::Reply(Box::new(r))
+                        })
                     })
-                })
-                .context("cannot start the query thread")?;
+                    .context("cannot start a query thread")?;
+            }
             state
         }
         Err(QueryError::NoStore(p)) => StoreState::Missing(p),
@@ -116,7 +125,7 @@ fn start(config: &TuiConfig, events: Sender<Msg>) -> anyhow::Result<app::App> {
         config.keys.clone(),
         state,
         config.export_dir.clone(),
-        requests,
+        senders,
         gens,
     ))
 }

@@ -1,8 +1,8 @@
-//! The background thread that runs every query, so the UI never waits on the store.
+//! The background threads that run every query, so the UI never waits on the store.
 //!
-//! The worker has its own read-only [`Query`]. Each request of the kinds a person can repeat
-//! faster than the store answers (list, search, preview, transcript) carries a generation
-//! number; the UI bumps the generation of a kind with each new request and stores it in
+//! Each worker has its own read-only [`Query`] (see [`Senders`] for who answers what). Each
+//! request of the kinds a person can repeat faster than the store answers (list, search,
+//! preview, transcript) carries a generation number; the UI bumps the generation of a kind with each new request and stores it in
 //! [`Generations`]. The worker skips any request whose generation is no longer the newest of
 //! its kind, and the UI drops any reply that is not the newest, so a newer keystroke always
 //! wins and no stale answer is ever shown.
@@ -95,6 +95,26 @@ impl Request {
             Request::Transcript { gen, .. } => Some((Kind::Transcript, *gen)),
             _ => None,
         }
+    }
+}
+
+/// Where requests go: lists and searches to one worker, previews, transcripts, resumes and
+/// exports to another, each with its own read-only connection, so a slow preview never holds
+/// up the answer to the next keystroke.
+#[derive(Debug, Clone)]
+pub struct Senders {
+    pub results: Sender<Request>,
+    pub details: Sender<Request>,
+}
+
+impl Senders {
+    /// Sends `r` to its worker; false when that worker is gone.
+    pub fn send(&self, r: Request) -> bool {
+        let to = match r {
+            Request::List { .. } | Request::Search { .. } => &self.results,
+            _ => &self.details,
+        };
+        to.send(r).is_ok()
     }
 }
 
