@@ -205,10 +205,13 @@ pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, Pa
             SourceKind::Opencode,
             vec![var("TRAIL_OPENCODE_DIR").unwrap_or_else(|| data.join("opencode"))],
         );
+        // Cursor's user-data folders (`state.vscdb`) and `~/.cursor`, whose
+        // `projects/*/agent-transcripts/` hold the agent's messages.
         let mut cursor = vec![
             config.join("Cursor"),
             h.join("Library/Application Support/Cursor"),
             appdata.join("Cursor"),
+            h.join(".cursor"),
         ];
         if let Some(p) = var("TRAIL_CURSOR_DIR") {
             cursor = vec![p];

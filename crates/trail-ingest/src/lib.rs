@@ -119,6 +119,12 @@ pub struct IndexSummary {
     pub failures: Vec<(String, String)>,
     /// Files another concurrent index had already written.
     pub files_concurrent: u64,
+    /// Files read again because their source's parser changed since they were stored (counted
+    /// in `files_parsed` too).
+    pub files_upgraded: u64,
+    /// Every file this run parsed (whole or resumed), sorted: what an upgrade re-read.
+    #[serde(skip)]
+    pub parsed_paths: Vec<String>,
     pub elapsed_ms: u64,
     /// Sources that were looked at, with their roots.
     pub searched: Vec<(String, Vec<String>)>,
@@ -186,8 +192,12 @@ pub fn index(
         };
         let src = sources.iter().find(|s| s.kind() == *kind);
         let appendable = src.is_some_and(|s| s.appendable(path));
+        let version = src.map_or(0, |s| s.parser_version());
         let prior = stored.get(&key);
-        match decide(prior, fp, appendable, options.force, path) {
+        if prior.is_some_and(|p| p.parser_version != version && !p.missing) && !options.force {
+            summary.files_upgraded += 1;
+        }
+        match decide(prior, fp, appendable, options.force, version, path) {
             Decision::Skip => summary.files_unchanged += 1,
             Decision::Full => {
                 total_bytes += fp.size;
@@ -279,6 +289,9 @@ pub fn index(
                 (None, Some(_)) => summary.files_resumed += 1,
                 (None, None) => summary.files_parsed += 1,
             }
+            if first_piece && record.error.is_none() {
+                summary.parsed_paths.push(record.path.clone());
+            }
             summary.issues.extend(record.issues.iter().cloned());
             for s in &mut record.sessions {
                 if s.meta.repository.is_none() {
@@ -318,6 +331,7 @@ pub fn index(
         summary.files_concurrent = stats.files_stale;
     });
     write_result?;
+    summary.parsed_paths.sort();
     if summary.sessions_new + summary.sessions_updated > 0 {
         let t = Instant::now();
         store.resolve_links()?;
@@ -351,12 +365,15 @@ fn decide(
     fp: Fingerprint,
     appendable: bool,
     force: bool,
+    parser_version: u32,
     path: &Path,
 ) -> Decision {
     let Some(prior) = prior else {
         return Decision::Full;
     };
-    if force {
+    // A file read by another version of its parser is read again whole, changed or not: the
+    // stored rows are what the old parser made of it.
+    if force || prior.parser_version != parser_version {
         return Decision::Full;
     }
     if prior.fingerprint == fp && !prior.missing {
@@ -414,10 +431,15 @@ fn parse_one(
     emit: &mut dyn FnMut(Parsed) -> bool,
 ) {
     let path_str = path_key(&item.path);
+    let version = sources
+        .iter()
+        .find(|s| s.kind() == item.source)
+        .map_or(0, |s| s.parser_version());
     let new_record = || FileRecord {
         path: path_str.clone(),
         source: Some(item.source),
         fingerprint: item.fingerprint,
+        parser_version: version,
         ..FileRecord::default()
     };
     let Some(src) = sources.iter().find(|s| s.kind() == item.source) else {

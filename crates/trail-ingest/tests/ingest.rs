@@ -657,3 +657,93 @@ fn codex_subagent_is_linked_to_the_spawning_call() {
         .unwrap();
     assert_eq!((p_id.as_str(), call.as_str()), (parent, "call_spawn"));
 }
+
+/// Issue 18: a parser fix re-reads the files of its own source, and only those, even when the
+/// files did not change. The store holds the version each file was read with; here the Codex
+/// rows are made to look as if an older Codex parser had read them.
+#[test]
+fn a_parser_version_bump_rereads_that_source_only() {
+    let home = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/home");
+    let mut roots = trail_ingest::Roots::default();
+    roots
+        .by_source
+        .insert(SourceKind::ClaudeCode, vec![home.join(".claude/projects")]);
+    roots
+        .by_source
+        .insert(SourceKind::Codex, vec![home.join(".codex")]);
+    let options = IndexOptions {
+        roots,
+        sources: vec![SourceKind::ClaudeCode, SourceKind::Codex],
+        ..IndexOptions::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let first = index(&mut store, &options, &NoProgress).unwrap();
+    assert!(first.files_parsed >= 3, "{first:?}");
+    let stored_versions: Vec<(String, i64)> = {
+        let mut stmt = store
+            .connection()
+            .prepare("SELECT DISTINCT source, parser_version FROM source_files ORDER BY source")
+            .unwrap();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert_eq!(
+        stored_versions,
+        vec![
+            (
+                "claude-code".to_string(),
+                trail_sources::claude_code::PARSER_VERSION as i64
+            ),
+            (
+                "codex".to_string(),
+                trail_sources::codex::PARSER_VERSION as i64
+            ),
+        ]
+    );
+
+    // Unchanged files, same parsers: nothing is read.
+    let again = index(&mut store, &options, &NoProgress).unwrap();
+    assert!(again.parsed_paths.is_empty(), "{:?}", again.parsed_paths);
+    assert_eq!(again.files_upgraded, 0);
+
+    // The Codex files were read by an older Codex parser.
+    store
+        .connection()
+        .execute(
+            "UPDATE source_files SET parser_version = parser_version - 1 WHERE source = 'codex'",
+            [],
+        )
+        .unwrap();
+    let codex_paths: Vec<String> = {
+        let mut stmt = store
+            .connection()
+            .prepare("SELECT path FROM source_files WHERE source = 'codex' ORDER BY path")
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert!(!codex_paths.is_empty());
+    let upgraded = index(&mut store, &options, &NoProgress).unwrap();
+    assert_eq!(
+        upgraded.parsed_paths, codex_paths,
+        "only the Codex files are re-read"
+    );
+    assert_eq!(upgraded.files_upgraded, codex_paths.len() as u64);
+    assert_eq!(upgraded.files_parsed, codex_paths.len() as u64);
+    let versions: i64 = store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM source_files WHERE source = 'codex' AND parser_version = ?1",
+            [trail_sources::codex::PARSER_VERSION as i64],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        versions,
+        codex_paths.len() as i64,
+        "the new version is stored"
+    );
+    let settled = index(&mut store, &options, &NoProgress).unwrap();
+    assert!(settled.parsed_paths.is_empty());
+}

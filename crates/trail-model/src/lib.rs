@@ -209,6 +209,49 @@ pub struct Message {
     pub agent_ref: Option<String>,
     /// Opaque JSON for unknown records and parts, kept so nothing is lost.
     pub extra: Option<String>,
+    /// Prompts only: who wrote it, when the format says ([`PromptSource`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_source: Option<PromptSource>,
+}
+
+/// Who wrote a prompt. Reports that count what people asked count only [`PromptSource::Typed`]
+/// (and prompts whose format does not say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptSource {
+    /// Typed by a person at the agent's prompt.
+    Typed,
+    /// Typed by a person while the agent was busy, and sent when it finished (Claude Code's
+    /// `queued_command`).
+    Queued,
+    /// Sent as a user turn by the agent itself or a hook (task notifications, reminders).
+    System,
+    /// Sent by a program driving the agent (an SDK or `-p` run).
+    Sdk,
+}
+
+impl PromptSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptSource::Typed => "typed",
+            PromptSource::Queued => "queued",
+            PromptSource::System => "system",
+            PromptSource::Sdk => "sdk",
+        }
+    }
+    pub fn parse(s: &str) -> Option<PromptSource> {
+        Some(match s {
+            "typed" => PromptSource::Typed,
+            "queued" => PromptSource::Queued,
+            "system" => PromptSource::System,
+            "sdk" => PromptSource::Sdk,
+            _ => return None,
+        })
+    }
+    /// Returns whether a person wrote the prompt (typed now or queued while the agent worked).
+    pub fn by_person(self) -> bool {
+        matches!(self, PromptSource::Typed | PromptSource::Queued)
+    }
 }
 
 impl Message {
@@ -306,6 +349,14 @@ pub struct Usage {
     pub tokens_known: bool,
     /// Tie breaker in ccusage's dedupe: an entry with `speed` wins a tie.
     pub has_speed: bool,
+    /// Web searches the API ran during the request (Claude `server_tool_use.
+    /// web_search_requests`), billed per search on top of the tokens.
+    #[serde(default)]
+    pub web_search_requests: u64,
+    /// GitHub Copilot premium requests the request used (its model's multiplier applied). A
+    /// unit of its own: a plan's allowance, never dollars.
+    #[serde(default)]
+    pub premium_requests: f64,
 }
 
 impl Usage {
@@ -358,6 +409,10 @@ pub struct SessionMeta {
     pub updated_at: Option<String>,
     pub agent_version: Option<String>,
     pub parent: Option<ParentLink>,
+    /// Facts the format records that have no field of their own, as a JSON object (a Claude
+    /// Code workflow run's name, status, tokens and phases; a Cursor composer's mode...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<serde_json::Value>,
 }
 
 impl SessionMeta {
@@ -375,6 +430,7 @@ impl SessionMeta {
             updated_at: None,
             agent_version: None,
             parent: None,
+            metadata: None,
         }
     }
 

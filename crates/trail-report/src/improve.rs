@@ -316,7 +316,10 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
             Some("Keep sessions to one task; point the agent at the few files that matter instead of letting it read whole folders, and keep this file short.".into()),
         ));
     }
-    let rewinds = msg_hits("m.kind = 'prompt' AND m.on_main_chain = 0 AND m.is_sidechain = 0")?;
+    let rewinds = msg_hits(&format!(
+        "m.kind = 'prompt' AND m.on_main_chain = 0 AND m.is_sidechain = 0 AND {}",
+        crate::query::PERSON_PROMPT
+    ))?;
     if !rewinds.is_empty() {
         findings.push(finding(
             FindingKind::Rewinds,
@@ -327,10 +330,13 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
     }
 
     // Prompts that correct the agent.
-    let corrections: Vec<Hit> = msg_hits("m.kind = 'prompt' AND m.role = 'user'")?
-        .into_iter()
-        .filter(|h| is_correction(&h.text))
-        .collect();
+    let corrections: Vec<Hit> = msg_hits(&format!(
+        "m.kind = 'prompt' AND m.role = 'user' AND {}",
+        crate::query::PERSON_PROMPT
+    ))?
+    .into_iter()
+    .filter(|h| is_correction(&h.text))
+    .collect();
     if !corrections.is_empty() {
         findings.push(finding(
             FindingKind::Corrections,

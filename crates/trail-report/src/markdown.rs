@@ -70,12 +70,19 @@ pub fn usage(r: &UsageReport) -> String {
         let _ = writeln!(out, "_no usage in this range_");
         return out;
     }
+    // Copilot premium requests are their own unit, never dollars: their own column.
+    let premium = r.totals.premium_requests > 0.0;
     let _ = writeln!(
         out,
-        "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |",
-        usage_key_label(r)
+        "| {} | Input | Output | Cache write | Cache read | Total tokens | Cost |{}",
+        usage_key_label(r),
+        if premium { " Premium requests |" } else { "" }
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        out,
+        "|---|---:|---:|---:|---:|---:|---:|{}",
+        if premium { "---:|" } else { "" }
+    );
     let key = |row: &crate::usage::UsageRow| match (&row.label, r.group_by) {
         (Some(l), GroupBy::Session) => format!(
             "{} {}",
@@ -102,14 +109,19 @@ pub fn usage(r: &UsageReport) -> String {
         );
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |{}",
             name,
             thousands(row.input_tokens),
             thousands(row.output_tokens),
             thousands(row.cache_creation_tokens),
             thousands(row.cache_read_tokens),
             thousands(row.total_tokens),
-            cost
+            cost,
+            if premium {
+                format!(" {:.2} |", row.premium_requests)
+            } else {
+                String::new()
+            }
         );
     }
     if !r.unpriced_models.is_empty() {

@@ -44,9 +44,18 @@ pub struct Price {
     pub source: String,
 }
 
+/// A per-use price (USD per 1,000 uses), with where it comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PerUse {
+    pub usd_per_1000: f64,
+    pub as_of: String,
+    pub source: String,
+}
+
 #[derive(Deserialize)]
 struct File {
     models: Vec<Price>,
+    web_search: Option<PerUse>,
 }
 
 /// Token sums of one model to price.
@@ -86,6 +95,7 @@ impl Tokens {
 pub struct PriceTable {
     prices: Vec<Price>,
     by_name: HashMap<String, usize>,
+    web_search: Option<PerUse>,
 }
 
 impl PriceTable {
@@ -113,7 +123,20 @@ impl PriceTable {
         Ok(PriceTable {
             prices: file.models,
             by_name,
+            web_search: file.web_search,
         })
+    }
+
+    /// Returns the price of Claude's server-side web searches, if the table has one.
+    pub fn web_search(&self) -> Option<&PerUse> {
+        self.web_search.as_ref()
+    }
+
+    /// Returns the cost in USD of `searches` web searches (0 without a price).
+    pub fn web_search_cost(&self, searches: i64) -> f64 {
+        self.web_search
+            .as_ref()
+            .map_or(0.0, |p| searches as f64 * p.usd_per_1000 / 1000.0)
     }
 
     /// Returns every price.
@@ -127,6 +150,9 @@ impl PriceTable {
         let mut candidates = vec![lower.clone()];
         let mut base = lower.as_str();
         for prefix in [
+            // GitHub Copilot names the models it serves `copilot/<model>`.
+            "github-copilot/",
+            "copilot/",
             "anthropic/",
             "anthropic.",
             "us.anthropic.",
@@ -143,11 +169,36 @@ impl PriceTable {
         if let Some(undated) = strip_date(base) {
             candidates.push(undated.to_string());
         }
+        // Copilot writes versions with dots (`claude-sonnet-4.6`), Anthropic with dashes.
+        if let Some(dashed) = dots_to_dashes(base) {
+            candidates.push(dashed);
+        }
         candidates
             .iter()
             .find_map(|c| self.by_name.get(c))
             .map(|&i| &self.prices[i])
     }
+}
+
+/// Turns a dot between two digits into a dash (`claude-sonnet-4.6` -> `claude-sonnet-4-6`);
+/// `None` when there is none.
+fn dots_to_dashes(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut changed = false;
+    for (i, c) in s.char_indices() {
+        let between_digits = c == '.'
+            && i > 0
+            && b[i - 1].is_ascii_digit()
+            && b.get(i + 1).is_some_and(u8::is_ascii_digit);
+        if between_digits {
+            out.push('-');
+            changed = true;
+        } else {
+            out.push(c);
+        }
+    }
+    changed.then_some(out)
 }
 
 /// Drops a trailing `-YYYYMMDD`.
@@ -200,6 +251,19 @@ mod tests {
         assert_eq!(id("claude-sonnet-4-5@20250929"), Some("claude-sonnet-4-5"));
         assert_eq!(id("claude-sonnet-4"), Some("claude-sonnet-4"));
         assert_eq!(id("claude-opus-5"), None);
+        // Issue 18: GitHub Copilot's ids.
+        assert_eq!(id("claude-sonnet-4.6"), Some("claude-sonnet-4-6"));
+        assert_eq!(id("copilot/claude-sonnet-4.6"), Some("claude-sonnet-4-6"));
+        assert_eq!(id("copilot/claude-haiku-4.5"), Some("claude-haiku-4-5"));
+        assert_eq!(
+            id("github-copilot/claude-opus-4.1"),
+            Some("claude-opus-4-1")
+        );
+        assert_eq!(
+            id("copilot/gpt-5.1"),
+            None,
+            "no guess for a model the table lacks"
+        );
         assert_eq!(id("gpt-5-codex"), None);
     }
 
@@ -224,5 +288,14 @@ mod tests {
         };
         // 200k at $3 + 100k at $6
         assert!((sonnet.cost(&long) - 1.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn web_searches_cost_ten_dollars_a_thousand() {
+        let t = PriceTable::shipped();
+        let p = t.web_search().expect("a web search price");
+        assert!(p.source.starts_with("https://") && p.as_of.len() == 10);
+        assert!((t.web_search_cost(3) - 0.03).abs() < 1e-12);
+        assert_eq!(t.web_search_cost(0), 0.0);
     }
 }

@@ -173,10 +173,12 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
         .map(trail_model::time::format_utc)
         .unwrap_or_else(|_| until.clone());
 
-    let mut prompts = conn.prepare_cached(
-        "SELECT user_message FROM turns WHERE session_id = ?1 AND user_message IS NOT NULL
-         AND user_message != '' ORDER BY turn_index LIMIT ?2",
-    )?;
+    // What was asked: the prompts a person wrote, not those the agent or a program sent.
+    let mut prompts = conn.prepare_cached(&format!(
+        "SELECT user_message FROM turns t WHERE session_id = ?1 AND user_message IS NOT NULL
+         AND user_message != '' AND {} ORDER BY turn_index LIMIT ?2",
+        crate::query::PERSON_TURN
+    ))?;
     let mut edits = conn.prepare_cached(
         "SELECT json_extract(tool_input, '$.file_path'), json_extract(tool_input, '$.path'),
                 json_extract(tool_input, '$.filePath'), json_extract(tool_input, '$.notebook_path')

@@ -220,7 +220,9 @@ pub fn tips(store: &Store, filter: &Filter, prices: &PriceTable) -> Result<Tips>
 
     // Prompts repeated across sessions.
     let repeated_prompts = {
-        let w = main.and("t.user_message IS NOT NULL");
+        let w = main
+            .and("t.user_message IS NOT NULL")
+            .and(crate::query::PERSON_TURN);
         let sql = format!(
             "SELECT t.session_id, t.user_message FROM turns t JOIN sessions s ON s.id = t.session_id
              WHERE {}",

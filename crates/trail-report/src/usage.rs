@@ -58,6 +58,10 @@ pub struct UsageRow {
     pub cost_usd: f64,
     /// Requests of models without a price (their tokens are counted, their cost is not).
     pub unpriced_requests: i64,
+    /// Claude server-side web searches (priced per search, inside `cost_usd`).
+    pub web_search_requests: i64,
+    /// GitHub Copilot premium requests: a unit of their own, never in `cost_usd`.
+    pub premium_requests: f64,
 }
 
 /// A model the price table does not know.
@@ -104,11 +108,14 @@ struct Cell {
     requests: i64,
     tokens: Tokens,
     recorded_cost: f64,
+    web_search_requests: i64,
+    premium_requests: f64,
 }
 
 const CELL_COLUMNS: &str = "r.requests, r.input_tokens, r.output_tokens,
     r.cache_creation_tokens, r.cache_creation_1h_tokens, r.cache_read_tokens, r.input_over_200k,
-    r.output_over_200k, r.cache_creation_over_200k, r.cache_read_over_200k, r.cost_usd";
+    r.output_over_200k, r.cache_creation_over_200k, r.cache_read_over_200k, r.cost_usd,
+    r.web_search_requests, r.premium_requests";
 
 fn cell_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Cell> {
     Ok(Cell {
@@ -129,6 +136,8 @@ fn cell_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Cell> {
             cache_read_over_200k: r.get(13)?,
         },
         recorded_cost: r.get::<_, Option<f64>>(14)?.unwrap_or(0.0),
+        web_search_requests: r.get::<_, Option<i64>>(15)?.unwrap_or(0),
+        premium_requests: r.get::<_, Option<f64>>(16)?.unwrap_or(0.0),
     })
 }
 
@@ -202,10 +211,14 @@ pub fn usage_in(
         };
         let mut cost = 0.0;
         let mut unpriced_requests = 0;
+        if c.priced {
+            // Searches have a price of their own, whatever the model's.
+            cost += prices.web_search_cost(c.web_search_requests);
+        }
         if !c.priced {
             cost = c.recorded_cost;
         } else if let Some(p) = prices.resolve(&c.model) {
-            cost = p.cost(&c.tokens);
+            cost += p.cost(&c.tokens);
             used.entry(c.model.clone()).or_insert_with(|| PriceUsed {
                 model: c.model.clone(),
                 price_id: p.id.clone(),
@@ -277,6 +290,8 @@ fn add(r: &mut UsageRow, c: &Cell, cost: f64, unpriced_requests: i64) {
     r.total_tokens += total_of(&c.tokens);
     r.cost_usd += cost;
     r.unpriced_requests += unpriced_requests;
+    r.web_search_requests += c.web_search_requests;
+    r.premium_requests += c.premium_requests;
     if !c.model.is_empty() && !r.models.contains(&c.model) {
         r.models.push(c.model.clone());
         r.models.sort();
@@ -350,7 +365,8 @@ fn load_cells(store: &Store, f: &Filter) -> Result<Vec<Cell>> {
                  sum(u.cache_read_tokens), sum(max(u.input_tokens - 200000, 0)),
                  sum(max(u.output_tokens - 200000, 0)),
                  sum(max(u.cache_creation_tokens - 200000, 0)),
-                 sum(max(u.cache_read_tokens - 200000, 0)), sum(u.cost_usd)
+                 sum(max(u.cache_read_tokens - 200000, 0)), sum(u.cost_usd),
+                 sum(u.web_search_requests), sum(u.premium_requests)
              FROM usage u JOIN sessions s ON s.id = u.session_id WHERE {}
              GROUP BY 1, 2, 3, 4",
             w.sql
@@ -374,7 +390,7 @@ fn load_cells_in(store: &Store, f: &Filter, zone: &DayZone) -> Result<Vec<Cell>>
     let sql = format!(
         "SELECT u.session_id, u.timestamp, coalesce(u.model, ''), u.cost_usd IS NULL,
              u.input_tokens, u.output_tokens, u.cache_creation_tokens, u.cache_creation_1h_tokens,
-             u.cache_read_tokens, u.cost_usd
+             u.cache_read_tokens, u.cost_usd, u.web_search_requests, u.premium_requests
          FROM usage u JOIN sessions s ON s.id = u.session_id WHERE {}",
         w.sql
     );
@@ -434,10 +450,14 @@ fn load_cells_in(store: &Store, f: &Filter, zone: &DayZone) -> Result<Vec<Cell>>
                 requests: 0,
                 tokens: Tokens::default(),
                 recorded_cost: 0.0,
+                web_search_requests: 0,
+                premium_requests: 0.0,
             });
         cell.requests += 1;
         cell.tokens.add(&tokens);
         cell.recorded_cost += cost;
+        cell.web_search_requests += r.get::<_, i64>(10)?;
+        cell.premium_requests += r.get::<_, f64>(11)?;
     }
     // In a fixed order, so sums of costs come out the same, to the last bit, every run.
     let mut cells: Vec<Cell> = cells.into_values().collect();

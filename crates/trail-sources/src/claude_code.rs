@@ -30,8 +30,9 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use trail_model::{
-    time, truncate_chars, turns, Checkpoint, FileTouch, Message, MessageKind, ParentLink, Relink,
-    Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, TitleRank, UpdateMode, Usage,
+    time, truncate_chars, turns, Checkpoint, FileTouch, Message, MessageKind, ParentLink,
+    PromptSource, Relink, Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, TitleRank,
+    UpdateMode, Usage,
 };
 
 use crate::jsonl::{self, LinePos};
@@ -54,7 +55,15 @@ const SHELL_TOOLS: &[&str] = &["Bash", "BashOutput", "bash"];
 /// The Claude Code source.
 pub struct ClaudeCode;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for ClaudeCode {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::ClaudeCode
     }
@@ -68,8 +77,10 @@ impl Source for ClaudeCode {
             } else {
                 root.clone()
             };
-            out.extend(discover::walk_files(&projects, 6, |p| {
-                discover::has_extension(p, "jsonl")
+            // Workflow runs sit deeper (`<slug>/<session>/subagents/workflows/<run>/`); their
+            // journals are read by the run's agents, not as files of their own.
+            out.extend(discover::walk_files(&projects, 8, |p| {
+                discover::has_extension(p, "jsonl") && file_role(p) != FileRole::WorkflowJournal
             }));
         }
         out.sort();
@@ -103,11 +114,18 @@ enum FileRole {
     /// `<id>.jsonl`.
     Main,
     /// `agent-<agentId>.jsonl`, in either layout; `parent_hint` is the session folder name of
-    /// the new layout.
+    /// the new layout. `workflow_run` is the run folder of an agent a `Workflow` tool call
+    /// launched (`<session>/subagents/workflows/<run>/agent-<agentId>.jsonl`).
     Subagent {
         agent_id: String,
         parent_hint: Option<String>,
+        #[serde(default)]
+        workflow_run: Option<String>,
     },
+    /// `<session>/subagents/workflows/<run>/journal.jsonl`: the run's record of started and
+    /// finished agents (`{type: started|result, key, agentId, result}`), not a conversation.
+    /// The run's agents read it beside them; it makes no session of its own.
+    WorkflowJournal,
 }
 
 fn file_role(path: &Path) -> FileRole {
@@ -115,19 +133,42 @@ fn file_role(path: &Path) -> FileRole {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let dir_name = |d: Option<&Path>| {
+        d.and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let parent_dir = path.parent();
+    // `<session>/subagents/workflows/<run>/<file>`: the run folder, and the session folder.
+    let workflow = parent_dir.and_then(|run_dir| {
+        let workflows = run_dir.parent()?;
+        let subagents = workflows.parent()?;
+        (workflows.file_name()? == "workflows" && subagents.file_name()? == "subagents").then(
+            || {
+                (
+                    dir_name(Some(run_dir)).unwrap_or_default(),
+                    dir_name(subagents.parent()),
+                )
+            },
+        )
+    });
+    if stem == "journal" && workflow.is_some() {
+        return FileRole::WorkflowJournal;
+    }
     match stem.strip_prefix("agent-") {
-        Some(agent_id) => {
-            let parent_dir = path.parent();
-            let parent_hint = parent_dir
-                .filter(|d| d.file_name().is_some_and(|n| n == "subagents"))
-                .and_then(|d| d.parent())
-                .and_then(|d| d.file_name())
-                .map(|n| n.to_string_lossy().into_owned());
-            FileRole::Subagent {
+        Some(agent_id) => match workflow {
+            Some((run, session)) => FileRole::Subagent {
                 agent_id: agent_id.to_string(),
-                parent_hint,
-            }
-        }
+                parent_hint: session,
+                workflow_run: Some(run),
+            },
+            None => FileRole::Subagent {
+                agent_id: agent_id.to_string(),
+                parent_hint: parent_dir
+                    .filter(|d| d.file_name().is_some_and(|n| n == "subagents"))
+                    .and_then(|d| dir_name(d.parent())),
+                workflow_run: None,
+            },
+        },
         None => FileRole::Main,
     }
 }
@@ -156,8 +197,8 @@ struct RawEntry {
     is_api_error_message: Option<bool>,
     request_id: Option<String>,
     message: Option<RawMessage>,
-    #[serde(default, deserialize_with = "agent_id_of")]
-    tool_use_result: Option<String>,
+    #[serde(default, deserialize_with = "result_refs_of")]
+    tool_use_result: ResultRefs,
     summary: Option<String>,
     leaf_uuid: Option<String>,
     custom_title: Option<String>,
@@ -169,6 +210,27 @@ struct RawEntry {
     cost_usd: Option<f64>,
     pr_url: Option<String>,
     compact_metadata: Option<Box<RawValue>>,
+    /// Who wrote a user entry's prompt: `typed`, `queued`, `system`, `sdk` (v2.1.1xx+).
+    prompt_source: Option<String>,
+    /// On the entries a `--fork-session` (or background) transcript copies from the session it
+    /// started from: `{sessionId, messageUuid}` of the original entry.
+    forked_from: Option<ForkedFrom>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ForkedFrom {
+    session_id: Option<String>,
+}
+
+/// The part of an `attachment` trail reads: its type, and a queued command's prompt.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct RawAttachment {
+    #[serde(rename = "type")]
+    ty: Option<String>,
+    prompt: Option<Content>,
+    command_mode: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -191,6 +253,14 @@ struct RawUsage {
     cache_read_input_tokens: u64,
     cache_creation: Option<CacheCreation>,
     speed: Option<IgnoredAny>,
+    server_tool_use: Option<ServerToolUse>,
+}
+
+/// Server-side tools the API ran during a request (billed per use, not per token).
+#[derive(Deserialize, Default)]
+struct ServerToolUse {
+    #[serde(default)]
+    web_search_requests: u64,
 }
 
 #[derive(Deserialize, Default)]
@@ -299,50 +369,60 @@ impl<'de> Deserialize<'de> for BlockOrOther {
     }
 }
 
-/// Reads only `agentId` from `toolUseResult` (which can be a string, an array or a large object
-/// repeating the whole tool output) without building the rest.
-fn agent_id_of<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+/// The ids a `toolUseResult` names: `agentId` (a Task/Agent subagent) and `runId` (a
+/// `Workflow` run, v2.1.154+, whose agents live under `subagents/workflows/<runId>/`).
+#[derive(Default)]
+struct ResultRefs {
+    agent_id: Option<String>,
+    run_id: Option<String>,
+}
+
+/// Reads only `agentId` and `runId` from `toolUseResult` (which can be a string, an array or a
+/// large object repeating the whole tool output) without building the rest.
+fn result_refs_of<'de, D: Deserializer<'de>>(d: D) -> Result<ResultRefs, D::Error> {
     struct V;
     impl<'de> Visitor<'de> for V {
-        type Value = Option<String>;
+        type Value = ResultRefs;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("any JSON value")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut found = None;
+            let mut found = ResultRefs::default();
             while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                if key == "agentId" {
-                    found = map.next_value::<Option<String>>()?;
-                } else {
-                    map.next_value::<IgnoredAny>()?;
+                match key.as_ref() {
+                    "agentId" => found.agent_id = map.next_value::<Option<String>>()?,
+                    "runId" => found.run_id = map.next_value::<Option<String>>()?,
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
                 }
             }
             Ok(found)
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(None)
+            Ok(ResultRefs::default())
         }
         fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(ResultRefs::default())
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(ResultRefs::default())
         }
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(ResultRefs::default())
         }
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(ResultRefs::default())
         }
         fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(ResultRefs::default())
         }
         fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(ResultRefs::default())
         }
         fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(ResultRefs::default())
         }
     }
     d.deserialize_any(V)
@@ -365,6 +445,10 @@ struct Node {
     sidechain: bool,
     turn: Option<u32>,
     main: bool,
+    /// A queued command: written off the chain (often without a uuid) while the assistant's
+    /// message went on, yet part of the conversation where it was written.
+    #[serde(default)]
+    queued: bool,
 }
 
 /// Per-session accumulated facts.
@@ -417,10 +501,31 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         },
         None => (new_state(role.clone()), 0, 0, false),
     };
+    if role == FileRole::WorkflowJournal {
+        // A run's record, read by its agents: nothing of its own to index.
+        let len = std::fs::metadata(path)
+            .map_err(|e| SourceError::io(path, e))?
+            .len();
+        return Ok(FileParse {
+            bytes_parsed: len,
+            notes: vec!["workflow journal: read with the run's agents".into()],
+            ..FileParse::default()
+        });
+    }
     let meta_sidecar = match &role {
         FileRole::Subagent { agent_id, .. } => read_meta_sidecar(path, agent_id),
-        FileRole::Main => None,
+        FileRole::Main | FileRole::WorkflowJournal => None,
     };
+    let workflow_meta = match &role {
+        FileRole::Subagent {
+            agent_id,
+            workflow_run: Some(run),
+            ..
+        } => Some(workflow_agent_metadata(path, run, agent_id)),
+        _ => None,
+    };
+    // A main session's Workflow runs are described in `<session>/workflows/<run>.json`.
+    let workflows_dir = (role == FileRole::Main).then(|| path.with_extension("").join("workflows"));
 
     let mut uuid_slot = HashMap::new();
     for n in &state.nodes {
@@ -437,6 +542,8 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default(),
         meta_sidecar,
+        workflow_meta,
+        workflows_dir,
     };
     let outcome =
         jsonl::read_lines_limited(path, start, start_line, request.max_bytes, |pos, line| {
@@ -485,6 +592,108 @@ fn read_meta_sidecar(path: &Path, agent_id: &str) -> Option<String> {
         .find_map(|k| v.get(*k).and_then(|x| x.as_str()).map(str::to_string))
 }
 
+/// Reads a workflow run's file (`<session>/workflows/<run>.json`): its name, status, tokens,
+/// phases and agents, without the script it ran.
+fn read_workflow_run(path: &Path) -> Option<serde_json::Value> {
+    let bytes = std::fs::read(path).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let obj = v.as_object()?;
+    let mut out = serde_json::Map::new();
+    for key in [
+        "runId",
+        "workflowName",
+        "status",
+        "summary",
+        "timestamp",
+        "durationMs",
+        "agentCount",
+        "totalTokens",
+        "totalToolCalls",
+        "defaultModel",
+        "scriptPath",
+        "error",
+    ] {
+        if let Some(x) = obj.get(key).filter(|x| !x.is_null()) {
+            out.insert(key.to_string(), x.clone());
+        }
+    }
+    let phases: Vec<serde_json::Value> = obj
+        .get("phases")
+        .and_then(|p| p.as_array())
+        .map(|a| a.iter().filter_map(|p| p.get("title").cloned()).collect())
+        .unwrap_or_default();
+    out.insert("phases".into(), serde_json::Value::Array(phases));
+    let agents: Vec<serde_json::Value> = obj
+        .get("workflowProgress")
+        .and_then(|p| p.as_array())
+        .map(|a| {
+            a.iter()
+                .filter(|p| p.get("type").and_then(|t| t.as_str()) == Some("workflow_agent"))
+                .map(|p| {
+                    let mut agent = serde_json::Map::new();
+                    for key in [
+                        "agentId",
+                        "label",
+                        "phaseTitle",
+                        "model",
+                        "state",
+                        "tokens",
+                        "toolCalls",
+                        "durationMs",
+                    ] {
+                        if let Some(x) = p.get(key).filter(|x| !x.is_null()) {
+                            agent.insert(key.to_string(), x.clone());
+                        }
+                    }
+                    serde_json::Value::Object(agent)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.insert("agents".into(), serde_json::Value::Array(agents));
+    Some(serde_json::Value::Object(out))
+}
+
+/// Builds a workflow agent's session metadata from its run: the run's file (two folders up
+/// from `subagents/`, `<session>/workflows/<run>.json`) and the run's `journal.jsonl` beside
+/// the agent, whose `result` line for this agent is what the agent handed back.
+fn workflow_agent_metadata(path: &Path, run: &str, agent_id: &str) -> serde_json::Value {
+    let run_dir = path.parent();
+    let session_dir = run_dir
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .and_then(Path::parent);
+    let mut out = serde_json::Map::new();
+    out.insert("workflowRunId".into(), run.into());
+    if let Some(info) = session_dir
+        .and_then(|d| read_workflow_run(&d.join("workflows").join(format!("{run}.json"))))
+    {
+        out.insert("workflowRun".into(), info);
+    }
+    if let Some(journal) = run_dir.and_then(|d| std::fs::read(d.join("journal.jsonl")).ok()) {
+        let mut started = false;
+        for line in String::from_utf8_lossy(&journal).lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if v.get("agentId").and_then(|a| a.as_str()) != Some(agent_id) {
+                continue;
+            }
+            match v.get("type").and_then(|t| t.as_str()) {
+                Some("started") => started = true,
+                Some("result") => {
+                    if let Some(r) = v.get("result") {
+                        out.insert("journalResult".into(), r.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.insert("journalStarted".into(), started.into());
+    }
+    serde_json::Value::Object(out)
+}
+
 struct Parser<'a> {
     state: &'a mut State,
     /// Sessions touched by this parse, by slot.
@@ -493,6 +702,10 @@ struct Parser<'a> {
     /// uuid -> (slot, sidechain) of the first node with that uuid.
     uuid_slot: HashMap<String, (u32, bool)>,
     meta_sidecar: Option<String>,
+    /// A workflow agent's run facts (`sessions.metadata`).
+    workflow_meta: Option<serde_json::Value>,
+    /// Where a main session's workflow run files are.
+    workflows_dir: Option<PathBuf>,
 }
 
 impl Parser<'_> {
@@ -545,11 +758,44 @@ impl Parser<'_> {
             }
             _ => {}
         }
+        // A prompt typed while a tool ran can be written as a `queued_command` attachment
+        // without a uuid, between the records of one assistant message: it is still a prompt.
+        if ty == "attachment" && entry.uuid.is_none() {
+            if let Some((text, source)) = queued_prompt(entry.attachment.as_deref()) {
+                let slot = self.main_slot(&entry);
+                if let Some(ts) = &ts {
+                    self.state.sessions[slot as usize]
+                        .meta
+                        .observe_timestamp(ts);
+                }
+                let parent = self
+                    .state
+                    .nodes
+                    .iter()
+                    .rev()
+                    .filter(|n| n.slot == slot)
+                    .find_map(|n| n.uuid.clone());
+                self.push_message(slot, queued_message(text, source, parent, ts.clone()));
+            }
+            return Ok(());
+        }
         // Only chain nodes (entries with a uuid) become messages; other metadata lines
         // (queue operations, file snapshots, modes) carry nothing to index.
         let Some(uuid) = entry.uuid.clone() else {
             return Ok(());
         };
+        // A `--fork-session` or background transcript starts by copying its origin's chain,
+        // same uuids: those turns are the origin's, shown and searched there only. The copy
+        // links the session to its origin (`metadata.forkedFrom`).
+        if let Some(origin) = self.replayed_from(&entry) {
+            let slot = self.main_slot(&entry);
+            let st = &mut self.state.sessions[slot as usize];
+            if st.meta.metadata.is_none() {
+                st.meta.metadata = Some(serde_json::json!({ "forkedFrom": origin }));
+                self.building(slot);
+            }
+            return Ok(());
+        }
         let parent = entry
             .logical_parent_uuid
             .clone()
@@ -613,15 +859,23 @@ impl Parser<'_> {
                     ..base.clone()
                 });
             }
-            "attachment" => {
-                out.push(Message {
+            "attachment" => match queued_prompt(entry.attachment.as_deref()) {
+                Some((text, source)) => {
+                    let m = queued_message(text, source, parent.clone(), ts.clone());
+                    out.push(Message {
+                        native_id: base.native_id.clone(),
+                        is_sidechain: sidechain,
+                        ..m
+                    });
+                }
+                None => out.push(Message {
                     role: Some(Role::System),
                     kind: Some(MessageKind::Meta),
                     text: attachment_summary(entry.attachment.as_deref()),
                     extra: entry.attachment.as_ref().map(|a| a.get().to_string()),
                     ..base.clone()
-                });
-            }
+                }),
+            },
             "progress" => {
                 out.push(Message {
                     role: Some(Role::System),
@@ -666,13 +920,21 @@ impl Parser<'_> {
                         Some("document") => push_para(&mut text, "[document]"),
                         Some("tool_result") => {
                             let output = content_text(b.content.as_ref());
+                            let refs = &entry.tool_use_result;
+                            // A Workflow call's result names its run: its agents link to the
+                            // call through the run id, and the run's file describes it.
+                            let run = refs.run_id.as_deref().and_then(|run| {
+                                let dir = self.workflows_dir.as_ref()?;
+                                read_workflow_run(&dir.join(format!("{run}.json")))
+                            });
                             results.push(Message {
                                 role: Some(Role::Tool),
                                 kind: Some(MessageKind::ToolResult),
                                 tool_call_id: b.tool_use_id.clone(),
                                 tool_output: Some(output),
                                 is_error: b.is_error.unwrap_or(false),
-                                agent_ref: entry.tool_use_result.clone(),
+                                agent_ref: refs.agent_id.clone().or_else(|| refs.run_id.clone()),
+                                extra: run.map(|r| r.to_string()),
                                 ..base.clone()
                             });
                         }
@@ -683,6 +945,18 @@ impl Parser<'_> {
             _ => {}
         }
         out.extend(results);
+        // The VS Code extension wraps the editor's state in `<ide_opened_file>` and
+        // `<ide_selection>`: context the person did not type, kept apart from the prompt.
+        let (context, typed) = split_ide_context(&text);
+        if !context.is_empty() {
+            out.push(Message {
+                role: Some(Role::User),
+                kind: Some(MessageKind::Meta),
+                text: context,
+                ..base.clone()
+            });
+            text = typed;
+        }
         if text.is_empty() {
             return;
         }
@@ -698,10 +972,14 @@ impl Parser<'_> {
         } else {
             Role::User
         };
+        let prompt_source = (kind == MessageKind::Prompt)
+            .then(|| entry.prompt_source.as_deref().and_then(PromptSource::parse))
+            .flatten();
         out.push(Message {
             role: Some(role),
             kind: Some(kind),
             text,
+            prompt_source,
             ..base.clone()
         });
     }
@@ -833,6 +1111,11 @@ impl Parser<'_> {
             is_sidechain: entry.is_sidechain.unwrap_or(false),
             tokens_known: true,
             has_speed: u.speed.is_some(),
+            web_search_requests: u
+                .server_tool_use
+                .as_ref()
+                .map_or(0, |s| s.web_search_requests),
+            premium_requests: 0.0,
         };
         let key = match (msg.id.as_deref(), entry.request_id.as_deref()) {
             (Some(id), Some(req)) if !id.is_empty() && !req.is_empty() => format!("{id}:{req}"),
@@ -859,6 +1142,28 @@ impl Parser<'_> {
                 });
             }
         }
+    }
+
+    /// Returns the session a chain node of a main file was copied from, when it is a replay:
+    /// it says so (`forkedFrom`), or it carries another session's id in a file named by its
+    /// own session id.
+    fn replayed_from(&self, entry: &RawEntry) -> Option<String> {
+        if self.state.role != FileRole::Main || entry.is_sidechain == Some(true) {
+            return None;
+        }
+        let own = self.file_stem.as_str();
+        let forked = entry
+            .forked_from
+            .as_ref()
+            .and_then(|f| f.session_id.clone())
+            .filter(|s| !s.is_empty() && s != own);
+        if forked.is_some() {
+            return forked;
+        }
+        entry
+            .session_id
+            .clone()
+            .filter(|s| !s.is_empty() && s != own && looks_like_uuid(own))
     }
 
     /// Returns the slot of the main session of this file (created on first use).
@@ -889,7 +1194,13 @@ impl Parser<'_> {
             FileRole::Subagent {
                 agent_id,
                 parent_hint,
+                workflow_run,
             } => {
+                // Workflow agents carry `<parent>#agent-<agentId>` as their sessionId.
+                let native = match native.split_once("#agent-") {
+                    Some((parent, _)) => parent.to_string(),
+                    None => native,
+                };
                 let parent = parent_hint.clone().unwrap_or(native);
                 let id = format!("{parent}:agent-{agent_id}");
                 let mut meta = SessionMeta::new(
@@ -900,10 +1211,18 @@ impl Parser<'_> {
                 meta.parent = Some(ParentLink {
                     session_id: SessionId::new(parent),
                     tool_call_id: self.meta_sidecar.clone(),
-                    agent_ref: Some(agent_id.clone()),
+                    // A workflow agent is found through its run: the Workflow call's result
+                    // names the run, not the agent.
+                    agent_ref: Some(workflow_run.clone().unwrap_or_else(|| agent_id.clone())),
                 });
+                meta.metadata = self.workflow_meta.clone();
                 meta
             }
+            FileRole::WorkflowJournal => SessionMeta::new(
+                SessionId::new(native.clone()),
+                SourceKind::ClaudeCode,
+                native,
+            ),
         };
         self.new_session(meta, None)
     }
@@ -1038,6 +1357,7 @@ impl Parser<'_> {
             sidechain: m.is_sidechain,
             turn: None,
             main: false,
+            queued: m.native_id.is_none() || m.prompt_source == Some(PromptSource::Queued),
         });
         let b = self.building(slot);
         b.session.messages.push(m);
@@ -1045,6 +1365,21 @@ impl Parser<'_> {
 
     /// Resolves chains, turns, titles and derived rows for every session of the file.
     fn finish(mut self, appending: bool) -> Vec<Session> {
+        // A workflow run's facts as of this parse (the run goes on after its agents' lines).
+        if let Some(meta) = &self.workflow_meta {
+            for (slot, st) in self.state.sessions.iter_mut().enumerate() {
+                if st.meta.metadata.as_ref() != Some(meta) {
+                    st.meta.metadata = Some(meta.clone());
+                    let meta = st.meta.clone();
+                    self.building
+                        .entry(slot as u32)
+                        .or_insert_with(|| Building {
+                            session: Session::new(meta),
+                            new_from: 0,
+                        });
+                }
+            }
+        }
         // Summaries label the conversation holding their leaf.
         let pending = std::mem::take(&mut self.state.pending_summaries);
         let mut still_pending = Vec::new();
@@ -1225,10 +1560,11 @@ impl Parser<'_> {
                 .parent
                 .as_deref()
                 .and_then(|p| last_of_uuid.get(p).copied());
-            let structural = matches!(
-                nodes[i].kind,
-                MessageKind::ToolResult | MessageKind::Meta | MessageKind::Unknown
-            );
+            let structural = nodes[i].queued
+                || matches!(
+                    nodes[i].kind,
+                    MessageKind::ToolResult | MessageKind::Meta | MessageKind::Unknown
+                );
             if let Some(p) = parent {
                 if main.contains(&p) && structural && p < i {
                     main.insert(i);
@@ -1423,6 +1759,93 @@ fn raw_text(v: Option<&RawValue>) -> String {
     }
 }
 
+/// Returns the prompt of a `queued_command` attachment (`{prompt, commandMode}`) and who
+/// wrote it: a person (`prompt` mode, or none) or Claude Code itself (a `task-notification`).
+fn queued_prompt(v: Option<&RawValue>) -> Option<(String, PromptSource)> {
+    let a: RawAttachment = serde_json::from_str(v?.get()).ok()?;
+    if a.ty.as_deref() != Some("queued_command") {
+        return None;
+    }
+    let text = match a.prompt {
+        Some(Content::Text(t)) => t,
+        Some(c @ Content::Blocks(_)) => content_text(Some(&c)),
+        _ => return None,
+    };
+    let source = match a.command_mode.as_deref() {
+        None | Some("prompt") | Some("bash") => PromptSource::Queued,
+        Some(_) => PromptSource::System,
+    };
+    (!text.trim().is_empty()).then_some((text, source))
+}
+
+/// A queued command as a message: a prompt a person queued, or meta text Claude Code queued.
+fn queued_message(
+    text: String,
+    source: PromptSource,
+    parent: Option<String>,
+    ts: Option<String>,
+) -> Message {
+    let kind = if source.by_person() && !is_injected(&text) {
+        MessageKind::Prompt
+    } else {
+        MessageKind::Meta
+    };
+    Message {
+        role: Some(Role::User),
+        kind: Some(kind),
+        text,
+        parent_native_id: parent,
+        timestamp: ts,
+        prompt_source: (kind == MessageKind::Prompt).then_some(source),
+        ..Message::default()
+    }
+}
+
+/// Wrappers the VS Code extension puts around editor state it sends with a prompt.
+const IDE_TAGS: [(&str, &str); 2] = [
+    ("<ide_opened_file>", "</ide_opened_file>"),
+    ("<ide_selection>", "</ide_selection>"),
+];
+
+/// Splits a user entry's text into the IDE context it carries (the wrapped parts) and what
+/// the person typed (the rest, trimmed). Text without wrappers is all typed.
+fn split_ide_context(text: &str) -> (String, String) {
+    if !IDE_TAGS.iter().any(|(open, _)| text.contains(open)) {
+        return (String::new(), text.to_string());
+    }
+    let mut context = String::new();
+    let mut typed = String::new();
+    let mut rest = text;
+    loop {
+        let next = IDE_TAGS
+            .iter()
+            .filter_map(|(open, close)| rest.find(open).map(|i| (i, *open, *close)))
+            .min_by_key(|(i, _, _)| *i);
+        let Some((start, open, close)) = next else {
+            typed.push_str(rest);
+            break;
+        };
+        typed.push_str(&rest[..start]);
+        let after = &rest[start + open.len()..];
+        let (inner, tail) = match after.find(close) {
+            Some(end) => (&after[..end], &after[end + close.len()..]),
+            None => (after, ""),
+        };
+        push_para(&mut context, inner.trim());
+        rest = tail;
+    }
+    (context, typed.trim().to_string())
+}
+
+/// Returns whether a file stem is a session id (a UUID), as Claude Code names main sessions.
+fn looks_like_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 fn attachment_summary(v: Option<&RawValue>) -> String {
     #[derive(Deserialize)]
     struct A {
@@ -1519,14 +1942,32 @@ mod tests {
             file_role(Path::new("/p/-x/abc/subagents/agent-a1.jsonl")),
             FileRole::Subagent {
                 agent_id: "a1".into(),
-                parent_hint: Some("abc".into())
+                parent_hint: Some("abc".into()),
+                workflow_run: None,
             }
+        );
+        assert_eq!(
+            file_role(Path::new(
+                "/p/-x/abc/subagents/workflows/wf_1/agent-a1.jsonl"
+            )),
+            FileRole::Subagent {
+                agent_id: "a1".into(),
+                parent_hint: Some("abc".into()),
+                workflow_run: Some("wf_1".into()),
+            }
+        );
+        assert_eq!(
+            file_role(Path::new(
+                "/p/-x/abc/subagents/workflows/wf_1/journal.jsonl"
+            )),
+            FileRole::WorkflowJournal
         );
         assert_eq!(
             file_role(Path::new("/p/-x/agent-a1.jsonl")),
             FileRole::Subagent {
                 agent_id: "a1".into(),
-                parent_hint: None
+                parent_hint: None,
+                workflow_run: None,
             }
         );
     }

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
     time, turns, Checkpoint, FileTouch, Message, MessageKind, ParentLink, Role, Session, SessionId,
-    SessionMeta, SessionRef, SourceKind, UpdateMode, Usage,
+    SessionMeta, SessionRef, SourceKind, TitleRank, UpdateMode, Usage,
 };
 
 use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
@@ -51,7 +51,15 @@ const STATE_VERSION: u32 = 1;
 /// Characters of the first prompt kept as a title.
 const TITLE_CHARS: usize = 200;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for Codex {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::Codex
     }
@@ -133,11 +141,21 @@ impl Source for Codex {
             "parsed codex rollout"
         );
         let empty = p.out.messages.is_empty() && p.out.usage.is_empty();
-        let sessions = if mode == UpdateMode::Replace && empty && !p.st.meta_seen {
+        let mut sessions = if mode == UpdateMode::Replace && empty && !p.st.meta_seen {
             Vec::new()
         } else {
             vec![p.finish(mode)]
         };
+        // Codex keeps thread titles in its own SQLite state (`session_index.jsonl` is gone):
+        // a name the user gave outranks what the rollout says.
+        for s in &mut sessions {
+            if let Some((title, rank)) = state_db_title(path, &s.meta.native_id) {
+                if rank >= s.meta.title_rank.max(u8::from(s.meta.title.is_some())) {
+                    s.meta.title = Some(title);
+                    s.meta.title_rank = rank;
+                }
+            }
+        }
         let state = serde_json::to_vec(&p.st).ok();
         Ok(FileParse {
             more: outcome.more,
@@ -149,6 +167,72 @@ impl Source for Codex {
             state,
             ..FileParse::default()
         })
+    }
+}
+
+/// Returns the Codex state database beside a rollout: `$CODEX_HOME/state_<n>.sqlite` (the
+/// highest `n`: `state_5.sqlite` in openai/codex `codex-rs/state/src/lib.rs`), where
+/// `$CODEX_HOME` holds the rollout's `sessions/` or `archived_sessions/` folder.
+fn state_db_of(rollout: &Path) -> Option<PathBuf> {
+    let home = rollout
+        .ancestors()
+        .find(|a| {
+            a.file_name()
+                .is_some_and(|n| n == "sessions" || n == "archived_sessions")
+        })?
+        .parent()?;
+    std::fs::read_dir(home)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let n: u32 = name
+                .strip_prefix("state_")?
+                .strip_suffix(".sqlite")?
+                .parse()
+                .ok()?;
+            Some((n, e.path()))
+        })
+        .max()
+        .map(|(_, p)| p)
+}
+
+/// Returns a thread's title from Codex's state database, read-only, with its rank: the name
+/// the user gave (`threads.name` with `name_state = 'explicit'`, migration 0040) is the
+/// user's; otherwise `threads.title` (Codex's own) is a summary. `None` when there is no
+/// database, no such thread, or the schema is older than expected.
+fn state_db_title(rollout: &Path, thread_id: &str) -> Option<(String, u8)> {
+    let db = state_db_of(rollout)?;
+    // Read once per rollout: a locked database is skipped rather than copied each time.
+    let conn = crate::opencode::open_direct(&db).ok()?;
+    let columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('threads')")
+        .ok()?
+        .query_map([], |r| r.get(0))
+        .ok()?
+        .filter_map(Result::ok)
+        .collect();
+    let has = |c: &str| columns.iter().any(|x| x == c);
+    if !has("id") || !has("title") {
+        return None;
+    }
+    let sql = if has("name") && has("name_state") {
+        "SELECT CASE WHEN name_state = 'explicit' THEN name END, title FROM threads WHERE id = ?1"
+    } else {
+        "SELECT NULL, title FROM threads WHERE id = ?1"
+    };
+    let (name, title): (Option<String>, Option<String>) = conn
+        .query_row(sql, [thread_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ok()?;
+    let clean = |t: Option<String>| {
+        t.map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|t| !t.is_empty())
+            .map(|t| trail_model::truncate_chars(&t, TITLE_CHARS).to_string())
+    };
+    match (clean(name), clean(title)) {
+        (Some(n), _) => Some((n, TitleRank::USER)),
+        (None, Some(t)) => Some((t, TitleRank::SUMMARY)),
+        (None, None) => None,
     }
 }
 
@@ -249,6 +333,14 @@ struct State {
     refs: BTreeSet<String>,
     checkpoints: u32,
     last_assistant_seq: Option<u32>,
+    /// Call ids of the tool calls read from `response_item`s: a completed item
+    /// (`item_completed`, 0.148+) for one of them adds its files but no second call.
+    #[serde(default)]
+    known_calls: BTreeSet<String>,
+    /// Calls a completed item reported failed (a non-zero exit) before their output line,
+    /// whose `function_call_output` carries no status of its own.
+    #[serde(default)]
+    failed_calls: BTreeSet<String>,
 }
 
 impl State {
@@ -281,6 +373,8 @@ impl State {
             refs: BTreeSet::new(),
             checkpoints: 0,
             last_assistant_seq: None,
+            known_calls: BTreeSet::new(),
+            failed_calls: BTreeSet::new(),
         }
     }
 }
@@ -369,6 +463,20 @@ impl Parser {
         }
         self.st.native_id = s("id").or_else(|| s("session_id"));
         self.st.cwd = s("cwd").filter(|c| looks_like_path(c));
+        // The system prompt the thread ran with: `base_instructions: {text}` (0.139+), or
+        // `instructions` (a string) in older builds. Context, kept as meta.
+        let instructions = p
+            .get("base_instructions")
+            .and_then(|b| b.get("text").or(Some(b)))
+            .and_then(Value::as_str)
+            .or_else(|| p.get("instructions").and_then(Value::as_str))
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        if let Some(text) = instructions {
+            let mut m = self.message(Role::System, MessageKind::Meta, text.to_string(), ts);
+            m.extra = Some(r#"{"codex":"base_instructions"}"#.into());
+            self.push(m);
+        }
         self.st.agent_version = s("cli_version");
         if let Some(git) = p.get("git") {
             self.st.branch = git
@@ -598,6 +706,9 @@ impl Parser {
                 .to_string(),
         };
         let shell = is_shell_tool(&name);
+        if let Some(id) = &call_id {
+            self.st.known_calls.insert(id.clone());
+        }
         self.touch_files_from_call(&name, p, &input, ts);
         self.add_refs(&input, false, ts);
         if let Some(id) = &call_id {
@@ -629,7 +740,11 @@ impl Parser {
             ),
             _ => output_text(p.get("output")),
         };
-        if p.get("success").and_then(Value::as_bool) == Some(false)
+        let flagged = call_id
+            .as_ref()
+            .is_some_and(|id| self.st.failed_calls.remove(id));
+        if flagged
+            || p.get("success").and_then(Value::as_bool) == Some(false)
             || p.get("status").and_then(Value::as_str) == Some("failed")
         {
             is_error = true;
@@ -688,10 +803,151 @@ impl Parser {
         }
     }
 
+    /// A completed turn item (`event_msg` `item_completed`, Codex 0.148+): `{thread_id,
+    /// turn_id, item: TurnItem}` where the item is tagged by `type` (`CommandExecution`,
+    /// `FileChange`, `McpToolCall`, `WebSearch`...; snake_case names and the legacy event
+    /// names `exec_command_end`, `patch_apply_end`, `mcp_tool_call_end`, `web_search_end`
+    /// read the same). Rollouts whose history holds no `function_call` for the work keep the
+    /// commands and edited files only here: each becomes a tool call and its result, unless
+    /// a response item already recorded that call, in which case only its files are added.
+    /// Messages, reasoning and plans are echoes of response items and add nothing.
+    fn item_completed(&mut self, item: &Value, ts: Option<&str>) {
+        let ty = item.get("type").and_then(Value::as_str).unwrap_or_default();
+        let str_at = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| item.get(*k).and_then(Value::as_str))
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        let id = str_at(&["call_id", "callId", "id"]);
+        let status = str_at(&["status"]).unwrap_or_default().to_ascii_lowercase();
+        let failed = matches!(status.as_str(), "failed" | "declined" | "error");
+        let (name, input, output, is_error) = match ty {
+            "CommandExecution" | "command_execution" | "exec_command_end" => {
+                let command = item.get("command").cloned().unwrap_or(Value::Null);
+                let parsed = item.get("parsedCmd").or_else(|| item.get("parsed_cmd"));
+                for c in parsed.and_then(Value::as_array).into_iter().flatten() {
+                    if c.get("type").and_then(Value::as_str) == Some("read") {
+                        if let Some(path) = c.get("path").and_then(Value::as_str) {
+                            self.add_file(path, "shell", ts);
+                        }
+                    }
+                }
+                for path in shell_read_paths(&command) {
+                    self.add_file(&path, "shell", ts);
+                }
+                let exit = item
+                    .get("exitCode")
+                    .or_else(|| item.get("exit_code"))
+                    .and_then(Value::as_i64);
+                let output = str_at(&["aggregatedOutput", "aggregated_output", "formattedOutput"])
+                    .or_else(|| str_at(&["stdout"]))
+                    .unwrap_or_default();
+                let input = serde_json::json!({ "command": command, "cwd": item.get("cwd") });
+                let error = failed || exit.is_some_and(|c| c != 0);
+                ("shell".to_string(), input, output, error)
+            }
+            "FileChange" | "file_change" | "patch_apply_end" => {
+                let paths: Vec<String> = item
+                    .get("changes")
+                    .and_then(Value::as_object)
+                    .map(|c| c.keys().cloned().collect())
+                    .unwrap_or_default();
+                for path in &paths {
+                    self.add_file(path, "apply_patch", ts);
+                }
+                let success = item.get("success").and_then(Value::as_bool);
+                let output = [str_at(&["stdout"]), str_at(&["stderr"])]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let input = serde_json::json!({ "files": paths });
+                (
+                    "apply_patch".to_string(),
+                    input,
+                    output,
+                    failed || success == Some(false),
+                )
+            }
+            "McpToolCall" | "mcp_tool_call" | "mcp_tool_call_end" => {
+                let inv = item.get("invocation").unwrap_or(item);
+                let part = |k: &str| inv.get(k).and_then(Value::as_str).unwrap_or("unknown");
+                let name = format!("mcp__{}__{}", part("server"), part("tool"));
+                let input = inv.get("arguments").cloned().unwrap_or(Value::Null);
+                let error = item.get("error").filter(|e| !e.is_null()).map(|e| {
+                    e.get("message")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| e.to_string(), str::to_string)
+                });
+                let result = item.get("result").filter(|r| !r.is_null());
+                let is_error = failed
+                    || error.is_some()
+                    || result
+                        .and_then(|r| r.get("isError").or_else(|| r.get("Err")))
+                        .is_some_and(|e| e.as_bool() != Some(false));
+                let output = error.unwrap_or_else(|| {
+                    result
+                        .map(|r| content_text(r.get("content").or(Some(r))))
+                        .unwrap_or_default()
+                });
+                (name, input, output, is_error)
+            }
+            "WebSearch" | "web_search" | "web_search_end" => {
+                let input = serde_json::json!({
+                    "query": item.get("query"),
+                    "action": item.get("action"),
+                });
+                ("web_search".to_string(), input, String::new(), failed)
+            }
+            // Echoes of response items, and items with nothing to index.
+            _ => return,
+        };
+        let input = input.to_string();
+        self.add_refs(&input, false, ts);
+        if name == "shell" {
+            self.add_refs(&output, true, ts);
+        }
+        if let Some(known) = id.as_ref().filter(|id| self.st.known_calls.contains(*id)) {
+            if is_error {
+                // The call's output may already be in this parse, or come later.
+                let result = self.out.messages.iter_mut().rev().find(|m| {
+                    m.kind() == MessageKind::ToolResult && m.tool_call_id.as_ref() == Some(known)
+                });
+                match result {
+                    Some(m) => m.is_error = true,
+                    None => {
+                        self.st.failed_calls.insert(known.clone());
+                    }
+                }
+            }
+            return;
+        }
+        if let Some(id) = &id {
+            self.st.known_calls.insert(id.clone());
+        }
+        let mut call = self.message(Role::Assistant, MessageKind::ToolCall, String::new(), ts);
+        call.tool_name = Some(name.clone());
+        call.tool_call_id = id.clone();
+        call.tool_input = Some(input);
+        self.push(call);
+        let mut result = self.message(Role::Tool, MessageKind::ToolResult, String::new(), ts);
+        result.tool_name = Some(name);
+        result.tool_call_id = id;
+        result.tool_output = Some(output);
+        result.is_error = is_error;
+        self.push(result);
+    }
+
     fn event(&mut self, line: u64, p: &Value, ts: Option<&str>, raw: &Value) {
         let t = p.get("type").and_then(Value::as_str).unwrap_or_default();
         match t {
             "token_count" => self.token_count(line, p, ts),
+            "item_completed" => {
+                if let Some(item) = p.get("item").filter(|i| i.is_object()) {
+                    self.item_completed(item, ts);
+                }
+            }
             "thread_name_updated" => {
                 if let Some(n) = p
                     .get("thread_name")
@@ -808,7 +1064,6 @@ impl Parser {
             | "collab_agent_interaction_begin"
             | "collab_agent_interaction_end"
             | "item_started"
-            | "item_completed"
             | "thread_settings_applied"
             | "thread_goal_updated"
             | "guardian_assessment"
@@ -894,6 +1149,7 @@ impl Parser {
             is_sidechain: false,
             tokens_known: true,
             has_speed: false,
+            ..Usage::default()
         });
     }
 

@@ -162,7 +162,15 @@ impl CopilotCli {
     }
 }
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: premium requests from `session.shutdown` (issue 18).
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for CopilotCli {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::CopilotCli
     }
@@ -234,6 +242,10 @@ fn cached_store_extras(db: &Path) -> Result<Arc<StoreExtras>, SourceError> {
 }
 
 impl Source for CopilotCliWithStore {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::CopilotCli
     }
@@ -384,7 +396,7 @@ struct Parser {
     session_dir: Option<PathBuf>,
 }
 
-fn parse_file(
+pub(crate) fn parse_file(
     request: ParseRequest<'_>,
     extras: Option<&StoreExtras>,
 ) -> Result<FileParse, SourceError> {
@@ -1101,8 +1113,19 @@ impl Parser {
         );
         let seq = self.push(c, m);
         let mut totals: Vec<(String, Tokens, u64)> = Vec::new();
+        // Premium requests per model: `modelMetrics[model].requests.cost` is the model's
+        // request count with its premium multiplier applied (a unit of the plan, never
+        // dollars); `totalPremiumRequests` is their sum for the process.
+        let mut premium: BTreeMap<String, f64> = BTreeMap::new();
         if let Some(metrics) = data.get("modelMetrics").and_then(Value::as_object) {
             for (model, mm) in metrics {
+                if let Some(cost) = mm
+                    .get("requests")
+                    .and_then(|r| r.get("cost"))
+                    .and_then(Value::as_f64)
+                {
+                    premium.insert(model.clone(), cost);
+                }
                 if let Some(u) = mm.get("usage").filter(|u| u.is_object()) {
                     let t = Tokens {
                         input: u64_of(u, "inputTokens").unwrap_or(0),
@@ -1114,6 +1137,7 @@ impl Parser {
                 }
             }
         }
+        let total_premium = data.get("totalPremiumRequests").and_then(Value::as_f64);
         if totals.is_empty() {
             if let Some(td) = data.get("tokenDetails").filter(|t| t.is_object()) {
                 let count = |k: &str| td.get(k).and_then(|x| u64_of(x, "tokenCount")).unwrap_or(0);
@@ -1136,7 +1160,13 @@ impl Parser {
                 totals.push((model, t, 0));
             }
         }
+        let single_model = totals.len() == 1;
         for (model, t, reasoning) in totals {
+            let premium_requests = premium
+                .get(&model)
+                .copied()
+                .or(total_premium.filter(|_| single_model))
+                .unwrap_or(0.0);
             let done = self.st.emitted.get(&model).copied().unwrap_or_default();
             let rest = Tokens {
                 input: t.input.saturating_sub(done.input),
@@ -1161,6 +1191,7 @@ impl Parser {
                 cache_creation_tokens: rest.cache_write,
                 reasoning_tokens: reasoning,
                 tokens_known: true,
+                premium_requests,
                 ..Usage::default()
             };
             self.main.usage.push(u);

@@ -21,6 +21,21 @@
 //!   `workspaceStorage/no-workspace/`) are dropped, so the session is indexed once, with the
 //!   workspace's cwd.
 //!
+//! Copilot Chat 0.51+ also writes `User/workspaceStorage/<hash>/GitHub.copilot-chat/
+//! transcripts/<sessionId>.jsonl`: an event log in Copilot CLI's vocabulary (`session.start`,
+//! `user.message`, `assistant.message` with `toolRequests` and `reasoningText`,
+//! `tool.execution_start`/`tool.execution_complete`), read with the Copilot CLI parser. It
+//! describes the same conversation as the `chatSessions` file of the same id, with the tool
+//! arguments and results that file lacks, so the two make one session: the chat file's parse
+//! reads the transcript beside it and takes its messages when it holds at least as many
+//! prompts, keeping the chat file's title, folder, models and token counts; a transcript with
+//! no chat file (deleted, or not yet written) is discovered and read alone.
+//!
+//! Models and tokens: a request's `modelId` (`copilot/auto`...) gives way to the model the
+//! service resolved it to (`result.metadata.resolvedModel`); token counts written late, by
+//! `kind: 1` sets on the request's `promptTokens`/`completionTokens` (or under `result`), are
+//! read wherever they land.
+//!
 //! The request-to-messages code here is shared with [`crate::vscode_export`].
 
 use std::collections::{HashMap, HashSet};
@@ -87,7 +102,15 @@ pub fn default_roots(home: &Path, platform: Platform, appdata: Option<&Path>) ->
 /// GitHub Copilot Chat sessions stored by VS Code.
 pub struct CopilotVscode;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for CopilotVscode {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::CopilotVscode
     }
@@ -108,11 +131,17 @@ impl Source for CopilotVscode {
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         let path = request.path;
-        if discover::has_extension(path, "jsonl") {
-            parse_log_file(path)
+        let mut out = if is_transcript_file(path) {
+            return parse_transcript_alone(path);
+        } else if discover::has_extension(path, "jsonl") {
+            parse_log_file(path)?
         } else {
-            parse_snapshot_file(path)
+            parse_snapshot_file(path)?
+        };
+        if let Some(t) = transcript_for_chat_file(path) {
+            merge_transcript(&mut out, &t);
         }
+        Ok(out)
     }
 }
 
@@ -152,6 +181,13 @@ fn discover_sessions(roots: &[PathBuf]) -> Vec<PathBuf> {
             found.extend(discover::walk_files(&ws, 3, |p| {
                 is_session_file(p) && parent_name(p) == Some("chatSessions")
             }));
+            // <ws>/<hash>/GitHub.copilot-chat/transcripts/<id>.jsonl, when no chat file of the
+            // same id holds the session (that file's parse reads the transcript beside it).
+            found.extend(
+                discover::walk_files(&ws, 4, is_transcript_file)
+                    .into_iter()
+                    .filter(|t| chat_file_for_transcript(t).is_none()),
+            );
         }
         if let Some(global) = global {
             let dir = global.join("emptyWindowChatSessions");
@@ -161,6 +197,46 @@ fn discover_sessions(roots: &[PathBuf]) -> Vec<PathBuf> {
     found.sort();
     found.dedup();
     select_authoritative(found)
+}
+
+/// Whether `p` is a Copilot Chat transcript: `<hash>/GitHub.copilot-chat/transcripts/*.jsonl`.
+fn is_transcript_file(p: &Path) -> bool {
+    discover::has_extension(p, "jsonl")
+        && parent_name(p) == Some("transcripts")
+        && p.parent()
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "GitHub.copilot-chat")
+}
+
+/// The workspace folder (`workspaceStorage/<hash>`) of a transcript.
+fn transcript_workspace(transcript: &Path) -> Option<&Path> {
+    transcript.parent()?.parent()?.parent()
+}
+
+/// The `chatSessions` file holding the same session as a transcript, if any.
+fn chat_file_for_transcript(transcript: &Path) -> Option<PathBuf> {
+    let stem = transcript.file_stem()?;
+    let dir = transcript_workspace(transcript)?.join("chatSessions");
+    ["jsonl", "json"]
+        .iter()
+        .map(|ext| dir.join(stem).with_extension(ext))
+        .find(|p| p.is_file())
+}
+
+/// The transcript beside a `chatSessions` file, if Copilot Chat wrote one.
+fn transcript_for_chat_file(chat: &Path) -> Option<PathBuf> {
+    let dir = chat.parent()?;
+    if dir.file_name()? != "chatSessions" {
+        return None;
+    }
+    let t = dir
+        .parent()?
+        .join("GitHub.copilot-chat")
+        .join("transcripts")
+        .join(chat.file_stem()?)
+        .with_extension("jsonl");
+    t.is_file().then_some(t)
 }
 
 /// Whether a session file belongs to an empty window rather than a workspace.
@@ -294,6 +370,10 @@ pub(crate) fn in_session_folder(path: &Path) -> bool {
 }
 
 fn detect_stored(path: &Path, head: &[u8]) -> bool {
+    if is_transcript_file(path) {
+        return find_bytes(head, b"\"session.start\"").is_some()
+            || find_bytes(head, b"\"user.message\"").is_some();
+    }
     if discover::has_extension(path, "jsonl") {
         return looks_like_log(head);
     }
@@ -309,6 +389,123 @@ fn detect_stored(path: &Path, head: &[u8]) -> bool {
 
 // ---------------------------------------------------------------------------------------------
 // Files
+
+/// Reads a transcript with the Copilot CLI parser and makes its sessions Copilot Chat ones:
+/// the same ids (a UUID as is, else `copilot-vscode:<id>`), this source, the workspace's
+/// folder as cwd when the transcript does not say.
+fn transcript_sessions(path: &Path) -> Result<FileParse, SourceError> {
+    let mut out = crate::copilot_cli::parse_file(
+        ParseRequest {
+            path,
+            resume: None,
+            max_bytes: None,
+        },
+        None,
+    )?;
+    let cwd = transcript_workspace(path).and_then(|ws| {
+        let bytes = std::fs::read(ws.join("workspace.json")).ok()?;
+        let v: Value = serde_json::from_slice(&bytes).ok()?;
+        v.get("folder")
+            .or_else(|| v.get("workspace"))
+            .and_then(uri_to_path)
+    });
+    let cli_prefix = format!("{}:", SourceKind::CopilotCli.as_str());
+    let relabel = |id: &SessionId| match id.as_str().strip_prefix(&cli_prefix) {
+        Some(rest) => SessionId::new(format!("{}:{rest}", SourceKind::CopilotVscode.as_str())),
+        None => id.clone(),
+    };
+    for s in &mut out.sessions {
+        s.meta.source = SourceKind::CopilotVscode;
+        s.meta.id = relabel(&s.meta.id);
+        if let Some(p) = s.meta.parent.as_mut() {
+            p.session_id = relabel(&p.session_id);
+        }
+        if s.meta.cwd.is_none() {
+            s.meta.cwd = cwd.clone();
+        }
+    }
+    // The CLI parser resumes appended logs; this source re-reads its files whole.
+    out.state = None;
+    Ok(out)
+}
+
+/// A transcript with no chat file beside it: the session as the transcript tells it.
+fn parse_transcript_alone(path: &Path) -> Result<FileParse, SourceError> {
+    let mut out = transcript_sessions(path)?;
+    for s in &mut out.sessions {
+        s.mode = trail_model::UpdateMode::Replace;
+    }
+    Ok(out)
+}
+
+/// Folds the transcript beside a chat file into the chat file's session (see the module
+/// docs): one session, not two.
+fn merge_transcript(out: &mut FileParse, transcript: &Path) {
+    let parsed = match transcript_sessions(transcript) {
+        Ok(p) => p,
+        Err(e) => {
+            out.notes.push(format!("transcript not read: {e}"));
+            return;
+        }
+    };
+    out.issues.extend(parsed.issues);
+    let Some(chat) = out.sessions.first_mut() else {
+        return;
+    };
+    let chat_id = chat.meta.id.clone();
+    let mut from_transcript = parsed.sessions.into_iter();
+    let Some(main) = from_transcript.next() else {
+        return;
+    };
+    let prompts = |s: &Session| {
+        s.messages
+            .iter()
+            .filter(|m| m.kind() == MessageKind::Prompt)
+            .count()
+    };
+    if prompts(&main) >= prompts(chat) && !main.messages.is_empty() {
+        chat.messages = main.messages;
+        chat.turns = main.turns;
+        chat.turn_count = main.turn_count;
+        chat.checkpoints = main.checkpoints;
+        // Usage stays the chat file's (its token counts and resolved models) unless it has none.
+        if chat.usage.is_empty() {
+            chat.usage = main.usage;
+        } else {
+            for u in &mut chat.usage {
+                u.message_seq = None;
+            }
+        }
+    }
+    for f in main.files {
+        chat.add_file(f);
+    }
+    for r in main.refs {
+        chat.add_ref(r);
+    }
+    for m in &main.models {
+        chat.observe_model(m);
+    }
+    if chat.meta.title.is_none() {
+        chat.meta.title = main.meta.title;
+    }
+    if chat.meta.cwd.is_none() {
+        chat.meta.cwd = main.meta.cwd;
+    }
+    if let Some(ts) = main.meta.created_at.as_deref() {
+        chat.meta.observe_timestamp(ts);
+    }
+    if let Some(ts) = main.meta.updated_at.as_deref() {
+        chat.meta.observe_timestamp(ts);
+    }
+    // Subagents the transcript saw belong to the merged session.
+    for mut sub in from_transcript {
+        if let Some(p) = sub.meta.parent.as_mut() {
+            p.session_id = chat_id.clone();
+        }
+        out.sessions.push(sub);
+    }
+}
 
 fn read_file(path: &Path) -> Result<Vec<u8>, SourceError> {
     std::fs::read(path).map_err(|e| SourceError::io(path, e))
@@ -1190,9 +1387,17 @@ impl<'a> Builder<'a> {
         if let Some(t) = &ts {
             self.session.meta.observe_timestamp(t);
         }
-        let model = r
-            .get("modelId")
+        // `modelId` is what was picked (`copilot/auto` included); `resolvedModel` is the model
+        // that answered, written with the result.
+        let resolved = r
+            .get("result")
+            .and_then(|x| x.get("metadata"))
+            .and_then(|m| m.get("resolvedModel"))
+            .or_else(|| r.get("resolvedModel"))
             .and_then(Value::as_str)
+            .filter(|m| !m.is_empty());
+        let model = resolved
+            .or_else(|| r.get("modelId").and_then(Value::as_str))
             .filter(|m| !m.is_empty())
             .map(str::to_string);
         if let Some(m) = &model {
@@ -1503,7 +1708,15 @@ impl<'a> Builder<'a> {
 
     fn usage(&mut self, index: usize, r: &Map<String, Value>, ctx: &RequestCtx) {
         let result = r.get("result");
+        // Counts set late on the request itself (`kind: 1` sets on `promptTokens` and
+        // `completionTokens` once the response is done).
+        let late: Map<String, Value> = ["promptTokens", "completionTokens"]
+            .iter()
+            .filter_map(|k| r.get(*k).map(|v| (k.to_string(), v.clone())))
+            .collect();
+        let late = Value::Object(late);
         let candidates = [
+            Some(&late),
             r.get("usage"),
             result.and_then(|x| x.get("usage")),
             result

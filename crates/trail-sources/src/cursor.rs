@@ -39,6 +39,9 @@
 //!   counts are often zero: both zero means `tokens_known = false`.
 //! - Bad JSON in a value is a parse issue naming its key; the rest is indexed.
 //! - Not read: the pre-composer `ItemTable` chat (`workbench.panel.aichat.view.aichat.chatdata`).
+//! - Agent transcripts (`~/.cursor/projects/<project>/agent-transcripts/`), where Cursor now
+//!   keeps the messages of composers `state.vscdb` holds only the metadata of, are read by
+//!   [`crate::cursor_transcripts`] and joined with that metadata.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -75,7 +78,15 @@ const FILE_KEYS: &[&str] = &[
     "relativeWorkspacePath",
 ];
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for Cursor {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::Cursor
     }
@@ -83,6 +94,8 @@ impl Source for Cursor {
     fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
         let mut out = Vec::new();
         for root in roots {
+            // `~/.cursor/projects/<project>/agent-transcripts/` (see `cursor_transcripts`).
+            out.extend(crate::cursor_transcripts::discover_transcripts(root));
             for candidate in [
                 root.join("User").join("globalStorage").join("state.vscdb"),
                 root.join("globalStorage").join("state.vscdb"),
@@ -98,6 +111,9 @@ impl Source for Cursor {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
+        if crate::cursor_transcripts::is_agent_transcript(path) {
+            return true;
+        }
         path.file_name().is_some_and(|n| n == "state.vscdb")
             && head.starts_with(SQLITE_MAGIC)
             && memchr::memmem::find(head, b"cursorDiskKV").is_some()
@@ -109,6 +125,9 @@ impl Source for Cursor {
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         let path = request.path;
+        if crate::cursor_transcripts::is_agent_transcript(path) {
+            return crate::cursor_transcripts::parse(path);
+        }
         read_database(path, |conn| read_global(path, conn))
     }
 }
@@ -578,7 +597,7 @@ fn uri_to_path(uri: &str) -> Option<String> {
 /// Maps composer ids to their workspace folder from `User/workspaceStorage/*/`; also returns
 /// how many workspace databases could not be read. Composers claimed by two folders are left
 /// out.
-fn workspace_folders(global_db: &Path) -> (HashMap<String, String>, usize) {
+pub(crate) fn workspace_folders(global_db: &Path) -> (HashMap<String, String>, usize) {
     let mut map: HashMap<String, String> = HashMap::new();
     let mut ambiguous: HashSet<String> = HashSet::new();
     let mut unreadable = 0;

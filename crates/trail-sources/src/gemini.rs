@@ -39,7 +39,15 @@ pub struct Gemini;
 
 const TITLE_CHARS: usize = 200;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 1: the first version.
+pub const PARSER_VERSION: u32 = 1;
+
 impl Source for Gemini {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::GeminiCli
     }
@@ -442,6 +450,7 @@ impl Builder<'_> {
                 is_sidechain: false,
                 tokens_known: known,
                 has_speed: false,
+                ..Usage::default()
             });
         }
     }

@@ -15,6 +15,7 @@ pub mod codex;
 pub mod copilot_cli;
 pub mod copilot_vscode;
 pub mod cursor;
+mod cursor_transcripts;
 pub mod gemini;
 pub mod opencode;
 pub mod vscode_export;
@@ -129,6 +130,13 @@ pub trait Source: Send + Sync {
 
     /// Parses one file (or its new bytes when resumed).
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError>;
+
+    /// Returns the version of this source's parser (each module's `PARSER_VERSION`).
+    ///
+    /// A fix that changes what the parser makes of the same bytes bumps it: the store records
+    /// the version each file was parsed with, and the next index re-reads the files of this
+    /// source stored under another version (and only those), unchanged or not.
+    fn parser_version(&self) -> u32;
 }
 
 /// Returns every source, in a fixed order.

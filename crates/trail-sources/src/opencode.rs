@@ -80,7 +80,15 @@ const TITLE_CHARS: usize = 200;
 /// OpenCode's SQLite store and older JSON tree.
 pub struct Opencode;
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 2: the late-2026 format changes of issue 18.
+pub const PARSER_VERSION: u32 = 2;
+
 impl Source for Opencode {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::Opencode
     }
@@ -213,7 +221,9 @@ fn db_error(path: &Path, e: &rusqlite::Error) -> SourceError {
     }
 }
 
-fn open_direct(path: &Path) -> rusqlite::Result<Connection> {
+/// Opens `path` read-only (`mode=ro`), never copying it: for small lookups made once per file,
+/// where copying a locked database each time would cost more than the lookup is worth.
+pub(crate) fn open_direct(path: &Path) -> rusqlite::Result<Connection> {
     let uri = format!("{}?mode=ro", file_uri(path));
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_URI
@@ -550,7 +560,12 @@ struct Builder {
 fn build_session(info: SessionInfo, messages: &[RawMessage]) -> Session {
     let mut meta = SessionMeta::new(session_id(&info.id), SourceKind::Opencode, &info.id);
     meta.title = info.title.filter(|t| !is_placeholder_title(t));
-    meta.cwd = info.directory;
+    // `session.directory` is where the session ran. The project's worktree is not: a folder
+    // outside any repository belongs to the `global` project, whose worktree is `/`
+    // (`project/project.ts` `fromDirectory`), as is `path.root` of its messages. So `/` is
+    // never taken for the cwd while a message's `path.cwd` says better.
+    let directory = info.directory.clone();
+    meta.cwd = info.directory.filter(|d| d != "/");
     meta.agent_version = info.version;
     if let Some(parent) = info.parent_id {
         meta.parent = Some(ParentLink {
@@ -581,7 +596,8 @@ fn build_session(info: SessionInfo, messages: &[RawMessage]) -> Session {
         session.meta.title = first_prompt;
     }
     if session.meta.cwd.is_none() {
-        session.meta.cwd = cwd_fallback;
+        // A session that really ran in `/` keeps it, when nothing says better.
+        session.meta.cwd = cwd_fallback.filter(|c| c != "/").or(directory);
     }
     finish_linear_session(&mut session, files, SHELL_TOOLS);
     session
@@ -921,7 +937,7 @@ fn map_tool(
             }
         }
     }
-    let (output, is_error) = match jstr(state, "status") {
+    let (output, mut is_error) = match jstr(state, "status") {
         Some("completed") => (
             state.get("output").map(value_text).unwrap_or_default(),
             false,
@@ -929,6 +945,14 @@ fn map_tool(
         Some("error") => (state.get("error").map(value_text).unwrap_or_default(), true),
         _ => return,
     };
+    // Completed is not succeeded: OpenCode routes a call to an unknown tool, or with arguments
+    // that do not parse, to its `invalid` tool, which completes; and its bash tool completes
+    // with the command's exit code in `metadata.exit`.
+    let exit = state.pointer("/metadata/exit").and_then(Value::as_i64);
+    let shell = name.as_deref().is_some_and(|n| SHELL_TOOLS.contains(&n));
+    if name.as_deref() == Some("invalid") || (shell && exit.is_some_and(|c| c != 0)) {
+        is_error = true;
+    }
     let end = part_time(state, "/time/end", &start);
     let mut result = mk(Role::Tool, MessageKind::ToolResult, &end);
     result.tool_name = name;

@@ -34,7 +34,15 @@ fn content_hash(bytes: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 1: the first version.
+pub const PARSER_VERSION: u32 = 1;
+
 impl Source for VscodeExport {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::VscodeExport
     }

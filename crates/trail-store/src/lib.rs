@@ -152,7 +152,7 @@ impl Store {
 
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    // Before the migrations: the search view (and migration 7) call it.
+    // Before the migrations: the search view (and migration 8) call it.
     text::register_functions(conn)?;
     enable_wal(conn)?;
     conn.execute_batch(

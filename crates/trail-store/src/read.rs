@@ -289,7 +289,7 @@ impl Store {
     /// subagents), so the prefix must be longer than what `id` shares with any id that does
     /// not extend it. In `COLLATE NOCASE` order (prefixes match with `LIKE`, which ignores
     /// ASCII case) the one sharing the most is the id just before `id` or the first after it
-    /// that does not extend it: two probes of `idx_sessions_id_nocase` (migration 7),
+    /// that does not extend it: two probes of `idx_sessions_id_nocase` (migration 8),
     /// whatever the store's size.
     pub fn short_id(&self, id: &str) -> Result<String> {
         // An id differing from `id` only in case matches every prefix `id` has and sorts

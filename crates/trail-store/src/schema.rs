@@ -15,7 +15,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_file_state.sql"),
     include_str!("../migrations/0005_turn_rebuild_index.sql"),
     include_str!("../migrations/0006_store_meta.sql"),
-    include_str!("../migrations/0007_index_without_escapes.sql"),
+    include_str!("../migrations/0007_parser_versions.sql"),
+    include_str!("../migrations/0008_index_without_escapes.sql"),
 ];
 
 /// The schema version this build writes.

@@ -729,7 +729,7 @@ mod tests {
             .collect();
         for sql in [
             include_str!("../migrations/0002_search.sql"),
-            include_str!("../migrations/0007_index_without_escapes.sql"),
+            include_str!("../migrations/0008_index_without_escapes.sql"),
         ] {
             assert!(sql.contains(&format!("kind IN ({})", list.join(", "))));
         }
@@ -782,16 +782,16 @@ mod tests {
         assert_eq!(text, COLOURED);
     }
 
-    /// A store indexed before migration 7 (escapes in the index) is fixed by it: the coloured
+    /// A store indexed before migration 8 (escapes in the index) is fixed by it: the coloured
     /// word is found, and FTS5's integrity check passes (deletes matched what was indexed).
     #[test]
-    fn migration_7_reindexes_escaped_rows() {
+    fn migration_8_reindexes_escaped_rows() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.db");
         {
             let store = Store::open(&path).unwrap();
             let conn = store.connection();
-            // Back to version 6: the old view, its index, escapes in search_index.
+            // Back to version 7: the old view, its index, escapes in search_index.
             conn.execute_batch(
                 "DROP INDEX idx_sessions_id_nocase;
                  DROP VIEW message_search_source;
@@ -819,7 +819,7 @@ mod tests {
             .unwrap();
             conn.execute_batch(
                 "INSERT INTO message_index (message_index) VALUES ('rebuild');
-                 PRAGMA user_version = 6;",
+                 PRAGMA user_version = 7;",
             )
             .unwrap();
             assert!(search(&store, "RED").unwrap().hits.is_empty());

@@ -3,7 +3,7 @@
 //! Tool outputs are often coloured (`ESC [ 31 m RED ESC [ 0 m`); FTS5's tokenizer would index
 //! that as the token `31mred`, so `trail search RED` found nothing. Both indexes read text
 //! through [`strip_ansi`]: `message_index` through the SQL function `trail_strip_ansi` in the
-//! view `message_search_source` (migration 7), so what is indexed, what FTS5 deletes and what
+//! view `message_search_source` (migration 8), so what is indexed, what FTS5 deletes and what
 //! `snippet()` re-reads are the same by construction; Chronicle's `search_index` when the
 //! writer inserts a row. The stored messages keep their bytes.
 

@@ -61,7 +61,7 @@ pub(crate) fn refresh(
              sum(reasoning_tokens), sum(max(input_tokens - 200000, 0)),
              sum(max(output_tokens - 200000, 0)), sum(max(cache_creation_tokens - 200000, 0)),
              sum(max(cache_read_tokens - 200000, 0)), sum(cost_usd), min(timestamp),
-             max(timestamp)
+             max(timestamp), sum(web_search_requests), sum(premium_requests)
          FROM usage WHERE session_id = ?1 AND counted = 1
          GROUP BY 2, 3, 4",
     )?;

@@ -50,6 +50,8 @@ pub struct StoredFile {
     pub missing: bool,
     /// Whether a resume state is stored (read it with `Store::file_state`).
     pub has_state: bool,
+    /// The version of the source's parser that read the file (`Source::parser_version`).
+    pub parser_version: u32,
 }
 
 /// One parsed file to write.
@@ -73,6 +75,8 @@ pub struct FileRecord {
     pub error: Option<String>,
     /// A later piece of a file parsed in pieces: its sessions were counted with the first.
     pub continuation: bool,
+    /// The version of the parser that produced this record (`Source::parser_version`).
+    pub parser_version: u32,
 }
 
 /// What a batch changed.
@@ -104,7 +108,8 @@ impl Store {
         let mut stmt = self.conn.prepare(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
                     NULL, sessions, missing,
-                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path)
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
+                    parser_version
              FROM source_files",
         )?;
         let rows = stmt.query_map([], stored_file_from_row)?;
@@ -248,6 +253,7 @@ fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
         sessions: serde_json::from_str(&sessions).unwrap_or_default(),
         missing: r.get::<_, i64>(11)? != 0,
         has_state: r.get::<_, i64>(12)? != 0,
+        parser_version: r.get::<_, i64>(13)? as u32,
     })
 }
 
@@ -257,7 +263,8 @@ fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
         .query_row(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
                     NULL, sessions, missing,
-                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path)
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
+                    parser_version
              FROM source_files WHERE path = ?1",
             [&record.path],
             stored_file_from_row,
@@ -277,6 +284,7 @@ fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
             if record.error.is_none()
                 && s.fingerprint == record.fingerprint
                 && s.bytes_parsed == record.bytes_parsed
+                && s.parser_version == record.parser_version
                 && !s.missing =>
         {
             stats.files_stale = 1;
@@ -359,15 +367,17 @@ fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
     )?;
     tx.execute(
         "INSERT INTO source_files (path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash,
-             tail_hash, state, sessions, issue_count, notes, missing, last_error, indexed_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 0, NULL, ?14)
+             tail_hash, state, sessions, issue_count, notes, missing, last_error, indexed_at,
+             parser_version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 0, NULL, ?14, ?15)
          ON CONFLICT(path) DO UPDATE SET source = excluded.source, size = excluded.size,
              mtime_ns = excluded.mtime_ns, inode = excluded.inode,
              bytes_parsed = excluded.bytes_parsed, lines = excluded.lines,
              head_hash = excluded.head_hash, tail_hash = excluded.tail_hash,
              state = excluded.state, sessions = excluded.sessions,
              issue_count = excluded.issue_count, notes = excluded.notes, missing = 0,
-             last_error = NULL, indexed_at = excluded.indexed_at",
+             last_error = NULL, indexed_at = excluded.indexed_at,
+             parser_version = excluded.parser_version",
         params![
             record.path,
             source,
@@ -387,6 +397,7 @@ fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
                 Some(record.notes.join("\n"))
             },
             now,
+            record.parser_version as i64,
         ],
     )?;
     match &record.state {
@@ -597,9 +608,10 @@ fn upsert_session_row(
     let sql = if merge {
         "INSERT INTO sessions (id, cwd, repository, host_type, branch, summary, created_at, updated_at,
              source, native_id, agent_version, title_rank, parent_session_id, parent_tool_call_id,
-             parent_agent_ref, source_path, source_missing, models, indexed_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17)
+             parent_agent_ref, source_path, source_missing, models, indexed_at, metadata)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18)
          ON CONFLICT(id) DO UPDATE SET
+             metadata = coalesce(excluded.metadata, metadata),
              cwd = coalesce(excluded.cwd, cwd),
              repository = coalesce(excluded.repository, repository),
              branch = coalesce(excluded.branch, branch),
@@ -620,9 +632,10 @@ fn upsert_session_row(
     } else {
         "INSERT INTO sessions (id, cwd, repository, host_type, branch, summary, created_at, updated_at,
              source, native_id, agent_version, title_rank, parent_session_id, parent_tool_call_id,
-             parent_agent_ref, source_path, source_missing, models, indexed_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17)
+             parent_agent_ref, source_path, source_missing, models, indexed_at, metadata)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18)
          ON CONFLICT(id) DO UPDATE SET
+             metadata = excluded.metadata,
              cwd = excluded.cwd, repository = excluded.repository, host_type = excluded.host_type,
              branch = excluded.branch,
              summary = CASE WHEN sessions.title_rank > excluded.title_rank
@@ -654,6 +667,7 @@ fn upsert_session_row(
         path,
         models_json,
         now,
+        meta.metadata.as_ref().map(|m| m.to_string()),
     ])?;
     Ok(())
 }
@@ -695,8 +709,9 @@ fn insert_messages(
     let mut stmt = tx.prepare_cached(
         "INSERT INTO messages (session_id, seq, native_id, parent_native_id, role, kind,
              tool_name, tool_call_id, is_error, model, timestamp, is_sidechain, on_main_chain,
-             turn_index, agent_ref, text, tool_input, tool_output, extra)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+             turn_index, agent_ref, text, tool_input, tool_output, extra, prompt_source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+             ?20)",
     )?;
     let mut call = tx.prepare_cached(
         "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, call_seq, turn_index, timestamp)
@@ -757,6 +772,7 @@ fn insert_messages(
             m.tool_input,
             m.tool_output,
             m.extra,
+            m.prompt_source.map(|p| p.as_str()),
         ])?;
         inserted = Some(inserted.map_or((rowid, rowid), |(lo, _)| (lo, rowid)));
         match (m.kind(), call_id) {
@@ -829,9 +845,12 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
     let mut u = tx.prepare_cached(
         "INSERT INTO usage (session_id, request_key, message_id, message_seq, model, timestamp,
              input_tokens, output_tokens, cache_creation_tokens, cache_creation_1h_tokens,
-             cache_read_tokens, reasoning_tokens, cost_usd, is_sidechain, tokens_known, has_speed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+             cache_read_tokens, reasoning_tokens, cost_usd, is_sidechain, tokens_known, has_speed,
+             web_search_requests, premium_requests)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
          ON CONFLICT(session_id, request_key) DO UPDATE SET
+             web_search_requests = excluded.web_search_requests,
+             premium_requests = excluded.premium_requests,
              message_seq = excluded.message_seq, model = excluded.model,
              timestamp = excluded.timestamp, input_tokens = excluded.input_tokens,
              output_tokens = excluded.output_tokens,
@@ -862,7 +881,9 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
             x.cost_usd,
             x.is_sidechain,
             x.tokens_known,
-            x.has_speed
+            x.has_speed,
+            x.web_search_requests as i64,
+            x.premium_requests
         ])?;
     }
     Ok(())

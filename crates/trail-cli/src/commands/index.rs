@@ -130,6 +130,12 @@ fn print_summary(
     if s.files_missing > 0 {
         line.push_str(&format!(", {} gone from disk (kept)", s.files_missing));
     }
+    if s.files_upgraded > 0 {
+        line.push_str(&format!(
+            ", {} read again by an updated parser",
+            s.files_upgraded
+        ));
+    }
     line.push_str(&format!(
         "); {} parse problems. The store holds {total_sessions} sessions.",
         s.issues.len()

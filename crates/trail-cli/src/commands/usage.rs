@@ -109,7 +109,10 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         .unwrap_or(5)
         .max(usage_key_label(&report).chars().count())
         .clamp(5, 48);
-    let header = format!(
+    // GitHub Copilot premium requests are a unit of their own (never dollars): a column of
+    // their own when any were recorded.
+    let premium = report.totals.premium_requests > 0.0;
+    let mut header = format!(
         "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
         fit(&usage_key_label(&report), width),
         "INPUT",
@@ -119,9 +122,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         "TOTAL",
         "COST"
     );
+    if premium {
+        header.push_str(&format!("  {:>9}", "PREMIUM"));
+    }
     ctx.ui.line(&ctx.ui.paint(Style::Bold, &header))?;
     let line = |r: &trail_report::UsageRow, key: &str| {
-        format!(
+        let mut text = format!(
             "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}  {:>12}",
             fit(key, width),
             thousands(r.input_tokens),
@@ -134,7 +140,11 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
                 usd(r.cost_usd),
                 if r.unpriced_requests > 0 { "*" } else { "" }
             )
-        )
+        );
+        if premium {
+            text.push_str(&format!("  {:>9}", premium_text(r.premium_requests)));
+        }
+        text
     };
     for r in &report.rows {
         let text = line(r, &key_text(r, by));
@@ -159,6 +169,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         }
     }
     Ok(0)
+}
+
+/// Premium requests with at most two decimals (multipliers such as 0.33 make fractions).
+fn premium_text(n: f64) -> String {
+    let s = format!("{n:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn key_text(r: &trail_report::UsageRow, by: GroupBy) -> String {

@@ -1,4 +1,4 @@
--- trail store, migration 7: full-text indexes see text without ANSI escape sequences, and
+-- trail store, migration 8: full-text indexes see text without ANSI escape sequences, and
 -- short session ids find their neighbours through an index. Append-only.
 --
 -- Coloured tool output (`ESC[31mRED ESC[0m`) was indexed as the token `31mred`, so searching
