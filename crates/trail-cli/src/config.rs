@@ -8,9 +8,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-
 use trail_ingest::Roots;
 use trail_model::SourceKind;
+
+use crate::tui_config::TuiSection;
 
 /// The process environment, captured once so tests can substitute it.
 #[derive(Debug, Clone, Default)]
@@ -60,6 +61,35 @@ pub fn default_store_path(env: &Env) -> Option<PathBuf> {
         .path("XDG_DATA_HOME")
         .or_else(|| env.home().map(|h| h.join(".local/share")))?;
     Some(data.join("trail").join("trail.db"))
+}
+
+/// Returns the data folder: `$XDG_DATA_HOME`, else `~/.local/share`.
+pub fn data_dir(env: &Env) -> Option<PathBuf> {
+    env.path("XDG_DATA_HOME")
+        .or_else(|| env.home().map(|h| h.join(".local/share")))
+}
+
+/// Where the process runs, for the browser's scopes: the folder, its git repository
+/// (`owner/name` of the remote) and branch, and the machine's name.
+pub fn here(env: &Env) -> trail_tui::Here {
+    let folder = std::env::current_dir().ok();
+    let repository = folder.as_deref().and_then(trail_ingest::git::repository_of);
+    let branch = folder.as_deref().and_then(trail_ingest::git::branch_of);
+    let host = env
+        .get("HOSTNAME")
+        .map(|h| h.to_string_lossy().into_owned())
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
+        .filter(|h| !h.is_empty());
+    trail_tui::Here {
+        repository,
+        folder,
+        branch,
+        host,
+    }
 }
 
 /// Returns where each source looks. `home` replaces the home directory (for the bundled
@@ -195,6 +225,8 @@ pub fn config_path(flag: Option<&Path>, env: &Env) -> Option<(PathBuf, bool)> {
 #[serde(default)]
 pub struct Config {
     pub usage: UsageConfig,
+    /// `[tui]`: the terminal browser's colours, keys and export folder.
+    pub tui: TuiSection,
     /// Prices per model id, USD per million tokens; they replace the shipped ones.
     pub prices: BTreeMap<String, PriceConfig>,
 }

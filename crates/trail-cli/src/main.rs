@@ -7,11 +7,13 @@ mod commands;
 mod config;
 mod error;
 mod output;
+mod tui_config;
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::config::Env;
 use crate::error::{CliError, CliResult};
@@ -37,7 +39,7 @@ struct Cli {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -74,6 +76,8 @@ enum Command {
     Why(commands::why::Args),
     /// Serve MCP on stdio so agents can search and read their history (--print-config AGENT)
     Mcp(commands::mcp::Args),
+    /// Browse and search every session in the terminal, as you type (also: `trail` alone)
+    Tui(commands::tui::Args),
 }
 
 /// What every command receives.
@@ -94,7 +98,19 @@ impl Ctx {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // `trail` alone opens the browser on a terminal; elsewhere it prints the help, as a
+    // missing subcommand always did.
+    let command = match cli.command.take() {
+        Some(c) => c,
+        None if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() => {
+            Command::Tui(commands::tui::Args::default())
+        }
+        None => {
+            eprintln!("{}", Cli::command().render_help());
+            return ExitCode::from(2);
+        }
+    };
     init_logging(cli.verbose);
     let env = Env::from_process();
     let ui = Ui::new(cli.color, env.get("NO_COLOR").is_some());
@@ -119,7 +135,7 @@ fn main() -> ExitCode {
         ui,
         config: loaded,
     };
-    let result = run(&mut ctx, cli.command).and_then(|code| {
+    let result = run(&mut ctx, command).and_then(|code| {
         ctx.ui.flush()?;
         Ok(code)
     });
@@ -148,6 +164,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Import(a) => commands::import::run(ctx, a),
         Command::Why(a) => commands::why::run(ctx, a),
         Command::Mcp(a) => commands::mcp::run(ctx, a),
+        Command::Tui(a) => commands::tui::run(ctx, a),
     }
 }
 

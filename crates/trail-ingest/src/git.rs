@@ -12,6 +12,14 @@ pub fn repository_of(cwd: &Path) -> Option<String> {
     owner_name(&url)
 }
 
+/// Returns the branch checked out in the checkout holding `cwd` (none on a detached HEAD or
+/// outside a checkout). A worktree's `HEAD` lives in its own git dir, not the shared one.
+pub fn branch_of(cwd: &Path) -> Option<String> {
+    let head = std::fs::read_to_string(find_git_dir(cwd)?.join("HEAD")).ok()?;
+    let branch = head.trim().strip_prefix("ref: refs/heads/")?;
+    (!branch.is_empty()).then(|| branch.to_string())
+}
+
 fn find_git_dir(start: &Path) -> Option<PathBuf> {
     let mut dir = Some(start);
     for _ in 0..64 {
@@ -117,6 +125,21 @@ mod tests {
             Some("sub/proj")
         );
         assert_eq!(owner_name("nothing"), None);
+    }
+
+    #[test]
+    fn reads_the_checked_out_branch() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
+        assert_eq!(
+            branch_of(&dir.path().join("src")).as_deref(),
+            Some("feature/x")
+        );
+        // Detached: a commit id, no branch.
+        std::fs::write(dir.path().join(".git/HEAD"), "3f2a9c1d\n").unwrap();
+        assert_eq!(branch_of(dir.path()), None);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //!
 //! No printing, no environment: the caller passes the store's path and the clock.
 
+mod browse;
 mod error;
 mod files;
 mod reports;
@@ -21,6 +22,7 @@ pub mod time;
 
 use std::path::{Path, PathBuf};
 
+pub use browse::InlineFilters;
 pub use error::{QueryError, Result};
 pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyVerdict};
 pub use reports::{parse_group, ReportFilter, ReportKind};

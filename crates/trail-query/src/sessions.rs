@@ -135,16 +135,12 @@ impl Query {
     /// checkpoints.
     pub fn detail(&self, r: &DetailRequest) -> Result<SessionDetail> {
         let id = self.resolve_id(&r.id)?;
-        let mut detail = self.store.session_detail(&id)?;
-        check_turn_range(&detail.session, r.from_turn, r.to_turn)?;
-        if r.from_turn.is_some() || r.to_turn.is_some() {
-            let lo = r.from_turn.unwrap_or(0);
-            let hi = r.to_turn.unwrap_or(i64::MAX);
-            detail
-                .messages
-                .retain(|m| m.turn_index.is_some_and(|t| t >= lo && t <= hi));
-        }
-        Ok(detail)
+        let session = self.store.session(&id)?;
+        check_turn_range(&session, r.from_turn, r.to_turn)?;
+        // Only the turns asked for are read (a one-turn preview of a huge session stays cheap).
+        let range = (r.from_turn.is_some() || r.to_turn.is_some())
+            .then(|| (r.from_turn.unwrap_or(0), r.to_turn.unwrap_or(i64::MAX)));
+        Ok(self.store.session_detail_turns(&id, range)?)
     }
 
     /// Continuation links (`trail resume ID --in AGENT`) touching any of `ids`, either way.

@@ -413,6 +413,35 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
+    /// Returns, for each of `ids` that has any, how many sessions descend from it (subagents,
+    /// forks and theirs, through `parent_session_id`; 64 levels at most, so corrupt links
+    /// cannot loop).
+    pub fn descendant_counts(
+        &self,
+        ids: &[String],
+    ) -> Result<std::collections::HashMap<String, i64>> {
+        let mut counts = std::collections::HashMap::new();
+        // One statement per id keeps every value bound and the plan on idx_sessions_parent; a
+        // browser asks for one page of ids at a time.
+        let mut stmt = self.conn.prepare_cached(
+            "WITH RECURSIVE below(id, depth) AS (
+                 SELECT id, 1 FROM sessions WHERE parent_session_id = ?1
+                 UNION
+                 SELECT s.id, below.depth + 1 FROM sessions s
+                 JOIN below ON s.parent_session_id = below.id
+                 WHERE below.depth < 64
+             )
+             SELECT count(DISTINCT id) FROM below",
+        )?;
+        for id in ids {
+            let n: i64 = stmt.query_row([id], |r| r.get(0))?;
+            if n > 0 {
+                counts.insert(id.clone(), n);
+            }
+        }
+        Ok(counts)
+    }
+
     /// Returns the session row of `id` if it exists.
     pub fn find_session(&self, id: &str) -> Result<Option<SessionRow>> {
         Ok(self
@@ -427,14 +456,31 @@ impl Store {
 
     /// Returns a session with everything `show` needs.
     pub fn session_detail(&self, id: &str) -> Result<SessionDetail> {
+        self.session_detail_turns(id, None)
+    }
+
+    /// Returns a session with everything `show` needs, its messages only those of turns
+    /// `lo..=hi` when a range is given. The range is applied in SQL, so a preview of one turn
+    /// of a session with megabytes of tool output reads only that turn's text.
+    pub fn session_detail_turns(
+        &self,
+        id: &str,
+        turns: Option<(i64, i64)>,
+    ) -> Result<SessionDetail> {
         let session = self.session(id)?;
+        let (lo, hi) = turns.unwrap_or((i64::MIN, i64::MAX));
         let mut stmt = self.conn.prepare(
             "SELECT seq, role, kind, text, tool_name, tool_call_id, tool_input, tool_output, is_error,
                     model, timestamp, is_sidechain, on_main_chain, turn_index
-             FROM messages WHERE session_id = ?1 ORDER BY seq",
+             FROM messages WHERE session_id = ?1
+               AND (?2 OR turn_index BETWEEN ?3 AND ?4)
+             ORDER BY seq",
         )?;
         let messages = stmt
-            .query_map([id], message_from_row)?
+            .query_map(
+                rusqlite::params![id, turns.is_none(), lo, hi],
+                message_from_row,
+            )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let subagents = self.subagent_sessions(id)?;
         let files = self

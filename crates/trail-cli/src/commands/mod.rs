@@ -14,6 +14,7 @@ pub mod sql;
 pub mod standup;
 pub mod statusline;
 pub mod tips;
+pub mod tui;
 pub mod usage;
 pub mod why;
 

@@ -1,0 +1,723 @@
+//! A session laid out for reading: header, turns, prompts, answers, tool calls folded to one
+//! line (expandable one at a time or all at once), thinking folded, subagents and forks shown
+//! where they branch off; wrapped to the view's width, with the search words marked.
+
+use std::collections::HashMap;
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use trail_query::{MessageRow, SessionDetail, SessionRow};
+use unicode_width::UnicodeWidthChar;
+
+use crate::safe::{one_line, visible};
+use crate::theme::Theme;
+
+/// Lines of an expanded tool input or output shown before the rest is summed up.
+const EXPANDED_LINES: usize = 400;
+
+/// What one entry of the transcript is.
+#[derive(Debug, Clone, PartialEq)]
+enum Entry {
+    Header,
+    Rule { turn: i64, at: Option<String> },
+    Prompt(usize),
+    Text(usize),
+    Thinking(usize),
+    Tool { call: usize, result: Option<usize> },
+    Subagent(usize),
+    Error(usize),
+    Summary(usize),
+    Compaction,
+    Interrupt(usize),
+    OffBranch(usize),
+}
+
+impl Entry {
+    fn foldable(&self) -> bool {
+        matches!(
+            self,
+            Entry::Thinking(_) | Entry::Tool { .. } | Entry::Summary(_)
+        )
+    }
+}
+
+/// One screen row: which entry it shows and whether it holds a search match.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub line: Line<'static>,
+    pub entry: usize,
+    pub matched: bool,
+}
+
+/// A transcript and the reader's place in it.
+pub struct Transcript {
+    pub detail: SessionDetail,
+    entries: Vec<(Entry, Option<i64>)>,
+    expanded: Vec<bool>,
+    /// Every tool input and output and the thinking shown (`f`).
+    pub all: bool,
+    terms: Vec<String>,
+    rows: Vec<Row>,
+    laid_out_for: Option<u16>,
+    /// The selected row.
+    pub cursor: usize,
+    /// The first row on screen.
+    pub offset: usize,
+    /// An entry whose first row takes the cursor once the rows are laid out again.
+    pending_entry: Option<usize>,
+}
+
+impl Transcript {
+    /// Lays out `detail`; `header` adds the session's facts on top (the preview pane leaves
+    /// them out).
+    pub fn new(detail: SessionDetail, terms: Vec<String>, header: bool) -> Transcript {
+        let entries = entries(&detail, header);
+        let expanded = vec![false; entries.len()];
+        Transcript {
+            detail,
+            entries,
+            expanded,
+            all: false,
+            terms,
+            rows: Vec::new(),
+            laid_out_for: None,
+            cursor: 0,
+            offset: 0,
+            pending_entry: None,
+        }
+    }
+
+    /// The session shown.
+    pub fn session(&self) -> &SessionRow {
+        &self.detail.session
+    }
+
+    /// The rows at `width` (laid out again only when the width or the folding changed).
+    pub fn rows(&mut self, width: u16, theme: &Theme) -> &[Row] {
+        if self.laid_out_for != Some(width) {
+            self.layout(width, theme);
+            if let Some(e) = self.pending_entry.take() {
+                if let Some(i) = self.rows.iter().position(|r| r.entry == e) {
+                    self.cursor = i;
+                }
+            }
+        }
+        &self.rows
+    }
+
+    fn layout(&mut self, width: u16, theme: &Theme) {
+        let mut rows = Vec::new();
+        for (i, (entry, _)) in self.entries.iter().enumerate() {
+            let open = self.all || self.expanded[i];
+            for (line, matched) in render_entry(&self.detail, entry, open, &self.terms, theme) {
+                for piece in wrap(line, width.max(8) as usize) {
+                    rows.push(Row {
+                        line: piece,
+                        entry: i,
+                        matched,
+                    });
+                }
+            }
+        }
+        self.rows = rows;
+        self.laid_out_for = Some(width);
+        self.cursor = self.cursor.min(self.rows.len().saturating_sub(1));
+    }
+
+    fn invalidate(&mut self) {
+        self.laid_out_for = None;
+    }
+
+    /// The entry under the cursor, when it opens something: a subagent's id.
+    pub fn subagent_at_cursor(&self) -> Option<&SessionRow> {
+        let row = self.rows.get(self.cursor)?;
+        match &self.entries[row.entry].0 {
+            Entry::Subagent(i) => self.detail.subagents.get(*i),
+            _ => None,
+        }
+    }
+
+    /// Folds or unfolds the entry under the cursor; returns false when it does not fold.
+    pub fn toggle_at_cursor(&mut self) -> bool {
+        let Some(entry) = self.rows.get(self.cursor).map(|r| r.entry) else {
+            return false;
+        };
+        if !self.entries[entry].0.foldable() {
+            return false;
+        }
+        self.expanded[entry] = !self.expanded[entry];
+        if self.all && !self.expanded[entry] {
+            // Folding one while everything is open: open all others explicitly.
+            self.all = false;
+            for (i, e) in self.entries.iter().enumerate() {
+                self.expanded[i] = i != entry && e.0.foldable();
+            }
+        }
+        self.keep_entry_at_cursor(entry);
+        true
+    }
+
+    /// Shows or hides every tool input and output and the thinking.
+    pub fn toggle_all(&mut self) {
+        let entry = self.rows.get(self.cursor).map(|r| r.entry);
+        self.all = !self.all;
+        self.expanded.iter_mut().for_each(|e| *e = false);
+        if let Some(entry) = entry {
+            self.keep_entry_at_cursor(entry);
+        } else {
+            self.invalidate();
+        }
+    }
+
+    /// After a change of folding, puts the cursor back on the first row of `entry`.
+    fn keep_entry_at_cursor(&mut self, entry: usize) {
+        self.invalidate();
+        self.pending_entry = Some(entry);
+    }
+
+    /// Moves the cursor by `delta` rows.
+    pub fn move_by(&mut self, delta: isize) {
+        let last = self.rows.len().saturating_sub(1);
+        self.cursor = self.cursor.saturating_add_signed(delta).min(last);
+    }
+
+    /// Cursor to the first row.
+    pub fn top(&mut self) {
+        self.cursor = 0;
+    }
+
+    /// Cursor to the last row.
+    pub fn bottom(&mut self) {
+        self.cursor = self.rows.len().saturating_sub(1);
+    }
+
+    /// Moves to the next (or previous) row with a match; false when there is none that way.
+    pub fn jump_match(&mut self, forward: bool) -> bool {
+        let found = if forward {
+            (self.cursor + 1..self.rows.len()).find(|&i| self.rows[i].matched)
+        } else {
+            (0..self.cursor).rev().find(|&i| self.rows[i].matched)
+        };
+        match found {
+            Some(i) => {
+                self.cursor = i;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Puts the cursor on the first match in `turn` (or the turn's first row, or the first
+    /// match anywhere when no turn is given).
+    pub fn go_to_turn(&mut self, turn: Option<i64>) {
+        let in_turn = |r: &Row| turn.is_none() || self.entries[r.entry].1 == turn;
+        if let Some(i) = self.rows.iter().position(|r| r.matched && in_turn(r)) {
+            self.cursor = i;
+        } else if let Some(i) = turn.and_then(|_| self.rows.iter().position(in_turn)) {
+            self.cursor = i;
+        }
+    }
+
+    /// Scrolls so that the cursor is on screen, with a little context above it.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        if height == 0 {
+            return;
+        }
+        if self.cursor < self.offset {
+            self.offset = self.cursor.saturating_sub(2.min(height / 4));
+        } else if self.cursor >= self.offset + height {
+            self.offset = self.cursor + 1 - height;
+        }
+        let max = self.rows.len().saturating_sub(height);
+        self.offset = self.offset.min(max);
+    }
+
+    /// Scrolls the view (mouse wheel) by `delta` rows, the cursor following.
+    pub fn scroll_by(&mut self, delta: isize, height: usize) {
+        let max = self.rows.len().saturating_sub(height);
+        self.offset = self.offset.saturating_add_signed(delta).min(max);
+        self.cursor = self
+            .cursor
+            .clamp(self.offset, (self.offset + height).saturating_sub(1));
+        self.cursor = self.cursor.min(self.rows.len().saturating_sub(1));
+    }
+
+    /// How many rows hold a match.
+    pub fn match_count(&self) -> usize {
+        self.rows.iter().filter(|r| r.matched).count()
+    }
+}
+
+/// Orders what a transcript shows: the main chain's messages turn by turn, each subagent right
+/// after the tool call that started it, and forks (no tool call) where their time falls.
+fn entries(d: &SessionDetail, header: bool) -> Vec<(Entry, Option<i64>)> {
+    let mut out = Vec::new();
+    if header {
+        out.push((Entry::Header, None));
+    }
+    let results: HashMap<&str, usize> = d
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.kind.as_deref() == Some("tool_result"))
+        .filter_map(|(i, m)| m.tool_call_id.as_deref().map(|id| (id, i)))
+        .collect();
+    let mut by_call: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut unplaced: Vec<usize> = Vec::new();
+    let call_ids: std::collections::HashSet<&str> = d
+        .messages
+        .iter()
+        .filter(|m| m.kind.as_deref() == Some("tool_call"))
+        .filter_map(|m| m.tool_call_id.as_deref())
+        .collect();
+    for (i, s) in d.subagents.iter().enumerate() {
+        match s.parent_tool_call_id.as_deref() {
+            Some(call) if call_ids.contains(call) => by_call.entry(call).or_default().push(i),
+            _ => unplaced.push(i),
+        }
+    }
+    let mut current: Option<i64> = None;
+    let mut off_branch = 0;
+    for (i, m) in d.messages.iter().enumerate() {
+        if !m.on_main_chain {
+            off_branch += 1;
+            continue;
+        }
+        let Some(turn) = m.turn_index else { continue };
+        // Forks started before this message go in before it.
+        if let Some(ts) = m.timestamp.as_deref() {
+            unplaced.retain(|&s| {
+                let before = d.subagents[s].created_at.as_deref().is_some_and(|c| c < ts);
+                if before {
+                    out.push((Entry::Subagent(s), current));
+                }
+                !before
+            });
+        }
+        if current != Some(turn) {
+            current = Some(turn);
+            out.push((
+                Entry::Rule {
+                    turn,
+                    at: m.timestamp.clone(),
+                },
+                current,
+            ));
+        }
+        let entry = match m.kind.as_deref() {
+            Some("prompt") => Entry::Prompt(i),
+            Some("text") => Entry::Text(i),
+            Some("thinking") if m.text.as_deref().is_some_and(|t| !t.is_empty()) => {
+                Entry::Thinking(i)
+            }
+            Some("tool_call") => Entry::Tool {
+                call: i,
+                result: m
+                    .tool_call_id
+                    .as_deref()
+                    .and_then(|id| results.get(id).copied()),
+            },
+            Some("error") => Entry::Error(i),
+            Some("summary") => Entry::Summary(i),
+            Some("compaction") => Entry::Compaction,
+            Some("meta")
+                if m.text
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("[Request interrupted")) =>
+            {
+                Entry::Interrupt(i)
+            }
+            _ => continue,
+        };
+        out.push((entry, current));
+        if let Some(subs) = m.tool_call_id.as_deref().and_then(|id| by_call.get(id)) {
+            if m.kind.as_deref() == Some("tool_call") {
+                out.extend(subs.iter().map(|&s| (Entry::Subagent(s), current)));
+            }
+        }
+    }
+    out.extend(unplaced.into_iter().map(|s| (Entry::Subagent(s), current)));
+    if off_branch > 0 {
+        out.push((Entry::OffBranch(off_branch), None));
+    }
+    out
+}
+
+/// One entry's lines (before wrapping), each with whether it holds a match.
+fn render_entry(
+    d: &SessionDetail,
+    entry: &Entry,
+    open: bool,
+    terms: &[String],
+    theme: &Theme,
+) -> Vec<(Line<'static>, bool)> {
+    let msg = |i: usize| -> &MessageRow { &d.messages[i] };
+    let text_of = |i: usize| msg(i).text.as_deref().unwrap_or("");
+    let mut out = Vec::new();
+    let block = |prefix: &'static str, text: &str, style: Style, out: &mut Vec<_>| {
+        for l in text.lines() {
+            let (mut spans, m) = highlight(&visible(l), style, terms, theme);
+            spans.insert(0, Span::styled(prefix, style));
+            out.push((Line::from(spans), m));
+        }
+    };
+    match entry {
+        Entry::Header => {
+            let s = &d.session;
+            let title = one_line(s.title.as_deref().unwrap_or("(untitled)"));
+            out.push((Line::from(Span::styled(title, theme.bold)), false));
+            let mut facts = vec![s.id.clone(), s.source.clone()];
+            facts.extend(s.repository.as_deref().map(one_line));
+            facts.extend(
+                s.branch
+                    .as_deref()
+                    .map(|b| format!("branch {}", one_line(b))),
+            );
+            facts.extend(s.cwd.as_deref().map(one_line));
+            out.push((
+                Line::from(Span::styled(facts.join(" · "), theme.dim)),
+                false,
+            ));
+            let mut line = format!(
+                "{} → {} · {} turns",
+                trail_render::when(s.created_at.as_deref()),
+                trail_render::when(s.updated_at.as_deref()),
+                s.turns
+            );
+            if s.total_tokens() > 0 {
+                line.push_str(&format!(
+                    " · {} tokens",
+                    trail_render::tokens(s.total_tokens())
+                ));
+            }
+            if !s.models.is_empty() {
+                line.push_str(&format!(" · {}", one_line(&s.models.join(", "))));
+            }
+            out.push((Line::from(Span::styled(line, theme.dim)), false));
+            if let Some(p) = &s.parent_session_id {
+                out.push((
+                    Line::from(Span::styled(
+                        format!("subagent of {}", one_line(p)),
+                        theme.dim,
+                    )),
+                    false,
+                ));
+            }
+        }
+        Entry::Rule { turn, at } => {
+            out.push((Line::default(), false));
+            let label = format!("── turn {turn} · {} ", trail_render::when(at.as_deref()));
+            let fill = "─".repeat(60usize.saturating_sub(label.chars().count()));
+            out.push((Line::from(Span::styled(label + &fill, theme.accent)), false));
+        }
+        Entry::Prompt(i) => {
+            let text = text_of(*i);
+            for (n, l) in text.lines().enumerate() {
+                let (mut spans, m) = highlight(&visible(l), theme.prompt, terms, theme);
+                spans.insert(
+                    0,
+                    Span::styled(if n == 0 { "❯ " } else { "  " }, theme.prompt),
+                );
+                out.push((Line::from(spans), m));
+            }
+        }
+        Entry::Text(i) => block("  ", text_of(*i), Style::default(), &mut out),
+        Entry::Thinking(i) => {
+            let text = text_of(*i);
+            if open {
+                block("  ┊ ", text, theme.dim, &mut out);
+            } else {
+                let m = matches_any(text, terms);
+                out.push((
+                    Line::from(Span::styled(
+                        format!("  ┊ thinking ({} chars)", text.chars().count()),
+                        theme.dim,
+                    )),
+                    m,
+                ));
+            }
+        }
+        Entry::Tool { call, result } => {
+            let m = msg(*call);
+            let result = result.map(msg);
+            let (mark, mark_style) = match result {
+                Some(r) if r.is_error => ("✗", theme.error),
+                Some(_) => ("✓", theme.ok),
+                None => ("…", theme.dim),
+            };
+            let name = one_line(m.tool_name.as_deref().unwrap_or("tool"));
+            let input = m.tool_input.as_deref().unwrap_or("");
+            let output = result.and_then(|r| r.tool_output.as_deref()).unwrap_or("");
+            let (mut spans, matched) =
+                highlight(&tool_summary(input), Style::default(), terms, theme);
+            spans.splice(
+                0..0,
+                [
+                    Span::styled(if open { "  ▾ " } else { "  ▸ " }, theme.dim),
+                    Span::styled(format!("{mark} "), mark_style),
+                    Span::styled(format!("{name} "), theme.tool),
+                ],
+            );
+            let hidden_match = !open && (matches_any(input, terms) || matches_any(output, terms));
+            out.push((Line::from(spans), matched || hidden_match));
+            if open {
+                let pretty = pretty_json(input);
+                capped(&pretty, "      ", theme.dim, terms, theme, &mut out);
+                if result.is_some() {
+                    out.push((
+                        Line::from(Span::styled("      ── output ──", theme.dim)),
+                        false,
+                    ));
+                    capped(output, "      ", Style::default(), terms, theme, &mut out);
+                }
+            }
+        }
+        Entry::Subagent(i) => {
+            let s = &d.subagents[*i];
+            let kind = if s.parent_tool_call_id.is_some() {
+                "subagent"
+            } else {
+                "fork"
+            };
+            out.push((
+                Line::from(vec![
+                    Span::styled(format!("  ↳ {kind} "), theme.accent),
+                    Span::styled(
+                        one_line(s.title.as_deref().unwrap_or("(untitled)")),
+                        theme.bold,
+                    ),
+                    Span::styled(format!(" · {} turns · enter opens it", s.turns), theme.dim),
+                ]),
+                false,
+            ));
+        }
+        Entry::Error(i) => block("  ! ", text_of(*i), theme.error, &mut out),
+        Entry::Summary(i) => {
+            let text = text_of(*i);
+            out.push((
+                Line::from(Span::styled(
+                    format!("  ≡ summary ({} chars)", text.chars().count()),
+                    theme.accent,
+                )),
+                !open && matches_any(text, terms),
+            ));
+            if open {
+                block("    ", text, Style::default(), &mut out);
+            }
+        }
+        Entry::Compaction => out.push((
+            Line::from(Span::styled("  ≡ conversation compacted", theme.accent)),
+            false,
+        )),
+        Entry::Interrupt(i) => out.push((
+            Line::from(Span::styled(
+                format!("  {}", one_line(text_of(*i))),
+                theme.error,
+            )),
+            false,
+        )),
+        Entry::OffBranch(n) => {
+            out.push((Line::default(), false));
+            out.push((
+                Line::from(Span::styled(
+                    format!("{n} messages on abandoned branches (rewinds, retries) are kept in the store"),
+                    theme.dim,
+                )),
+                false,
+            ));
+        }
+    }
+    out
+}
+
+/// Lines of a long text, cut after [`EXPANDED_LINES`] with a count of the rest.
+fn capped(
+    text: &str,
+    prefix: &'static str,
+    style: Style,
+    terms: &[String],
+    theme: &Theme,
+    out: &mut Vec<(Line<'static>, bool)>,
+) {
+    let mut lines = text.lines();
+    for l in lines.by_ref().take(EXPANDED_LINES) {
+        let (mut spans, m) = highlight(&visible(l), style, terms, theme);
+        spans.insert(0, Span::styled(prefix, style));
+        out.push((Line::from(spans), m));
+    }
+    let rest = lines.count();
+    if rest > 0 {
+        out.push((
+            Line::from(Span::styled(
+                format!("{prefix}… {rest} more lines (`trail show --full` prints them all)"),
+                theme.dim,
+            )),
+            false,
+        ));
+    }
+}
+
+/// One line describing a tool call: its command, path or pattern when it has one.
+fn tool_summary(input: &str) -> String {
+    let v: serde_json::Value = match serde_json::from_str(input) {
+        Ok(v) => v,
+        Err(_) => return one_line(input),
+    };
+    for key in [
+        "command",
+        "cmd",
+        "file_path",
+        "path",
+        "filePath",
+        "notebook_path",
+        "pattern",
+        "url",
+        "query",
+        "description",
+        "prompt",
+    ] {
+        if let Some(s) = v.get(key).and_then(|x| x.as_str()) {
+            return one_line(s);
+        }
+    }
+    one_line(&v.to_string())
+}
+
+fn pretty_json(s: &str) -> String {
+    if s.len() > 1 << 20 {
+        return s.to_string();
+    }
+    serde_json::from_str::<serde_json::Value>(s)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| s.to_string())
+}
+
+/// The words of a search box worth marking: not operators, not what follows NOT, not filters.
+pub fn terms_of(query: &str) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    let mut after_not = false;
+    for w in query.split(|c: char| c.is_whitespace() || c == '"') {
+        let w = w.trim_end_matches('*');
+        if w.is_empty() {
+            continue;
+        }
+        let excluded = std::mem::replace(&mut after_not, w == "NOT");
+        if excluded || matches!(w, "AND" | "OR" | "NOT") || !w.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        if !terms.iter().any(|t| t.eq_ignore_ascii_case(w)) {
+            terms.push(w.to_string());
+        }
+    }
+    // Longest first, so a longer word wins over a word inside it.
+    terms.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    terms
+}
+
+fn matches_any(text: &str, terms: &[String]) -> bool {
+    !terms.is_empty() && find_term(text, 0, terms).is_some()
+}
+
+/// The next match at or after byte `from`: (start, length).
+fn find_term(text: &str, from: usize, terms: &[String]) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    (from..bytes.len()).find_map(|i| {
+        if !text.is_char_boundary(i) {
+            return None;
+        }
+        terms.iter().find_map(|t| {
+            let t = t.as_bytes();
+            let end = i + t.len();
+            (end <= bytes.len()
+                && bytes[i..end].eq_ignore_ascii_case(t)
+                && text.is_char_boundary(end))
+            .then_some((i, t.len()))
+        })
+    })
+}
+
+/// Splits already-visible `text` into spans with the search words marked; also says whether
+/// any was found. ASCII words match whatever their case.
+pub fn highlight(
+    text: &str,
+    base: Style,
+    terms: &[String],
+    theme: &Theme,
+) -> (Vec<Span<'static>>, bool) {
+    let mut spans = Vec::new();
+    let mut last = 0;
+    let mut found = false;
+    if !terms.is_empty() {
+        let mut at = 0;
+        while let Some((i, len)) = find_term(text, at, terms) {
+            found = true;
+            if i > last {
+                spans.push(Span::styled(text[last..i].to_string(), base));
+            }
+            spans.push(Span::styled(
+                text[i..i + len].to_string(),
+                base.patch(theme.matched),
+            ));
+            last = i + len;
+            at = last;
+        }
+    }
+    if last < text.len() || spans.is_empty() {
+        spans.push(Span::styled(text[last..].to_string(), base));
+    }
+    (spans, found)
+}
+
+/// Cuts a line into rows of at most `width` columns, keeping each span's style.
+pub fn wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    let mut current: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let style = span.style;
+        let mut piece = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > width && used > 0 {
+                if !piece.is_empty() {
+                    current.push(Span::styled(std::mem::take(&mut piece), style));
+                }
+                rows.push(Line::from(std::mem::take(&mut current)));
+                used = 0;
+            }
+            piece.push(c);
+            used += w;
+        }
+        if !piece.is_empty() {
+            current.push(Span::styled(piece, style));
+        }
+    }
+    rows.push(Line::from(current));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_leave_out_operators_and_excluded_words() {
+        assert_eq!(
+            terms_of("\"Imperial units\" OR metric* NOT x"),
+            vec!["Imperial", "metric", "units"]
+        );
+    }
+
+    #[test]
+    fn wrapping_keeps_every_character_and_styles() {
+        let theme = Theme::new(&crate::theme::Colors::default(), false);
+        let (spans, found) =
+            highlight("abc units def", Style::default(), &["UNITS".into()], &theme);
+        assert!(found);
+        let rows = wrap(Line::from(spans), 5);
+        let text: Vec<String> = rows.iter().map(|l| l.to_string()).collect();
+        assert_eq!(text, vec!["abc u", "nits ", "def"]);
+        assert_eq!(rows[1].spans[0].style, theme.matched);
+    }
+}
