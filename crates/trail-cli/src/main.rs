@@ -66,6 +66,8 @@ enum Command {
     Import(commands::import::Args),
     /// Show the sessions that read or edited a file; with :LINE, the session behind that line
     Why(commands::why::Args),
+    /// Serve a local web viewer for every session (127.0.0.1 only; --watch keeps it fresh)
+    Serve(commands::serve::Args),
 }
 
 /// What every command receives.
@@ -118,6 +120,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Export(a) => commands::export::run(ctx, a),
         Command::Import(a) => commands::import::run(ctx, a),
         Command::Why(a) => commands::why::run(ctx, a),
+        Command::Serve(a) => commands::serve::run(ctx, a),
     }
 }
 

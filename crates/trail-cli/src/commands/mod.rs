@@ -8,6 +8,7 @@ pub mod index;
 pub mod list;
 pub mod resume;
 pub mod search;
+pub mod serve;
 pub mod show;
 pub mod sql;
 pub mod standup;
