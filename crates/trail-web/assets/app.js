@@ -13,6 +13,8 @@
       if (text !== undefined && text !== null) { e.textContent = text; }
       return e;
     };
+    // As the server writes times: 2026-11-20 09:00.
+    var when = function (t) { return t && t.length >= 16 ? t.slice(0, 10) + " " + t.slice(11, 16) : (t || ""); };
     var show = function (status, body, q) {
       results.textContent = "";
       if (status !== 200) {
@@ -31,7 +33,7 @@
         if (h.turn !== null && h.turn !== undefined) { href += "#turn-" + h.turn; }
         link.setAttribute("href", href);
         item.appendChild(link);
-        var facts = [h.source, h.repository || h.cwd || "", h.turn === null ? "" : "turn " + h.turn, h.timestamp || ""];
+        var facts = [h.source, h.repository || h.cwd || "", h.turn === null ? "" : "turn " + h.turn, when(h.timestamp)];
         item.appendChild(el("span", "muted", " " + facts.filter(Boolean).join(" · ")));
         var snippet = el("div", "snippet");
         String(h.snippet).split("**").forEach(function (part, i) {
