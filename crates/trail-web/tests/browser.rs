@@ -6,6 +6,8 @@
 //! Without chromium and chromedriver the test says it was skipped, except in CI (`CI=true`),
 //! where it fails: `.ci/run` installs them.
 
+#![allow(clippy::print_stderr)] // says when the browser test is skipped
+
 mod common;
 
 use std::path::{Path, PathBuf};
