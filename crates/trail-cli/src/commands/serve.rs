@@ -46,7 +46,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let bind = args.bind.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     if !bind.is_loopback() {
         eprintln!(
-            "warning: serving on {bind}: anyone who can reach this address can read every session in the store (the Host check still refuses other names)"
+            "warning: serving on {bind}: anyone who can reach this address can read every session in the store; requests must name it (Host {bind}:PORT) or a loopback name, others are refused"
         );
     }
     let watch = args.watch.then(|| WatchConfig {
