@@ -109,13 +109,15 @@ impl WebServer {
     pub async fn bind(config: WebConfig) -> Result<WebServer, WebError> {
         let (state_tx, _) = tokio::sync::watch::channel(IndexState::default());
         let mut watcher = None;
-        if let Some(w) = &config.watch {
-            // The first index runs before the server answers, so the store exists.
-            watcher = Some(watch::Watcher::start(
-                config.store.clone(),
-                w.clone(),
-                state_tx.clone(),
-            )?);
+        if let Some(w) = config.watch.clone() {
+            // The first index runs before the server answers, so the store exists; it is
+            // synchronous work, kept off the async threads.
+            let (store, publish) = (config.store.clone(), state_tx.clone());
+            watcher = Some(
+                tokio::task::spawn_blocking(move || watch::Watcher::start(store, w, publish))
+                    .await
+                    .map_err(|e| WebError::internal(format!("the first index failed: {e}")))??,
+            );
         }
         let pool = Arc::new(Pool::new(config.store.clone(), config.readers.max(1)));
         // Fails early (and says how to make a store) when there is none.

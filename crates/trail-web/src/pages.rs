@@ -466,6 +466,37 @@ fn usage_table(out: &mut Page, redactor: &Redactor, r: &UsageReport, key: &str) 
     out.raw("</tbody></table>\n");
 }
 
+/// Day bars with the days that had no usage put back as empty bars, so the time axis is even
+/// (only when every key is a date and the span is at most a few years).
+fn fill_days(bars: Vec<Bar>) -> Vec<Bar> {
+    use chrono::NaiveDate;
+    let dates: Option<Vec<NaiveDate>> = bars
+        .iter()
+        .map(|b| NaiveDate::parse_from_str(&b.label, "%Y-%m-%d").ok())
+        .collect();
+    let Some(dates) = dates else {
+        return bars;
+    };
+    let (Some(lo), Some(hi)) = (dates.iter().min().copied(), dates.iter().max().copied()) else {
+        return bars;
+    };
+    if (hi - lo).num_days() > 1500 {
+        return bars;
+    }
+    let mut by_day: std::collections::HashMap<NaiveDate, Bar> =
+        dates.into_iter().zip(bars).collect();
+    lo.iter_days()
+        .take_while(|d| *d <= hi)
+        .map(|d| {
+            by_day.remove(&d).unwrap_or_else(|| Bar {
+                label: d.format("%Y-%m-%d").to_string(),
+                value: 0.0,
+                shown: "nothing".into(),
+            })
+        })
+        .collect()
+}
+
 /// `/usage`: tokens and cost by day, model and agent, as SVG charts and tables.
 pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
     let p = Params::new(pairs);
@@ -493,8 +524,8 @@ pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> R
                 esc(&by_day.time_zone)
             ));
             out.raw("<h2>By day</h2>\n");
-            out.raw(&charts::columns("Tokens by day", &usage_bars(&by_day, false), "tokens"));
-            out.raw(&charts::columns("Cost by day (USD)", &usage_bars(&by_day, true), "cost"));
+            out.raw(&charts::columns("Tokens by day", &fill_days(usage_bars(&by_day, false)), "tokens"));
+            out.raw(&charts::columns("Cost by day (USD)", &fill_days(usage_bars(&by_day, true)), "cost"));
             out.raw("<h2>By model</h2>\n");
             out.raw(&charts::rows("Tokens by model", &usage_bars(&by_model, false), "tokens"));
             usage_table(&mut out, r, &by_model, "Model");
@@ -903,4 +934,30 @@ pub(crate) async fn why(State(state): State<Shared>, Query(pairs): Pairs) -> Res
         })
         .await
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bar(label: &str, value: f64) -> Bar {
+        Bar {
+            label: label.into(),
+            value,
+            shown: String::new(),
+        }
+    }
+
+    #[test]
+    fn day_bars_get_their_empty_days_back() {
+        let filled = fill_days(vec![bar("2026-11-20", 3.0), bar("2026-11-23", 1.0)]);
+        let labels: Vec<&str> = filled.iter().map(|b| b.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23"]
+        );
+        assert_eq!(filled[1].value, 0.0);
+        // Not dates: left alone.
+        assert_eq!(fill_days(vec![bar("claude", 1.0)]).len(), 1);
+    }
 }
