@@ -516,7 +516,7 @@ pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> R
             out.raw(&report_form(&p, "/usage", ""));
             let t = &by_day.totals;
             out.fmt(format_args!(
-                "<div class=\"cards\"><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>{}</b>cost</div><div class=\"card\"><b>{}</b>requests</div><div class=\"card\"><b>{}</b>days (time zone {})</div></div>\n",
+                "<div class=\"cards\"><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>{}</b>cost</div><div class=\"card\"><b>{}</b>requests</div><div class=\"card\"><b>{}</b>days with usage (time zone {})</div></div>\n",
                 tokens(t.total_tokens),
                 usd(t.cost_usd),
                 t.requests,
