@@ -4,7 +4,7 @@ and a 300-turn transcript (streamed: first byte and whole page), then a bounded 
 test with wrk (200 connections, at most 30 s, 127.0.0.1 only) reporting requests/s and errors.
 
 usage: python3 bench/web.py [--store STORE] [--total-mib 64] [--runs 50] [--duration 20]
-                            [--connections 200]
+                            [--connections 200] [--no-build]
 
 Without --store it builds one: a corpus from ../shared/bench/gen_claude_corpus.py (--total-mib;
 the 1 GiB store of bench/run.py --keep can be given with --store instead) plus one generated
@@ -92,10 +92,12 @@ def main():
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--connections", type=int, default=200)
+    ap.add_argument("--no-build", action="store_true", help="use the release binary as it is")
     a = ap.parse_args()
     if a.duration > 30:
         sys.exit("the load test runs 30 s at most")
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
+    if not a.no_build:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
     trail = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "trail")
     work = tempfile.mkdtemp(prefix="trail-web-bench-")
     store = a.store
