@@ -78,6 +78,8 @@ enum Command {
     Mcp(commands::mcp::Args),
     /// Browse and search every session in the terminal, as you type (also: `trail` alone)
     Tui(commands::tui::Args),
+    /// Serve a local web viewer for every session (127.0.0.1 only; --watch keeps it fresh)
+    Serve(commands::serve::Args),
 }
 
 /// What every command receives.
@@ -165,6 +167,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Why(a) => commands::why::run(ctx, a),
         Command::Mcp(a) => commands::mcp::run(ctx, a),
         Command::Tui(a) => commands::tui::run(ctx, a),
+        Command::Serve(a) => commands::serve::run(ctx, a),
     }
 }
 

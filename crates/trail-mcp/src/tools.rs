@@ -415,6 +415,7 @@ pub fn list_sessions(cx: &Ctx<'_>, a: ListArgs) -> ToolResult {
         include_subagents: a.include_subagents.unwrap_or(false),
         limit: a.limit.unwrap_or(20).clamp(1, 100) as usize,
         cursor: a.cursor.clone(),
+        ..ListRequest::default()
     };
     let page = cx.query.list(&request, &cx.clock)?;
     let rows = page.sessions;

@@ -3,25 +3,13 @@
 //! filters a person types into a search box (`source:codex repo:web since:7d fix the bug`).
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use serde::Serialize;
-use trail_store::Store;
 
 use crate::sessions::SessionFilter;
-use crate::{Query, QueryError, Result};
+use crate::{Query, Result};
 
 impl Query {
-    /// Opens an existing store for reading only: no migrations, no writes (a browser's
-    /// background thread reads while `trail index` may be writing). A store that does not
-    /// exist is [`QueryError::NoStore`].
-    pub fn open_read_only(path: &Path) -> Result<Query> {
-        if !path.exists() {
-            return Err(QueryError::NoStore(path.to_path_buf()));
-        }
-        Ok(Query::from_store(Store::open_read_only(path)?))
-    }
-
     /// Returns, for each of `ids` that has any, how many sessions descend from it (subagents,
     /// forks, their own subagents), so a list of root sessions can show `+N` beside each.
     pub fn descendant_counts(&self, ids: &[String]) -> Result<HashMap<String, i64>> {
@@ -82,7 +70,12 @@ impl InlineFilters {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
+    use trail_store::Store;
+
     use super::*;
+    use crate::QueryError;
 
     #[test]
     fn filters_are_split_from_the_words() {

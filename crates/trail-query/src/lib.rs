@@ -27,7 +27,7 @@ pub use error::{QueryError, Result};
 pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyVerdict};
 pub use reports::{parse_group, ReportFilter, ReportKind};
 pub use resume::{reopen_command, shell_quote, Reopen};
-pub use search::SearchRequest;
+pub use search::{highlight_terms, open_command, JsonHit, SearchRequest};
 pub use sessions::{cursor_after, DetailRequest, ListRequest, SessionFilter, SessionPage};
 pub use sql::{SqlRequest, SQL_SCHEMA_SUMMARY};
 pub use time::{parse_time, Clock};
@@ -58,6 +58,20 @@ impl Query {
             return Err(QueryError::NoStore(path.to_path_buf()));
         }
         let store = Store::open(path)?;
+        Ok(Query {
+            store,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens the store at `path` for reading only: no migration, no write can happen through
+    /// it (a viewer's pool of handles). A store that does not exist yet is
+    /// [`QueryError::NoStore`].
+    pub fn open_read_only(path: &Path) -> Result<Query> {
+        if !path.exists() {
+            return Err(QueryError::NoStore(path.to_path_buf()));
+        }
+        let store = Store::open_read_only(path)?;
         Ok(Query {
             store,
             path: path.to_path_buf(),

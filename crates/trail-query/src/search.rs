@@ -3,11 +3,11 @@
 
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
-use trail_store::{SearchOptions, SearchResults, SearchSort};
+use trail_store::{SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, HIT_START};
 
 use crate::sessions::SessionFilter;
 use crate::time::Clock;
-use crate::{Query, QueryError, Result};
+use crate::{shell_quote, Query, QueryError, Result};
 
 /// Hits a search returns at most, whatever the caller asks.
 pub const MAX_HITS: usize = 500;
@@ -96,5 +96,105 @@ impl Query {
                 n => n.min(MAX_HITS),
             },
         })?)
+    }
+}
+
+/// A hit as every frontend's JSON shows it (`trail search --json`, the web viewer's
+/// `/api/search`; docs/json.md): matches between `**`, and the command that opens the hit.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct JsonHit {
+    pub session_id: String,
+    pub title: Option<String>,
+    pub source: String,
+    pub repository: Option<String>,
+    pub branch: Option<String>,
+    pub cwd: Option<String>,
+    pub turn: Option<i64>,
+    pub seq: i64,
+    pub role: Option<String>,
+    pub kind: Option<String>,
+    pub tool_name: Option<String>,
+    pub timestamp: Option<String>,
+    pub field: String,
+    /// Matches between `**` marks.
+    pub snippet: String,
+    pub score: f64,
+    /// The command that opens the hit.
+    pub open: String,
+}
+
+impl JsonHit {
+    /// The JSON shape of hit `h` found by `query`.
+    pub fn new(h: &SearchHit, query: &str) -> JsonHit {
+        JsonHit {
+            session_id: h.session_id.clone(),
+            title: h.title.clone(),
+            source: h.source.clone(),
+            repository: h.repository.clone(),
+            branch: h.branch.clone(),
+            cwd: h.cwd.clone(),
+            turn: h.turn,
+            seq: h.seq,
+            role: h.role.clone(),
+            kind: h.kind.clone(),
+            tool_name: h.tool_name.clone(),
+            timestamp: h.timestamp.clone(),
+            field: h.field.clone(),
+            snippet: h.snippet.replace([HIT_START, HIT_END], "**"),
+            score: h.score,
+            open: open_command(&h.session_id, h.turn, query),
+        }
+    }
+}
+
+/// The `trail show` command that opens a hit in session `id` (whole, or a unique prefix): its
+/// turn, with the query's words marked.
+pub fn open_command(id: &str, turn: Option<i64>, query: &str) -> String {
+    let mut cmd = format!("trail show {}", shell_quote(id));
+    if let Some(t) = turn {
+        cmd.push_str(&format!(" --turn {t}"));
+    } else {
+        cmd.push_str(" --full");
+    }
+    cmd.push_str(" --highlight ");
+    cmd.push_str(&shell_quote(query));
+    cmd
+}
+
+/// The words of a search query worth marking where they appear: operators (`AND`, `OR`,
+/// `NOT`), what follows `NOT`, quotes and a trailing `*` left out; each word once (ASCII case
+/// folded), longest first so a longer word wins over a word inside it.
+pub fn highlight_terms(query: &str) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    let mut after_not = false;
+    for w in query.split(|c: char| c.is_whitespace() || c == '"') {
+        let w = w.trim_end_matches('*');
+        if w.is_empty() {
+            continue;
+        }
+        // What follows NOT is what the search excluded: nothing to mark.
+        let excluded = std::mem::replace(&mut after_not, w == "NOT");
+        if excluded || matches!(w, "AND" | "OR" | "NOT") || !w.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        if !terms.iter().any(|t| t.eq_ignore_ascii_case(w)) {
+            terms.push(w.to_string());
+        }
+    }
+    terms.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    terms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlight_terms_leave_out_operators_and_excluded_words() {
+        assert_eq!(
+            highlight_terms("\"Imperial units\" OR metric* NOT x units"),
+            vec!["Imperial", "metric", "units"]
+        );
+        assert!(highlight_terms("  * \"\" ").is_empty());
     }
 }

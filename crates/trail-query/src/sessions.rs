@@ -62,6 +62,8 @@ pub struct ListRequest {
     pub limit: usize,
     /// Where the previous page stopped ([`SessionPage::next_cursor`]).
     pub cursor: Option<String>,
+    /// Least recently active first (a cursor is only good for the order that gave it).
+    pub oldest_first: bool,
 }
 
 /// Sessions, newest first, and where the next page starts.
@@ -117,6 +119,7 @@ impl Query {
             limit: limit.map(|l| l + 1),
             include_subagents: r.include_subagents,
             after,
+            oldest_first: r.oldest_first,
         })?;
         let next_cursor = match limit {
             Some(l) if sessions.len() > l => {

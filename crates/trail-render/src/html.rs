@@ -8,7 +8,7 @@ use std::io::Write;
 
 use trail_store::{ExportMessage, SessionRow};
 
-use crate::text::{self, escape_html, omitted, pretty_input};
+use crate::text::{self, escape_html, escape_html_marked, omitted, pretty_input};
 use crate::{file_name, for_each_turn_message, Exporter, Format, Result, Subagents};
 
 /// HTML pages show more of a tool's output than Markdown (it is collapsed).
@@ -17,7 +17,8 @@ const HTML_OUTPUT_CHARS: usize = text::OUTPUT_CHARS * 5;
 /// Nesting depth past which subagents are only linked.
 const MAX_DEPTH: usize = 4;
 
-const STYLE: &str = r#"
+/// The export's stylesheet (light and dark), for viewers that show its fragments.
+pub const STYLE: &str = r#"
 :root{--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--user:#ddf4ff;--tool:#f6f8fa;--err:#cf222e;--ok:#1a7f37;--think:#fbf7ff}
 @media (prefers-color-scheme: dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--user:#132339;--tool:#151b23;--err:#f85149;--ok:#3fb950;--think:#1c1628}}
 *{box-sizing:border-box}
@@ -74,6 +75,25 @@ pub(crate) fn write_session(
     page_end(w)
 }
 
+/// Writes session `s` with no page around it (a viewer's page holds it).
+pub(crate) fn write_fragment(
+    ex: &mut Exporter<'_>,
+    s: &SessionRow,
+    w: &mut dyn Write,
+) -> Result<()> {
+    let title = ex.title(s);
+    write_nested(ex, s, &title, w, 0)
+}
+
+/// Writes transcript text escaped, with a viewer's search words marked.
+fn text_out(ex: &Exporter<'_>, s: &str, w: &mut dyn Write) -> Result<()> {
+    match &ex.view {
+        Some(v) => escape_html_marked(s, &v.highlight, w)?,
+        None => escape_html(s, w)?,
+    }
+    Ok(())
+}
+
 /// Writes session `s` (its `title` already redacted) and, inside, its subagents.
 fn write_nested(
     ex: &mut Exporter<'_>,
@@ -99,11 +119,20 @@ fn write_nested(
                 w.write_all(b"</section>\n")?;
             }
             current = Some(turn);
-            write!(
-                w,
-                "<section class=\"turn\">\n<h2>Turn {} <span class=\"when\">",
-                turn + 1
-            )?;
+            if ex.view.is_some() && depth == 0 {
+                // A viewer links to turns (search hits name them from 0).
+                write!(
+                    w,
+                    "<section class=\"turn\" id=\"turn-{turn}\">\n<h2><a href=\"#turn-{turn}\">Turn {}</a> <span class=\"when\">",
+                    turn + 1
+                )?;
+            } else {
+                write!(
+                    w,
+                    "<section class=\"turn\">\n<h2>Turn {} <span class=\"when\">",
+                    turn + 1
+                )?;
+            }
             escape_html(&text::when(msg.timestamp.as_deref()), w)?;
             w.write_all(b"</span></h2>\n")?;
         }
@@ -114,13 +143,13 @@ fn write_nested(
                 w.write_all(
                     b"<div class=\"msg user\"><div class=\"who\">User</div><div class=\"text\">",
                 )?;
-                escape_html(t.trim_end(), w)?;
+                text_out(ex, t.trim_end(), w)?;
                 w.write_all(b"</div></div>\n")?;
             }
             Some("text") if !body.trim().is_empty() => {
                 let t = ex.redact(body);
                 w.write_all(b"<div class=\"msg assistant\"><div class=\"text\">")?;
-                escape_html(t.trim_end(), w)?;
+                text_out(ex, t.trim_end(), w)?;
                 w.write_all(b"</div></div>\n")?;
             }
             Some("thinking") if ex.options.thinking && !body.trim().is_empty() => {
@@ -128,7 +157,7 @@ fn write_nested(
                 w.write_all(
                     b"<details class=\"thinking\"><summary>Thinking</summary><div class=\"text\">",
                 )?;
-                escape_html(t.trim_end(), w)?;
+                text_out(ex, t.trim_end(), w)?;
                 w.write_all(b"</div></details>\n")?;
             }
             Some("tool_call") => {
@@ -149,7 +178,7 @@ fn write_nested(
             Some("error") => {
                 let t = ex.redact(body);
                 w.write_all(b"<div class=\"msg error\"><div class=\"who err\">Error</div><div class=\"text\">")?;
-                escape_html(t.trim_end(), w)?;
+                text_out(ex, t.trim_end(), w)?;
                 w.write_all(b"</div></div>\n")?;
             }
             Some("summary") if !body.trim().is_empty() => {
@@ -157,7 +186,7 @@ fn write_nested(
                 w.write_all(
                     b"<details class=\"summary\"><summary>Summary</summary><div class=\"text\">",
                 )?;
-                escape_html(t.trim_end(), w)?;
+                text_out(ex, t.trim_end(), w)?;
                 w.write_all(b"</div></details>\n")?;
             }
             Some("compaction") => {
@@ -204,7 +233,17 @@ fn write_subagent(
     )?;
     if depth + 1 >= MAX_DEPTH {
         w.write_all(b"<p class=\"muted\">Nested too deep to show here: ")?;
-        escape_html(&a.id, w)?;
+        match ex.view.as_ref().and_then(|v| v.session_href.as_deref()) {
+            Some(prefix) => {
+                w.write_all(b"<a href=\"")?;
+                escape_html(prefix, w)?;
+                escape_html(&a.id, w)?;
+                w.write_all(b"\">")?;
+                escape_html(&a.id, w)?;
+                w.write_all(b"</a>")?;
+            }
+            None => escape_html(&a.id, w)?,
+        }
         w.write_all(b"</p>\n")?;
     } else {
         write_nested(ex, a, &title, w, depth + 1)?;
@@ -231,7 +270,8 @@ fn write_tool(ex: &mut Exporter<'_>, m: &ExportMessage, w: &mut dyn Write) -> Re
     escape_html(msg.tool_name.as_deref().unwrap_or("tool"), w)?;
     w.write_all(b"</code> ")?;
     let summary = text::tool_summary(input);
-    escape_html(&ex.redact(&summary), w)?;
+    let summary = ex.redact(&summary).into_owned();
+    text_out(ex, &summary, w)?;
     w.write_all(b"</summary>")?;
     let pretty = pretty_input(input);
     if !pretty.trim().is_empty() {
@@ -251,7 +291,7 @@ fn write_tool(ex: &mut Exporter<'_>, m: &ExportMessage, w: &mut dyn Write) -> Re
 fn write_pre(ex: &mut Exporter<'_>, w: &mut dyn Write, class: &str, body: &str) -> Result<()> {
     let (shown, left) = ex.redact_view(body, HTML_OUTPUT_LINES, HTML_OUTPUT_CHARS);
     write!(w, "<pre class=\"{class}\">")?;
-    escape_html(shown.trim_end_matches('\n'), w)?;
+    text_out(ex, shown.trim_end_matches('\n'), w)?;
     w.write_all(b"</pre>")?;
     if let Some(left) = left {
         write!(w, "<p class=\"muted\">{}</p>", omitted(left))?;

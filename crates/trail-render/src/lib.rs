@@ -25,9 +25,10 @@ use std::io::{self, Write};
 
 use trail_store::{ExportMessage, SessionRow, Store, StoreError};
 
+pub use html::STYLE as HTML_STYLE;
 pub use redact::{RedactError, RedactionCounts, Redactor};
 pub use terminal::{terminal_safe, JsonControlEscaper, TerminalSafeWriter};
-pub use text::escape_html;
+pub use text::{escape_html, escape_html_marked};
 
 /// Bytes past a view's cut that are still scanned for secrets (longer than any token).
 const VIEW_MARGIN: usize = 8192;
@@ -84,12 +85,26 @@ pub struct ExportOptions {
     pub thinking: bool,
 }
 
+/// How a live viewer (`trail serve`) shows a session inside its own page: the HTML export's
+/// transcript with an anchor on each turn (`#turn-N`, N from 0 as in search hits), search words
+/// marked, and subagents nested too deep linked instead of dropped.
+#[derive(Debug, Clone, Default)]
+pub struct HtmlView {
+    /// Words to wrap in `<mark>` wherever they appear in transcript text.
+    pub highlight: Vec<String>,
+    /// A session's page is this prefix followed by its id (URL-escaped by the caller's
+    /// router); without it, nested-too-deep subagents are named, not linked.
+    pub session_href: Option<String>,
+}
+
 /// Exports sessions from one store with one redactor, counting what it redacted.
 pub struct Exporter<'a> {
     store: &'a Store,
     redactor: &'a Redactor,
     options: ExportOptions,
     counts: RedactionCounts,
+    /// Set while [`Exporter::write_html_view`] writes.
+    view: Option<HtmlView>,
 }
 
 impl<'a> Exporter<'a> {
@@ -100,7 +115,22 @@ impl<'a> Exporter<'a> {
             redactor,
             options,
             counts: RedactionCounts::default(),
+            view: None,
         }
+    }
+
+    /// Writes one session (and its subagents, nested) as an HTML fragment (an `<article>`,
+    /// no page around it) for a viewer's page; style it with [`HTML_STYLE`].
+    pub fn write_html_view(
+        &mut self,
+        session: &SessionRow,
+        view: HtmlView,
+        w: &mut dyn Write,
+    ) -> Result<()> {
+        self.view = Some(view);
+        let result = html::write_fragment(self, session, w);
+        self.view = None;
+        result
     }
 
     /// Writes one session (and its subagents, nested) in `format`.

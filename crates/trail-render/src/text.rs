@@ -41,6 +41,39 @@ pub fn escape_html(s: &str, w: &mut dyn Write) -> io::Result<()> {
     w.write_all(&bytes[last..])
 }
 
+/// Writes `s` escaped as [`escape_html`] does, with each occurrence of one of `terms` (ASCII
+/// letters matched whatever their case; longer terms first) wrapped in `<mark>`. Terms are
+/// matched on the original text, so a term can never match inside an escape sequence.
+pub fn escape_html_marked(s: &str, terms: &[String], w: &mut dyn Write) -> io::Result<()> {
+    if terms.is_empty() {
+        return escape_html(s, w);
+    }
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    let mut last = 0;
+    while i < bytes.len() {
+        let hit = terms.iter().find(|t| {
+            let t = t.as_bytes();
+            !t.is_empty()
+                && bytes.len() - i >= t.len()
+                && bytes[i..i + t.len()].eq_ignore_ascii_case(t)
+        });
+        match hit {
+            // ASCII case folding never splits a UTF-8 sequence, so these are boundaries.
+            Some(t) if s.is_char_boundary(i) && s.is_char_boundary(i + t.len()) => {
+                escape_html(&s[last..i], w)?;
+                w.write_all(b"<mark>")?;
+                escape_html(&s[i..i + t.len()], w)?;
+                w.write_all(b"</mark>")?;
+                i += t.len();
+                last = i;
+            }
+            _ => i += 1,
+        }
+    }
+    escape_html(&s[last..], w)
+}
+
 /// Returns `s` cut to at most `max_lines` lines and `max_chars` characters, and how much was
 /// left out (lines, chars), if anything.
 pub fn trim(s: &str, max_lines: usize, max_chars: usize) -> (&str, Option<(usize, usize)>) {
@@ -201,6 +234,21 @@ impl Write for LinePrefix<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_terms_inside_escaped_text() {
+        let mut out = Vec::new();
+        let terms = vec!["script".to_string(), "café".to_string()];
+        escape_html_marked("<SCRIPT>a&b café", &terms, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "&lt;<mark>SCRIPT</mark>&gt;a&amp;b <mark>café</mark>"
+        );
+        // A term that is an escape's spelling never matches inside the escape.
+        let mut out = Vec::new();
+        escape_html_marked("a<b", &["lt".to_string()], &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "a&lt;b");
+    }
 
     #[test]
     fn escapes_and_trims() {

@@ -56,8 +56,10 @@ pub struct ListFilter {
     /// One of the session's models contains this text.
     pub model: Option<String>,
     /// Keyset paging: only sessions after this `(updated_at, id)` in the list's order
-    /// (newest first, then by id).
+    /// (newest first, then by id; oldest first with `oldest_first`).
     pub after: Option<(String, String)>,
+    /// Least recently active first (the keyset runs the other way).
+    pub oldest_first: bool,
 }
 
 const SESSION_COLUMNS: &str =
@@ -242,9 +244,11 @@ impl Store {
             args.push(Box::new(format!("%{}%", like_escape(m))));
         }
         if let Some((updated, id)) = &f.after {
-            sql.push_str(
-                " AND (coalesce(updated_at, '') < ? OR (coalesce(updated_at, '') = ? AND id > ?))",
-            );
+            sql.push_str(if f.oldest_first {
+                " AND (coalesce(updated_at, '') > ? OR (coalesce(updated_at, '') = ? AND id > ?))"
+            } else {
+                " AND (coalesce(updated_at, '') < ? OR (coalesce(updated_at, '') = ? AND id > ?))"
+            });
             args.push(Box::new(updated.clone()));
             args.push(Box::new(updated.clone()));
             args.push(Box::new(id.clone()));
@@ -258,7 +262,11 @@ impl Store {
                  (SELECT 1 FROM sessions p WHERE p.id = sessions.parent_session_id))",
             );
         }
-        sql.push_str(" ORDER BY coalesce(updated_at, '') DESC, id");
+        sql.push_str(if f.oldest_first {
+            " ORDER BY coalesce(updated_at, '') ASC, id"
+        } else {
+            " ORDER BY coalesce(updated_at, '') DESC, id"
+        });
         if let Some(l) = f.limit {
             sql.push_str(" LIMIT ?");
             args.push(Box::new(l as i64));

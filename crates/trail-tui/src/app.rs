@@ -251,6 +251,7 @@ impl App {
                     include_subagents: false,
                     limit: PAGE,
                     cursor: None,
+                    ..ListRequest::default()
                 },
                 append: false,
             });
@@ -345,6 +346,7 @@ impl App {
                 include_subagents: false,
                 limit: PAGE,
                 cursor: Some(cursor),
+                ..ListRequest::default()
             },
             append: true,
         });

@@ -46,6 +46,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             include_subagents: args.all,
             limit: args.limit,
             cursor: None,
+            oldest_first: false,
         },
         &Clock::utc_now(),
     )?;

@@ -9,6 +9,7 @@ pub mod list;
 pub mod mcp;
 pub mod resume;
 pub mod search;
+pub mod serve;
 pub mod show;
 pub mod sql;
 pub mod standup;

@@ -1,9 +1,8 @@
 //! `trail search QUERY`: full-text search over prompts, answers, tool calls and their outputs,
 //! one hit per turn, each with the command that opens it.
 
-use serde::Serialize;
 use trail_query::{
-    shell_quote, Clock, SearchHit, SearchRequest, SessionFilter, HIT_END, HIT_START,
+    open_command, Clock, JsonHit, SearchHit, SearchRequest, SessionFilter, HIT_END, HIT_START,
 };
 
 use crate::commands::open_query;
@@ -73,29 +72,6 @@ enum SortArg {
     Recent,
 }
 
-/// A hit as `--json` prints it.
-#[derive(Debug, Serialize)]
-struct JsonHit<'a> {
-    session_id: &'a str,
-    title: Option<&'a str>,
-    source: &'a str,
-    repository: Option<&'a str>,
-    branch: Option<&'a str>,
-    cwd: Option<&'a str>,
-    turn: Option<i64>,
-    seq: i64,
-    role: Option<&'a str>,
-    kind: Option<&'a str>,
-    tool_name: Option<&'a str>,
-    timestamp: Option<&'a str>,
-    field: &'a str,
-    /// Matches between `**` marks.
-    snippet: String,
-    score: f64,
-    /// The command that opens the hit.
-    open: String,
-}
-
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let query_store = open_query(ctx)?;
     let query = args.query.join(" ");
@@ -134,7 +110,11 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             e => e.into(),
         })?;
     if args.json || args.jsonl {
-        let hits: Vec<JsonHit> = results.hits.iter().map(|h| json_hit(h, &query)).collect();
+        let hits: Vec<JsonHit> = results
+            .hits
+            .iter()
+            .map(|h| JsonHit::new(h, &query))
+            .collect();
         if args.json {
             ctx.ui.json(&hits)?;
         } else {
@@ -208,46 +188,6 @@ fn what(h: &SearchHit) -> String {
         (Some(k), _) => k.to_string(),
         (None, _) => "message".to_string(),
     }
-}
-
-fn json_hit<'a>(h: &'a SearchHit, query: &str) -> JsonHit<'a> {
-    JsonHit {
-        session_id: &h.session_id,
-        title: h.title.as_deref(),
-        source: &h.source,
-        repository: h.repository.as_deref(),
-        branch: h.branch.as_deref(),
-        cwd: h.cwd.as_deref(),
-        turn: h.turn,
-        seq: h.seq,
-        role: h.role.as_deref(),
-        kind: h.kind.as_deref(),
-        tool_name: h.tool_name.as_deref(),
-        timestamp: h.timestamp.as_deref(),
-        field: &h.field,
-        snippet: mark_plain(&h.snippet),
-        score: h.score,
-        open: open_command(&h.session_id, h.turn, query),
-    }
-}
-
-/// Replaces the snippet's match marks with `**`.
-fn mark_plain(s: &str) -> String {
-    s.replace([HIT_START, HIT_END], "**")
-}
-
-/// Returns the command that opens a hit (session `id`, whole or a unique prefix): its turn,
-/// with the query's words marked.
-fn open_command(id: &str, turn: Option<i64>, query: &str) -> String {
-    let mut cmd = format!("trail show {}", shell_quote(id));
-    if let Some(t) = turn {
-        cmd.push_str(&format!(" --turn {t}"));
-    } else {
-        cmd.push_str(" --full");
-    }
-    cmd.push_str(" --highlight ");
-    cmd.push_str(&shell_quote(query));
-    cmd
 }
 
 /// Cuts to `n` characters (marks included) with an ellipsis, keeping marks balanced.

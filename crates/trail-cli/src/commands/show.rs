@@ -310,31 +310,10 @@ struct Marker {
 
 impl Marker {
     fn new(query: Option<&str>, color: bool) -> Marker {
-        let mut terms: Vec<String> = Vec::new();
-        let mut after_not = false;
-        for w in query
-            .unwrap_or("")
-            .split(|c: char| c.is_whitespace() || c == '"')
-        {
-            let w = w.trim_end_matches('*');
-            if w.is_empty() {
-                continue;
-            }
-            // What follows NOT is what the search excluded: nothing to mark.
-            let excluded = std::mem::replace(&mut after_not, w == "NOT");
-            if excluded
-                || matches!(w, "AND" | "OR" | "NOT")
-                || !w.chars().any(char::is_alphanumeric)
-            {
-                continue;
-            }
-            if !terms.iter().any(|t| t.eq_ignore_ascii_case(w)) {
-                terms.push(w.to_string());
-            }
+        Marker {
+            terms: trail_query::highlight_terms(query.unwrap_or("")),
+            color,
         }
-        // Longest first, so a longer word wins over a word inside it.
-        terms.sort_by_key(|t| std::cmp::Reverse(t.len()));
-        Marker { terms, color }
     }
 
     fn mark(&self, text: &str) -> String {
