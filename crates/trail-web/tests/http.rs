@@ -49,7 +49,10 @@ fn sessions_page_lists_filters_sorts_and_pages() {
     let old = get(&s, "/?until=2026-10-02");
     let old_ids = ids_in(&old.body);
     assert!(old_ids.contains(&LONG_ID.to_string()), "{old_ids:?}");
-    assert!(!old_ids.contains(&SAMPLE_CLAUDE_ID.to_string()), "{old_ids:?}");
+    assert!(
+        !old_ids.contains(&SAMPLE_CLAUDE_ID.to_string()),
+        "{old_ids:?}"
+    );
     let none = get(&s, "/?since=2099-01-01");
     assert!(none.body.contains("No sessions match."));
 
