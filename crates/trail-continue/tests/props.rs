@@ -17,22 +17,9 @@ fn row() -> SessionRow {
         source: "opencode".into(),
         title: Some("a title".into()),
         cwd: Some("/home/p/proj ect".into()),
-        repository: None,
         branch: Some("main".into()),
         created_at: Some("2026-01-01T00:00:00.000Z".into()),
-        updated_at: None,
-        turns: 0,
-        messages: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cache_creation_tokens: 0,
-        cache_read_tokens: 0,
-        models: vec![],
-        parent_session_id: None,
-        parent_tool_call_id: None,
-        agent_version: None,
-        source_path: None,
-        source_missing: false,
+        ..SessionRow::default()
     }
 }
 

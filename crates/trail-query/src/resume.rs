@@ -107,24 +107,8 @@ mod tests {
         SessionRow {
             id: id.into(),
             source: source.into(),
-            title: None,
             cwd: cwd.map(str::to_string),
-            repository: None,
-            branch: None,
-            created_at: None,
-            updated_at: None,
-            turns: 0,
-            messages: 0,
-            input_tokens: 0,
-            output_tokens: 0,
-            cache_creation_tokens: 0,
-            cache_read_tokens: 0,
-            models: vec![],
-            parent_session_id: None,
-            parent_tool_call_id: None,
-            agent_version: None,
-            source_path: None,
-            source_missing: false,
+            ..SessionRow::default()
         }
     }
 

@@ -240,24 +240,8 @@ mod tests {
         let row = SessionRow {
             id: "opencode:ses_1".into(),
             source: "opencode".into(),
-            title: None,
-            cwd: None,
-            repository: None,
-            branch: None,
-            created_at: None,
             updated_at: Some("2026-11-01T00:00:00.000Z".into()),
-            turns: 0,
-            messages: 0,
-            input_tokens: 0,
-            output_tokens: 0,
-            cache_creation_tokens: 0,
-            cache_read_tokens: 0,
-            models: vec![],
-            parent_session_id: None,
-            parent_tool_call_id: None,
-            agent_version: None,
-            source_path: None,
-            source_missing: false,
+            ..SessionRow::default()
         };
         let c = encode_cursor(&row);
         assert_eq!(

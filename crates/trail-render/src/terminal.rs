@@ -78,79 +78,69 @@ fn first_unsafe_byte(bytes: &[u8]) -> Option<usize> {
     })
 }
 
-/// A writer that applies [`terminal_safe`] to everything written through it, whatever the
-/// chunking (a C1 character split across two writes is still caught). Invalid UTF-8 is passed
-/// on as it is: only the bytes of control characters are rewritten. [`Self::into_inner`]
-/// writes out a `C2` byte held back from the last write (only invalid UTF-8 ends with one).
-pub struct TerminalSafeWriter<W: Write> {
+/// A writer that rewrites control characters as they stream through it, whatever the chunking
+/// (a C1 character split across two writes is still caught): what it writes for each is
+/// `M`'s business. Invalid UTF-8 is passed on as it is: only the bytes of control characters
+/// are rewritten. [`Self::into_inner`] writes out a `C2` byte held back from the last write
+/// (only invalid UTF-8 ends with one).
+pub struct ControlRewriter<W: Write, M: ControlMapping> {
     inner: W,
     /// A `C2` or CR byte that ended the previous write: its meaning depends on the next byte.
     pending: Option<u8>,
+    mapping: std::marker::PhantomData<M>,
 }
 
-impl<W: Write> TerminalSafeWriter<W> {
+/// What a [`ControlRewriter`] writes for a control character (None: the character as it is).
+pub trait ControlMapping {
+    fn rewrite(c: u32) -> Option<String>;
+}
+
+/// [`terminal_safe`]'s mapping: control characters shown as visible symbols.
+pub struct Visible;
+impl ControlMapping for Visible {
+    fn rewrite(c: u32) -> Option<String> {
+        visible_bytes(c)
+    }
+}
+
+/// DEL and C1 written as JSON escapes (`\u007f`, `\u009b`): they can only occur inside JSON
+/// strings, where the escape decodes to the same character, so the document means exactly
+/// what it did and a terminal showing it acts on nothing. (serde_json already escapes C0
+/// characters, ESC included.)
+pub struct JsonEscape;
+impl ControlMapping for JsonEscape {
+    fn rewrite(c: u32) -> Option<String> {
+        json_escape_bytes(c)
+    }
+}
+
+/// A writer that applies [`terminal_safe`] to everything written through it (Markdown and
+/// HTML exports, log lines).
+pub type TerminalSafeWriter<W> = ControlRewriter<W, Visible>;
+
+/// A writer for JSON text that escapes DEL and C1 characters (see [`JsonEscape`]).
+pub type JsonControlEscaper<W> = ControlRewriter<W, JsonEscape>;
+
+impl<W: Write, M: ControlMapping> ControlRewriter<W, M> {
     /// Wraps `inner`.
     pub fn new(inner: W) -> Self {
-        TerminalSafeWriter {
+        ControlRewriter {
             inner,
             pending: None,
+            mapping: std::marker::PhantomData,
         }
     }
 
     /// Writes out a pending byte and returns the inner writer.
     pub fn into_inner(mut self) -> io::Result<W> {
-        self.finish()?;
+        finish_pending(&mut self.pending, &mut self.inner, M::rewrite)?;
         Ok(self.inner)
     }
-
-    fn finish(&mut self) -> io::Result<()> {
-        finish_pending(&mut self.pending, &mut self.inner, visible_bytes)
-    }
 }
 
-impl<W: Write> Write for TerminalSafeWriter<W> {
+impl<W: Write, M: ControlMapping> Write for ControlRewriter<W, M> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        rewrite_controls(buf, &mut self.pending, &mut self.inner, visible_bytes)?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// A writer for JSON text that escapes DEL and C1 characters (`\u007f`, `\u009b`): they can
-/// only occur inside JSON strings, where the escape decodes to the same character, so the
-/// document means exactly what it did and a terminal showing it acts on nothing. (serde_json
-/// already escapes C0 characters, ESC included.)
-pub struct JsonControlEscaper<W: Write> {
-    inner: W,
-    pending: Option<u8>,
-}
-
-impl<W: Write> JsonControlEscaper<W> {
-    /// Wraps `inner`.
-    pub fn new(inner: W) -> Self {
-        JsonControlEscaper {
-            inner,
-            pending: None,
-        }
-    }
-
-    /// Writes out a pending byte and returns the inner writer.
-    pub fn into_inner(mut self) -> io::Result<W> {
-        self.finish()?;
-        Ok(self.inner)
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        finish_pending(&mut self.pending, &mut self.inner, json_escape_bytes)
-    }
-}
-
-impl<W: Write> Write for JsonControlEscaper<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        rewrite_controls(buf, &mut self.pending, &mut self.inner, json_escape_bytes)?;
+        rewrite_controls(buf, &mut self.pending, &mut self.inner, M::rewrite)?;
         Ok(buf.len())
     }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::{Result, Store, StoreError};
 
 /// A session as `list` shows it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SessionRow {
     pub id: String,
     pub source: String,

@@ -593,26 +593,10 @@ fn pretty_json(s: &str) -> String {
         .unwrap_or_else(|| s.to_string())
 }
 
-/// The words of a search box worth marking: not operators, not what follows NOT, not filters.
+/// The words of a search box worth marking (the query layer's rule, shared with the CLI's
+/// `--highlight` and the web viewer); filters are taken out of the box's text before.
 pub fn terms_of(query: &str) -> Vec<String> {
-    let mut terms: Vec<String> = Vec::new();
-    let mut after_not = false;
-    for w in query.split(|c: char| c.is_whitespace() || c == '"') {
-        let w = w.trim_end_matches('*');
-        if w.is_empty() {
-            continue;
-        }
-        let excluded = std::mem::replace(&mut after_not, w == "NOT");
-        if excluded || matches!(w, "AND" | "OR" | "NOT") || !w.chars().any(char::is_alphanumeric) {
-            continue;
-        }
-        if !terms.iter().any(|t| t.eq_ignore_ascii_case(w)) {
-            terms.push(w.to_string());
-        }
-    }
-    // Longest first, so a longer word wins over a word inside it.
-    terms.sort_by_key(|t| std::cmp::Reverse(t.len()));
-    terms
+    trail_query::highlight_terms(query)
 }
 
 fn matches_any(text: &str, terms: &[String]) -> bool {
