@@ -367,6 +367,29 @@ pub fn now(env: &Env) -> Result<chrono::DateTime<chrono::Utc>, String> {
     }
 }
 
+/// Where each agent trail can continue a session in (`resume --in`, the MCP tool
+/// `continue_session`, the TUI's continue key) keeps its sessions: the first root
+/// discovery uses for that source (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `--home`, the home
+/// folder).
+pub fn continue_homes(ctx: &crate::Ctx) -> trail_continue::TargetHomes {
+    let roots = source_roots(&ctx.env, ctx.home.as_deref(), &[]);
+    let first = |k: SourceKind| -> Option<PathBuf> {
+        roots.by_source.get(&k).and_then(|v| v.first()).cloned()
+    };
+    trail_continue::TargetHomes {
+        // A CLAUDE_CONFIG_DIR entry may name the config folder or its `projects/`.
+        claude_projects: first(SourceKind::ClaudeCode).map(|p| {
+            if p.file_name().is_some_and(|n| n == "projects") {
+                p
+            } else {
+                p.join("projects")
+            }
+        }),
+        codex_home: first(SourceKind::Codex),
+        gemini_home: first(SourceKind::GeminiCli),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -242,6 +242,39 @@ fn search_open_and_quit_in_a_terminal() {
         std::fs::read_to_string(&record).unwrap().trim(),
         "--resume 7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f"
     );
+    // `c` then `x` continues the session in Codex: a new rollout under the (empty) home's
+    // ~/.codex/sessions, then a stand-in `codex` is run on it and the TUI comes back.
+    let record = dir.path().join("codex-args");
+    let fake = dir.path().join("bin/codex");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{}'\necho stand-in codex running\nread line\n",
+            record.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    t.press("c");
+    t.wait_for("continue in");
+    t.press("x");
+    t.wait_for("stand-in codex running");
+    t.press("Enter");
+    let s = t.wait_for("codex exited");
+    assert!(s.contains("── turn 0"), "back in the transcript:\n{s}");
+    let args = std::fs::read_to_string(&record).unwrap();
+    let new_id = args
+        .trim()
+        .strip_prefix("resume ")
+        .expect("codex resume ID");
+    let sessions = dir.path().join("home/.codex/sessions");
+    let rollout = walk(&sessions)
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with(&format!("{new_id}.jsonl")))
+        .unwrap_or_else(|| panic!("no rollout for {new_id} under {}", sessions.display()));
+    assert!(std::fs::read_to_string(rollout)
+        .unwrap()
+        .contains("--units"));
     t.press("Escape");
     t.wait_for("❯ imperial");
     t.press("Escape");
@@ -311,4 +344,21 @@ fn without_a_terminal_trail_alone_prints_the_help() {
         common::run(common::trail(dir.path(), &dir.path().join("t.db")).arg("tui"));
     assert_eq!(code, 2);
     assert!(err.contains("needs a terminal"), "{err}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
 }

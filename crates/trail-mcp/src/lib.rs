@@ -1,7 +1,9 @@
 //! `trail mcp`: an MCP server over stdio, so that any agent that speaks the Model Context
 //! Protocol can search and read the session history trail indexed, its own included.
 //!
-//! Tools: `search`, `list_sessions`, `get_session`, `file_history`, `sql`, `report`, `index`.
+//! Tools: `search`, `list_sessions`, `get_session`, `file_history`, `sql`, `report`, `index`,
+//! `continue_session` (writes the session as a new one in another agent through
+//! trail-continue, the code `trail resume --in` and the TUI's continue key use).
 //! Resources: the store's schema and each session as Markdown. Prompts: `standup`, `tips`,
 //! `improve`. Every answer is computed by trail-query (never a query of our own), redacted by
 //! trail-render's redactor unless the user opted out, and capped in size.
@@ -43,6 +45,9 @@ pub struct McpConfig {
     pub refresh_after: Option<Duration>,
     /// How long an answer waits for that refresh before it answers with what is stored.
     pub refresh_budget: Duration,
+    /// Where each agent `continue_session` can write into keeps its sessions (resolved by
+    /// the CLI as for `trail resume --in`); a target left `None` cannot be written.
+    pub continue_homes: trail_continue::TargetHomes,
 }
 
 impl McpConfig {
@@ -56,6 +61,7 @@ impl McpConfig {
             max_chars: DEFAULT_MAX_CHARS,
             refresh_after: Some(Duration::from_secs(60)),
             refresh_budget: Duration::from_secs(2),
+            continue_homes: trail_continue::TargetHomes::default(),
         }
     }
 }

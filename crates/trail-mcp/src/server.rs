@@ -24,7 +24,8 @@ use crate::{prompts, resources, McpConfig, ServeError};
 const INSTRUCTIONS: &str = "trail indexes the session history of every coding agent on this \
 machine (Claude Code, Copilot, Codex, Gemini CLI, Cursor, OpenCode). Use it to recall past work: \
 search, then get_session to read a hit; file_history for why a file changed; report for usage \
-and standups. Secrets in the history are redacted.";
+and standups; continue_session to carry a session into another agent. Secrets in the history are \
+redacted.";
 
 /// The server; cheap to clone (the SDK clones it per connection).
 #[derive(Clone)]
@@ -127,6 +128,11 @@ impl Shared {
             "report" => {
                 let a = tools::parse_args(name, args)?;
                 Box::new(move |cx| tools::report(cx, a))
+            }
+            "continue_session" => {
+                let a = tools::parse_args(name, args)?;
+                let (homes, redact) = (&self.config.continue_homes, self.config.redact);
+                Box::new(move |cx| tools::continue_session(cx, homes, redact, a))
             }
             other => {
                 let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();

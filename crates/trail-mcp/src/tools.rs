@@ -109,6 +109,23 @@ pub fn definitions() -> Vec<Tool> {
         .with_output_schema::<ReportOut>()
         .annotate(read_only("Reports")),
         tool(
+            "continue_session",
+            "Continues a session in another agent (claude-code, codex, gemini-cli): writes its \
+             conversation as a new session in that agent's own folder (never changing an \
+             existing file; a second call finds the first copy) and returns the command that \
+             resumes it. Secrets are redacted."
+                .into(),
+            schema_for_input::<ContinueArgs>(),
+        )
+        .with_output_schema::<ContinueOut>()
+        .annotate(
+            ToolAnnotations::with_title("Continue in another agent")
+                .read_only(false)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        ),
+        tool(
             "index",
             "Indexes new and changed agent sessions into trail's store and returns a summary. \
              Writes only trail's own store; the agents' files are read, never changed."
@@ -1329,6 +1346,126 @@ pub fn report(cx: &Ctx<'_>, a: ReportArgs) -> ToolResult {
 }
 
 // ---------------------------------------------------------------------------------------------
+// continue_session
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContinueArgs {
+    /// Session id or unique prefix.
+    pub id: String,
+    /// claude-code, codex or gemini-cli.
+    pub agent: String,
+    /// Write another copy even if one was written before.
+    pub fresh: Option<bool>,
+    /// Absolute folder to continue in when the session recorded none.
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CarriedOut {
+    pub prompts: usize,
+    pub answers: usize,
+    pub tool_calls: usize,
+    /// Tool outputs cut at the size cap.
+    pub cut: usize,
+    pub redactions: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContinueOut {
+    pub original_id: String,
+    pub original_agent: String,
+    pub agent: String,
+    /// The new session's id in that agent.
+    pub session_id: String,
+    /// The file written (or found).
+    pub path: String,
+    /// False when an earlier call had already written it.
+    pub created: bool,
+    /// The shell command that resumes it, run in `cwd`.
+    pub command: String,
+    pub cwd: Option<String>,
+    pub carried: CarriedOut,
+    pub store: StoreState,
+}
+
+/// Continues a session in another agent with the options `trail resume --in` uses.
+pub fn continue_session(
+    cx: &Ctx<'_>,
+    homes: &trail_continue::TargetHomes,
+    redact: bool,
+    a: ContinueArgs,
+) -> ToolResult {
+    let target: trail_continue::Target = a
+        .agent
+        .parse()
+        .map_err(|e: trail_continue::ContinueError| ToolError(e.to_string()))?;
+    if let Some(dir) = &a.cwd {
+        if !std::path::Path::new(dir).is_absolute() {
+            return Err(ToolError(format!(
+                "cwd must be an absolute folder, not {dir:?}"
+            )));
+        }
+    }
+    let mut options =
+        trail_continue::ContinueOptions::new(homes.clone()).map_err(continue_error)?;
+    options.fresh = a.fresh.unwrap_or(false);
+    options.cwd = a.cwd;
+    if !redact {
+        options.redactor = Redactor::disabled();
+    }
+    let c = trail_continue::continue_session(cx.query, &a.id, target, &options)
+        .map_err(continue_error)?;
+    let out = ContinueOut {
+        original_id: c.original_id,
+        original_agent: c.original_source,
+        agent: c.target.to_string(),
+        session_id: c.session_id,
+        path: c.path.to_string_lossy().into_owned(),
+        created: c.created,
+        command: c.command.shell(),
+        cwd: c.command.cwd.clone(),
+        carried: CarriedOut {
+            prompts: c.carried.prompts,
+            answers: c.carried.answers,
+            tool_calls: c.carried.tool_calls,
+            cut: c.carried.cut,
+            redactions: c.carried.redactions,
+        },
+        store: cx.store.clone(),
+    };
+    Ok(to_output(&out, |o| {
+        let what = if o.created {
+            "Wrote"
+        } else {
+            "Found the copy written before:"
+        };
+        let mut t = format!(
+            "{what} {} ({} prompts, {} answers, {} tool calls) as {} session {}.\nTo resume it{}: {}\n",
+            o.path,
+            o.carried.prompts,
+            o.carried.answers,
+            o.carried.tool_calls,
+            o.agent,
+            o.session_id,
+            o.cwd.as_deref().map(|d| format!(" in {d}")).unwrap_or_default(),
+            o.command
+        );
+        if o.carried.redactions > 0 {
+            let _ = writeln!(t, "{} secrets were redacted.", o.carried.redactions);
+        }
+        finish_text(t, None, &o.store)
+    }))
+}
+
+fn continue_error(e: trail_continue::ContinueError) -> ToolError {
+    match e {
+        trail_continue::ContinueError::Query(q) => q.into(),
+        other => ToolError(other.to_string()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // index
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -1603,7 +1740,7 @@ mod tests {
     #[test]
     fn every_tool_has_an_input_and_output_schema_and_hints() {
         let tools = definitions();
-        assert_eq!(tools.len(), 7);
+        assert_eq!(tools.len(), 8);
         for t in &tools {
             assert_eq!(
                 t.input_schema.get("type"),
@@ -1614,7 +1751,12 @@ mod tests {
             let out = t.output_schema.as_ref().expect("output schema");
             assert_eq!(out.get("type"), Some(&Value::from("object")), "{}", t.name);
             let hints = t.annotations.as_ref().expect("annotations");
-            assert_eq!(hints.read_only_hint, Some(t.name != "index"), "{}", t.name);
+            assert_eq!(
+                hints.read_only_hint,
+                Some(t.name != "index" && t.name != "continue_session"),
+                "{}",
+                t.name
+            );
             assert_eq!(hints.destructive_hint, Some(false));
             // Short descriptions: every definition is sent with every request.
             let len = t.description.as_deref().unwrap_or("").len();

@@ -243,19 +243,20 @@ async def main_checks(a, store, home, big):
         c = Checker(client)
         assert client.protocol_version == "2026-07-28", client.protocol_version
 
-        # tools/list: seven tools, schemas, hints.
+        # tools/list: eight tools, schemas, hints.
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) == {"search", "list_sessions", "get_session", "file_history", "sql",
-                              "report", "index"}, sorted(tools)
+                              "report", "index", "continue_session"}, sorted(tools)
         for name, t in tools.items():
             assert t.input_schema["type"] == "object", name
             assert t.output_schema and t.output_schema["type"] == "object", name
-            assert t.annotations.read_only_hint is (name != "index"), name
+            writes = name in ("index", "continue_session")
+            assert t.annotations.read_only_hint is (not writes), name
             assert t.annotations.destructive_hint is False, name
         assert tools["search"].input_schema["required"] == ["query"]
         assert tools["get_session"].input_schema["required"] == ["id"]
         assert "sessions(" in tools["sql"].description and "turns(" in tools["sql"].description
-        print("tools/list: 7 tools with schemas and hints")
+        print("tools/list: 8 tools with schemas and hints")
 
         # search
         text, sc = await c.call("search", {"query": "flaky parser"})
@@ -448,13 +449,64 @@ async def legacy_and_no_redact(a, store, home):
         assert client.protocol_version < "2026-07-28", client.protocol_version
         assert client.server_info.name == "trail"
         tools = (await client.list_tools()).tools
-        assert len(tools) == 7
+        assert len(tools) == 8
         r = await client.call_tool("get_session", {"id": "aaaa1111"})
         text = r.content[0].text
         assert not r.is_error and GITHUB in text, "--no-redact should send the text as it is"
         r = await client.call_tool("search", {"query": "flaky"})
         assert not r.is_error and r.structured_content["hits"]
     print("legacy initialize handshake; --no-redact sends transcripts as they are")
+
+
+def tree_hashes(root):
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            with open(p, "rb") as fh:
+                out[p] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+async def continue_session(a, store, work):
+    # Another home, so that what is written here is not indexed by the other checks.
+    target_home = os.path.join(work, "continue-home")
+    codex_sessions = os.path.join(target_home, ".codex", "sessions")
+    os.makedirs(codex_sessions)
+    planted = os.path.join(codex_sessions, "keep.txt")
+    with open(planted, "w") as f:
+        f.write("an existing file the continuation must not touch")
+    before = tree_hashes(target_home)
+    server = StdioServerParameters(
+        command=a.trail, args=["--store", store, "--home", target_home, "mcp", "--no-refresh"])
+    async with Client(server) as client:
+        c = Checker(client)
+        text, sc = await c.call("continue_session", {"id": OLD[:8], "agent": "codex"})
+        assert sc["created"] is True and sc["original_id"].endswith(OLD), sc
+        assert sc["agent"] == "codex" and "codex resume " + sc["session_id"] in sc["command"], sc
+        assert sc["path"].startswith(codex_sessions) and os.path.isfile(sc["path"]), sc
+        assert sc["carried"]["prompts"] >= 1 and sc["carried"]["redactions"] >= 1, sc
+        assert "To resume it" in text, text
+        with open(sc["path"]) as f:
+            written = f.read()
+        for s in SECRETS:
+            assert s not in written, "secret %s... reached the written session" % s[:8]
+        after = tree_hashes(target_home)
+        assert {p: h for p, h in after.items() if p != sc["path"]} == before, "other files changed"
+        # Twice: the same file, nothing new.
+        text2, sc2 = await c.call("continue_session", {"id": OLD, "agent": "codex"})
+        assert sc2["created"] is False and sc2["path"] == sc["path"], sc2
+        assert tree_hashes(target_home) == after
+        # fresh: a second copy under another id.
+        _, sc3 = await c.call("continue_session", {"id": OLD, "agent": "claude", "fresh": True})
+        assert sc3["agent"] == "claude-code" and "claude --resume " + sc3["session_id"] in sc3["command"], sc3
+        await c.error("continue_session", {"id": OLD, "agent": "copilot-cli"}, "cannot continue")
+        await c.error("continue_session", {"id": "zzzz9999", "agent": "codex"}, "no session")
+        await c.error("continue_session", {"id": OLD, "agent": "codex", "cwd": "rel/dir"}, "absolute")
+        await c.error("continue_session", {"agent": "codex"}, "invalid arguments")
+        blob = "\n".join(c.seen)
+        assert not any(s in blob for s in SECRETS), "a secret reached an answer"
+    print("continue_session: writes a new codex rollout once, redacted; refuses bad agents and ids")
 
 
 async def freshness(a, store, home):
@@ -502,6 +554,7 @@ def main():
                    stdout=subprocess.DEVNULL)
     asyncio.run(main_checks(a, store, home, big))
     asyncio.run(legacy_and_no_redact(a, store, home))
+    asyncio.run(continue_session(a, store, a.work))
     asyncio.run(freshness(a, store, home))
     asyncio.run(no_store(a, a.work, home))
     print("all MCP client checks passed")

@@ -9,9 +9,6 @@ use trail_store::{FileMatch, FileTouchRow};
 
 use crate::{Query, QueryError, Result};
 
-/// History rows read from the store before the checkout filter (then cut to the limit).
-const MAX_CANDIDATE_ROWS: usize = 2000;
-
 /// Which file, and how much of its history.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -84,23 +81,17 @@ impl Query {
     pub fn file_history(&self, r: &FileHistoryRequest) -> Result<FileHistory> {
         let place = Place::of(r)?;
         let limit = if r.limit == 0 { 50 } else { r.limit };
-        let rows = self.store.file_history(
+        // The store asks `place` about each session before reading its turns, so it reads
+        // only what the answer needs.
+        let touches: Vec<FileTouchRow> = self.store.file_history(
             &FileMatch {
                 absolute: place.absolute.clone(),
                 relative: place.relative.clone(),
                 repository: None,
             },
-            MAX_CANDIDATE_ROWS,
+            limit,
+            |row| place.matches(row),
         )?;
-        // A session may record one file under two spellings (relative and absolute): one row
-        // per turn, the first (strongest, newest) kept.
-        let mut seen = std::collections::HashSet::new();
-        let mut touches: Vec<FileTouchRow> = rows
-            .into_iter()
-            .filter(|row| place.matches(row))
-            .filter(|row| seen.insert((row.session_id.clone(), row.turn)))
-            .collect();
-        touches.truncate(limit);
         Ok(FileHistory {
             absolute: place.absolute,
             relative: place.relative,

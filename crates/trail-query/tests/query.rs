@@ -280,3 +280,101 @@ fn reports_and_sql_go_through_the_same_layer() {
         .shell()
         .contains("claude --resume 7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f"));
 }
+
+/// A Claude Code session that edits `file` (or, on odd turns, reads it) once per turn.
+fn session_touching(cwd: &str, file: &str, session: &str, start_minute: u32, turns: u32) -> String {
+    let mut out = String::new();
+    let mut parent = "null".to_string();
+    for t in 0..turns {
+        let minute = start_minute + t * 3;
+        let ts = |s: u32| {
+            format!(
+                "2026-10-{:02}T{:02}:{:02}:{s:02}.000Z",
+                1 + minute / 1440,
+                minute / 60 % 24,
+                minute % 60
+            )
+        };
+        let tool = if t % 2 == 0 { "Edit" } else { "Read" };
+        for (n, (kind, body)) in [
+            ("user", format!(r#""message":{{"role":"user","content":"change step {t} of the parser"}}"#)),
+            ("assistant", format!(
+                r#""requestId":"req_{session}_{t}","message":{{"id":"msg_{session}_{t}","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"tool_use","id":"toolu_{session}_{t}","name":"{tool}","input":{{"file_path":"{file}","old_string":"a","new_string":"b"}}}}],"usage":{{"input_tokens":10,"output_tokens":5}}}}"#
+            )),
+            ("user", format!(
+                r#""message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_{session}_{t}","content":"ok"}}]}}"#
+            )),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let uuid = format!("{session}-{t}-{n}");
+            out.push_str(&format!(
+                r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","cwd":"{cwd}","sessionId":"{session}","version":"2.1.14","gitBranch":"main","uuid":"{uuid}","timestamp":"{}","type":"{kind}",{body}}}"#,
+                ts(n as u32)
+            ));
+            out.push('\n');
+            parent = format!("\"{uuid}\"");
+        }
+    }
+    out
+}
+
+#[test]
+fn file_history_stops_early_yet_answers_as_a_full_read_would() {
+    // 30 sessions touch one file over interleaved times (a later session can end before an
+    // earlier one's last turn), so the early stop is exercised at every limit.
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = "/home/demo/projects/parser";
+    let file = "/home/demo/projects/parser/src/lib.rs";
+    let projects = dir
+        .path()
+        .join("home/.claude/projects/-home-demo-projects-parser");
+    std::fs::create_dir_all(&projects).unwrap();
+    for i in 0..30u32 {
+        let session = format!("5e551000-0000-4000-8000-{i:012}");
+        let start = (i * 37) % 200 + i;
+        let turns = 1 + (i * 7) % 9;
+        std::fs::write(
+            projects.join(format!("{session}.jsonl")),
+            session_touching(cwd, file, &session, start, turns),
+        )
+        .unwrap();
+    }
+    let path = dir.path().join("trail.db");
+    let mut store = Store::open(&path).unwrap();
+    let mut roots = trail_ingest::Roots::default();
+    roots.by_source.insert(
+        trail_model::SourceKind::ClaudeCode,
+        vec![dir.path().join("home/.claude/projects")],
+    );
+    let summary = trail_ingest::index(
+        &mut store,
+        &IndexOptions {
+            roots,
+            ..IndexOptions::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(summary.sessions_new, 30, "{summary:?}");
+    drop(store);
+    let q = Query::open(&path).unwrap();
+    let history = |limit: usize| {
+        q.file_history(&FileHistoryRequest {
+            path: file.into(),
+            limit,
+            ..FileHistoryRequest::default()
+        })
+        .unwrap()
+        .touches
+    };
+    let all = history(10_000);
+    let expected_turns: u32 = (0..30u32).map(|i| 1 + (i * 7) % 9).sum();
+    assert_eq!(all.len(), expected_turns as usize);
+    assert!(all.windows(2).all(|w| w[0].timestamp >= w[1].timestamp));
+    for limit in [1, 2, 3, 5, 8, 13, 21, 34, 55] {
+        let some = history(limit);
+        assert_eq!(some, all[..limit.min(all.len())].to_vec(), "limit {limit}");
+    }
+}

@@ -24,6 +24,7 @@ fn main() -> anyhow::Result<()> {
         no_color: false,
         keys: Keymap::default(),
         clock: None,
+        continue_homes: Default::default(),
     };
     let mut firsts = Vec::new();
     let mut keys = Vec::new();

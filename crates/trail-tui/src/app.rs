@@ -122,6 +122,8 @@ pub enum Overlay {
     /// Asking Markdown or HTML for the current session (the open transcript's, else the
     /// list's selection).
     ExportFormat,
+    /// Asking which agent to continue the current session in.
+    ContinueTarget,
 }
 
 /// The browser.
@@ -130,6 +132,7 @@ pub struct App {
     pub keys: Keymap,
     pub store: StoreState,
     export_dir: PathBuf,
+    continue_homes: trail_continue::TargetHomes,
     requests: Senders,
     gens: Arc<Generations>,
     received: [u64; 3],
@@ -170,20 +173,19 @@ pub struct App {
 impl App {
     /// A browser over a worker reached through `requests`.
     pub fn new(
-        here: &Here,
+        config: &crate::TuiConfig,
         theme: Theme,
-        keys: Keymap,
         store: StoreState,
-        export_dir: PathBuf,
         requests: Senders,
         gens: Arc<Generations>,
     ) -> App {
-        let scopes = scopes(here);
+        let scopes = scopes(&config.here);
         let mut app = App {
             theme,
-            keys,
+            keys: config.keys.clone(),
             store,
-            export_dir,
+            export_dir: config.export_dir.clone(),
+            continue_homes: config.continue_homes.clone(),
             requests,
             gens,
             received: [0; 3],
@@ -470,6 +472,29 @@ impl App {
                     Err(e) => self.message = Some((e, true)),
                 }
             }
+            Reply::Continued(r) => {
+                self.in_flight = self.in_flight.saturating_sub(1);
+                match r {
+                    // Then resumed like `r` resumes: the loop leaves the full screen and runs
+                    // the target agent on the new session, in the session's folder.
+                    Ok(c) => {
+                        let what = if c.created { "Wrote" } else { "Found" };
+                        self.message = Some((
+                            format!(
+                                "{what} {} for {} ({} prompts, {} answers); resuming it: {}",
+                                c.path.display(),
+                                c.target,
+                                c.carried.prompts,
+                                c.carried.answers,
+                                c.command.shell()
+                            ),
+                            false,
+                        ));
+                        self.to_run = Some(c.command);
+                    }
+                    Err(e) => self.message = Some((e, true)),
+                }
+            }
             Reply::Exported(r) => {
                 self.in_flight = self.in_flight.saturating_sub(1);
                 self.message = Some(match r {
@@ -534,6 +559,25 @@ impl App {
                 }
                 return;
             }
+            Overlay::ContinueTarget => {
+                self.overlay = Overlay::None;
+                let target = match k.code {
+                    KeyCode::Char('c') | KeyCode::Char('C') => trail_continue::Target::ClaudeCode,
+                    KeyCode::Char('x') | KeyCode::Char('X') => trail_continue::Target::Codex,
+                    KeyCode::Char('g') | KeyCode::Char('G') => trail_continue::Target::GeminiCli,
+                    _ => {
+                        self.message = Some(("Continue cancelled".into(), false));
+                        return;
+                    }
+                };
+                if let Some(id) = self.current_session() {
+                    self.in_flight += 1;
+                    self.message = Some((format!("Writing the session for {target}…"), false));
+                    let homes = self.continue_homes.clone();
+                    self.send(Request::Continue { id, target, homes });
+                }
+                return;
+            }
             Overlay::None => {}
         }
         if k.code == KeyCode::F(1) {
@@ -556,10 +600,9 @@ impl App {
                 self.send(Request::Reopen { id });
             }
         } else if keys.continue_elsewhere.matches(k) {
-            self.message = Some((
-                "Continuing a session in another agent is not available yet (issue 14); r resumes it in its own agent.".into(),
-                false,
-            ));
+            if self.current_session().is_some() {
+                self.overlay = Overlay::ContinueTarget;
+            }
         } else if keys.export.matches(k) {
             if self.current_session().is_some() {
                 self.overlay = Overlay::ExportFormat;

@@ -67,6 +67,9 @@ pub struct TuiConfig {
     pub keys: Keymap,
     /// Where `e` writes exports.
     pub export_dir: PathBuf,
+    /// Where each agent the continue key can write into keeps its sessions (as for
+    /// `trail resume --in`).
+    pub continue_homes: trail_continue::TargetHomes,
     /// A fixed "now" (tests); none: the current time at each query.
     pub clock: Option<Clock>,
 }
@@ -120,11 +123,9 @@ fn start(config: &TuiConfig, events: Sender<Msg>) -> anyhow::Result<app::App> {
         Err(e) => return Err(e.into()),
     };
     Ok(app::App::new(
-        &config.here,
+        config,
         Theme::new(&config.colors, config.no_color),
-        config.keys.clone(),
         state,
-        config.export_dir.clone(),
         senders,
         gens,
     ))

@@ -41,6 +41,7 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App, now: DateTime<Utc>) {
     match app.overlay {
         Overlay::Help => draw_help(f, app, area),
         Overlay::ExportFormat => draw_export(f, app, area),
+        Overlay::ContinueTarget => draw_continue(f, app, area),
         Overlay::None => {}
     }
 }
@@ -504,7 +505,7 @@ pub fn help_lines(app: &App) -> Vec<(String, String)> {
     );
     add(
         k.continue_elsewhere.to_string(),
-        "continue in another agent (not available yet)",
+        "continue in another agent: claude, codex, gemini",
     );
     add(
         k.export.to_string(),
@@ -557,6 +558,29 @@ fn draw_export(f: &mut Frame<'_>, app: &App, area: Rect) {
                 .borders(Borders::ALL)
                 .border_style(t.dim)
                 .title(Span::styled(" export as ", t.accent)),
+        ),
+        rect,
+    );
+}
+
+fn draw_continue(f: &mut Frame<'_>, app: &App, area: Rect) {
+    let t = &app.theme;
+    let rect = centered(area, 52, 5);
+    f.render_widget(Clear, rect);
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::from("c  Claude Code    x  Codex    g  Gemini CLI"),
+            Line::from(Span::styled(
+                "written as a new session, secrets redacted",
+                t.dim,
+            )),
+            Line::from(Span::styled("esc cancels", t.dim)),
+        ])
+        .block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(t.dim)
+                .title(Span::styled(" continue in ", t.accent)),
         ),
         rect,
     );

@@ -85,6 +85,13 @@ pub enum Request {
         format: Format,
         dir: PathBuf,
     },
+    /// Write the session as a new session of another agent (trail-continue, as `trail resume
+    /// --in` does, secrets redacted).
+    Continue {
+        id: String,
+        target: trail_continue::Target,
+        homes: trail_continue::TargetHomes,
+    },
 }
 
 impl Request {
@@ -146,6 +153,7 @@ pub enum Reply {
     },
     Reopen(Result<Reopen, Failure>),
     Exported(Result<(PathBuf, u64), Failure>),
+    Continued(Result<trail_continue::Continuation, Failure>),
 }
 
 /// Runs requests until the UI hangs up. `send` wraps each reply into the UI's event type.
@@ -232,7 +240,27 @@ fn answer(query: &Query, clock: &Clock, req: Request) -> Reply {
         },
         Request::Reopen { id } => Reply::Reopen(query.reopen(&id).map_err(failure)),
         Request::Export { id, format, dir } => Reply::Exported(export(query, &id, format, &dir)),
+        Request::Continue { id, target, homes } => {
+            Reply::Continued(continue_in(query, &id, target, homes))
+        }
     }
+}
+
+/// Continues session `id` in `target` with the defaults of `trail resume --in` (secrets
+/// redacted, tool output cut at the usual cap).
+fn continue_in(
+    query: &Query,
+    id: &str,
+    target: trail_continue::Target,
+    homes: trail_continue::TargetHomes,
+) -> Result<trail_continue::Continuation, Failure> {
+    use trail_continue::ContinueError;
+    let said = |e: ContinueError| match e {
+        ContinueError::Query(q) => failure(q),
+        other => other.to_string(),
+    };
+    let options = trail_continue::ContinueOptions::new(homes).map_err(said)?;
+    trail_continue::continue_session(query, id, target, &options).map_err(said)
 }
 
 /// Writes one session, secrets redacted, into `dir`; returns the file and how many values

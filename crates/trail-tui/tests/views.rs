@@ -196,8 +196,37 @@ fn transcript_keys() {
         "{:?}",
         t.message()
     );
+    // c asks which agent, then writes the session as a new Codex rollout (trail-continue)
+    // and hands the loop Codex's resume command; a second time finds the same file.
     t.press("c");
-    assert!(t.message().unwrap().contains("not available yet"));
+    assert!(t.screen().contains("continue in"), "{}", t.screen());
+    t.press("x");
+    let m = t.message().unwrap().to_string();
+    assert!(m.starts_with("Wrote ") && m.contains("for codex"), "{m}");
+    let run = t
+        .take_resume()
+        .expect("c x asks to resume the continuation");
+    assert_eq!(run.program, "codex");
+    assert_eq!(run.args[0], "resume");
+    let codex = store.parent().unwrap().join("codex").join("sessions");
+    let written: Vec<_> = walk(&codex);
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert!(std::fs::read_to_string(&written[0])
+        .unwrap()
+        .contains(&run.args[1]));
+    t.press("c");
+    t.press("x");
+    assert!(
+        t.message().unwrap().starts_with("Found "),
+        "{:?}",
+        t.message()
+    );
+    assert_eq!(t.take_resume().unwrap().args, run.args);
+    assert_eq!(walk(&codex).len(), 1);
+    t.press("c");
+    t.press("esc");
+    assert_eq!(t.message(), Some("Continue cancelled"));
+    assert!(t.take_resume().is_none());
     t.press("r");
     let r = t.take_resume().expect("r asks for the resume command");
     assert_eq!(r.program, "claude");
@@ -229,4 +258,22 @@ fn resize_redraws() {
         .lines()
         .all(|l| unicode_width::UnicodeWidthStr::width(l) <= 80));
     assert!(s.contains("weather-cli"), "{s}");
+}
+
+/// Every file under `dir`, sorted.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }

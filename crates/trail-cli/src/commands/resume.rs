@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use trail_continue::{ContinueOptions, Target, TargetHomes};
-use trail_model::SourceKind;
+use trail_continue::{ContinueOptions, Target};
 use trail_query::Reopen;
 use trail_render::Redactor;
 
@@ -58,7 +57,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             reopen
         }
         Some(target) => {
-            let mut options = ContinueOptions::new(target_homes(ctx))?;
+            let mut options = ContinueOptions::new(config::continue_homes(ctx))?;
             options.fresh = args.fresh;
             options.cwd = args.cwd.as_ref().map(|d| absolute(d)).transpose()?;
             options.tool_output_cap = args.max_tool_output.max(1);
@@ -125,27 +124,6 @@ fn exec(ctx: &mut Ctx, reopen: &Reopen) -> CliResult<u8> {
             .with_hint(format!("is {} installed and on PATH?", reopen.program))
     })?;
     Ok(status.code().unwrap_or(1).clamp(0, 255) as u8)
-}
-
-/// Where each target keeps its sessions: the first root discovery uses for that source
-/// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `--home`, the home folder).
-fn target_homes(ctx: &Ctx) -> TargetHomes {
-    let roots = config::source_roots(&ctx.env, ctx.home.as_deref(), &[]);
-    let first = |k: SourceKind| -> Option<PathBuf> {
-        roots.by_source.get(&k).and_then(|v| v.first()).cloned()
-    };
-    TargetHomes {
-        // A CLAUDE_CONFIG_DIR entry may name the config folder or its `projects/`.
-        claude_projects: first(SourceKind::ClaudeCode).map(|p| {
-            if p.file_name().is_some_and(|n| n == "projects") {
-                p
-            } else {
-                p.join("projects")
-            }
-        }),
-        codex_home: first(SourceKind::Codex),
-        gemini_home: first(SourceKind::GeminiCli),
-    }
 }
 
 /// An absolute form of a folder given on the command line (agents key sessions by it).

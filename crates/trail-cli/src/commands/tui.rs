@@ -30,6 +30,7 @@ pub fn run(ctx: &mut Ctx, _args: Args) -> CliResult<u8> {
         no_color: !ctx.ui.color,
         keys,
         export_dir,
+        continue_homes: config::continue_homes(ctx),
         clock: None,
     })?;
     Ok(0)

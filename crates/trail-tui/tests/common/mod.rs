@@ -77,5 +77,10 @@ pub fn config(store: &Path) -> TuiConfig {
         keys: Keymap::default(),
         export_dir: store.parent().unwrap().join("exports"),
         clock: Some(clock()),
+        continue_homes: trail_continue::TargetHomes {
+            claude_projects: Some(store.parent().unwrap().join("claude").join("projects")),
+            codex_home: Some(store.parent().unwrap().join("codex")),
+            gemini_home: Some(store.parent().unwrap().join("gemini")),
+        },
     }
 }
