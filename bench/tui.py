@@ -130,7 +130,9 @@ def main():
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-tui", "--example", "tui_bench"],
                        cwd=ROOT, check=True)
         a.bin = os.path.join(target, "release", "trail")
-    store = a.store or build_store(a)
+    # The pane starts in a temporary home, so relative paths would name nothing there.
+    a.bin = os.path.abspath(a.bin)
+    store = os.path.abspath(a.store or build_store(a))
     size = os.path.getsize(store) / 2**20
     firsts, keys, rss = [], [], []
     for i in range(a.runs):

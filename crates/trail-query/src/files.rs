@@ -104,21 +104,18 @@ impl Query {
     /// line's commit; a session that referenced that commit wins, else the last session that
     /// edited the file before the commit's time.
     pub fn why(&self, r: &FileHistoryRequest, line: Option<u32>) -> Result<Why> {
-        let history = self.file_history(&FileHistoryRequest {
-            limit: r.limit.max(200),
-            ..r.clone()
-        })?;
         let Some(line) = line else {
-            let mut history = history;
-            history
-                .touches
-                .truncate(if r.limit == 0 { 50 } else { r.limit });
             return Ok(Why {
-                history,
+                history: self.file_history(r)?,
                 blame: None,
                 verdict: None,
             });
         };
+        // A line's verdict may rest on an edit older than the newest `limit` touches.
+        let history = self.file_history(&FileHistoryRequest {
+            limit: r.limit.max(200),
+            ..r.clone()
+        })?;
         let absolute = history.absolute.clone().ok_or_else(|| {
             QueryError::Git(format!(
                 "{} is not a file on this machine, so no line of it can be blamed",
