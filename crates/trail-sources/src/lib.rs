@@ -8,8 +8,11 @@
 pub mod claude_code;
 pub mod discover;
 pub mod ids;
+mod json_fields;
 pub mod jsonl;
+mod linear;
 pub mod refs;
+mod sqlite_readonly;
 // Format modules (one per agent). Each is registered in `registry()`.
 pub mod codex;
 pub mod copilot_cli;
