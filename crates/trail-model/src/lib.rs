@@ -24,11 +24,12 @@ pub enum SourceKind {
     Opencode,
     Cursor,
     Specstory,
+    Aider,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 9] = [
+    pub const ALL: [SourceKind; 10] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -38,6 +39,7 @@ impl SourceKind {
         SourceKind::Opencode,
         SourceKind::Cursor,
         SourceKind::Specstory,
+        SourceKind::Aider,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -52,6 +54,7 @@ impl SourceKind {
             SourceKind::Opencode => "opencode",
             SourceKind::Cursor => "cursor",
             SourceKind::Specstory => "specstory",
+            SourceKind::Aider => "aider",
         }
     }
 

@@ -14,6 +14,7 @@ mod linear;
 pub mod refs;
 mod sqlite_readonly;
 // Format modules (one per agent). Each is registered in `registry()`.
+pub mod aider;
 pub mod codex;
 pub mod copilot_cli;
 pub mod copilot_vscode;
@@ -163,6 +164,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(opencode::Opencode),
         Box::new(cursor::Cursor),
         Box::new(specstory::Specstory),
+        Box::new(aider::Aider),
     ]
 }
 
