@@ -25,11 +25,12 @@ pub enum SourceKind {
     Cursor,
     Specstory,
     Aider,
+    ClaudeHistory,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 10] = [
+    pub const ALL: [SourceKind; 11] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -40,6 +41,7 @@ impl SourceKind {
         SourceKind::Cursor,
         SourceKind::Specstory,
         SourceKind::Aider,
+        SourceKind::ClaudeHistory,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -55,6 +57,7 @@ impl SourceKind {
             SourceKind::Cursor => "cursor",
             SourceKind::Specstory => "specstory",
             SourceKind::Aider => "aider",
+            SourceKind::ClaudeHistory => "claude-history",
         }
     }
 

@@ -6,6 +6,7 @@
 //! store. Bad records degrade that record only.
 
 pub mod claude_code;
+pub mod claude_history;
 pub mod discover;
 pub mod ids;
 mod json_fields;
@@ -141,6 +142,14 @@ pub trait Source: Send + Sync {
         &[]
     }
 
+    /// Returns whether this source's files are read after every other source's files are
+    /// written, so the ingest can compare its sessions with theirs: Claude Code's prompt history
+    /// stands in for transcripts Claude Code deleted, and must not repeat the ones the store
+    /// holds. Sources with [`Source::project_markers`] are read after the others too.
+    fn reads_after_others(&self) -> bool {
+        false
+    }
+
     /// Parses one file (or its new bytes when resumed).
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError>;
 
@@ -156,6 +165,7 @@ pub trait Source: Send + Sync {
 pub fn registry() -> Vec<Box<dyn Source>> {
     vec![
         Box::new(claude_code::ClaudeCode),
+        Box::new(claude_history::ClaudeHistory),
         Box::new(copilot_vscode::CopilotVscode),
         Box::new(vscode_export::VscodeExport),
         Box::new(copilot_cli::CopilotCli),
