@@ -19,6 +19,7 @@ pub mod aider;
 pub mod codex;
 pub mod copilot_cli;
 pub mod copilot_vscode;
+mod copilot_vscode_legacy;
 pub mod cursor;
 mod cursor_transcripts;
 pub mod gemini;
