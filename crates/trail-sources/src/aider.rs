@@ -32,8 +32,9 @@
 //!   next [`INPUT_LOOKAHEAD`] entries), else the last time known (the previous prompt's or the
 //!   session start). Everything after a prompt carries its time. A confirmation answered for a group
 //!   (`#### Question (Y)es/(N)o... [Yes]: a`) is `(User, Meta)`.
-//! - An answer is `(Assistant, Text)` with the session's current model (a reasoning section in
-//!   Aider's tags is `Thinking`); each edit in it is a tool call named [`EDIT_TOOL`] whose input
+//! - An answer is split, in order, into its prose, `(Assistant, Text)` with the session's
+//!   current model, and its edits (a reasoning section in Aider's tags is `Thinking`): each
+//!   edit block (file name, fences and markers) is a tool call named [`EDIT_TOOL`] whose input
 //!   is `{"file", "search", "replace"}` (`search` empty for a new or whole file). `Applied edit
 //!   to X` is the result of the calls for X, `Skipping edits to X` and a SEARCH block that failed
 //!   to match in X make their results errors; `Applied edit` also records X (absolute, under
@@ -43,15 +44,18 @@
 //! - `Tokens:` is one usage row (key `tokens@<line>`): input = sent - cache write (Aider counts
 //!   cache writes in `sent`), cache write, cache hit as cache read, received as output, and the
 //!   message cost as logged. Counts are as rounded as Aider prints them (`2.4k`).
-//! - `Commit <hash> <msg>` is a commit ref; other status lines are `(System, Meta)`, one a line.
+//! - `Commit <hash> <msg>` is a commit ref; the other status lines of a run of consecutive
+//!   ones are one `(System, Meta)` message.
 //!
 //! # Incremental parsing
 //! The history only grows, so `appendable` is true. The state holds the open session (the last
 //! one: a session is open until the next header) and the input history offset already matched.
-//! Status lines are one message each and an answer is written in one piece, so a parse that
-//! stops at the end of the file gives the same messages as one that reads past it, with one
-//! exception handled here: an answer not yet followed by its blank line (still being written)
-//! is left for the next index (`bytes_parsed` stops before it).
+//! An answer is written in one piece, so a parse that stops at the end of the file gives the
+//! same messages as one that reads past it, with two cases handled here: an answer not yet
+//! followed by its blank line (still being written) is left for the next index
+//! (`bytes_parsed` stops before it), and a run of status lines the end of the file cut is
+//! written as far as it goes, then written again under the same `seq` (which replaces it)
+//! when the next parse reads more of it.
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -196,6 +200,23 @@ struct Open {
     pending_edits: Vec<PendingEdit>,
     files: BTreeSet<String>,
     refs: BTreeSet<String>,
+    /// The run of status lines being read, one `Meta` message.
+    #[serde(default)]
+    status_run: Option<StatusRun>,
+}
+
+/// Consecutive status lines, shown as one `Meta` message. Its `seq` is taken when the run
+/// begins; a run still open at the end of the parsed bytes is written as far as it goes, and
+/// written again under the same `seq` (replacing it) when the next parse finds more of it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StatusRun {
+    seq: u32,
+    native: String,
+    turn: Option<u32>,
+    timestamp: Option<String>,
+    lines: Vec<String>,
+    /// Lines already written in an earlier message.
+    written: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -386,6 +407,7 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         p.finish_blocks(offset, line_no)
     };
     p.flush_usage();
+    p.write_status_run(true);
     p.st.input_offset = p.inputs.consumed_offset();
     if let Some(open) = p.st.open.clone() {
         let session = p.emit(open);
@@ -545,6 +567,7 @@ impl Parser {
 
     fn start_session(&mut self, at: Option<&str>) {
         self.flush_usage();
+        self.write_status_run(false);
         if let Some(open) = self.st.open.take() {
             if let Some(s) = self.emit(open) {
                 self.sessions.push(s);
@@ -628,6 +651,8 @@ impl Parser {
             UpdateMode::Replace
         };
         s.messages = delta.messages;
+        // A status run's message takes the seq its run began with.
+        s.messages.sort_by_key(|m| m.seq);
         if !append {
             s.turns = turns::build_turns(&s.messages);
         }
@@ -686,6 +711,7 @@ impl Parser {
         if text == "<blank>" || text.trim().is_empty() {
             return;
         }
+        self.write_status_run(false);
         if is_confirmation(&text) {
             let now = self.open().now.clone();
             self.push(Message {
@@ -753,6 +779,7 @@ impl Parser {
         let (Some(first), Some(last)) = (first, last) else {
             return;
         };
+        self.write_status_run(false);
         let text = lines[first..=last].join("\n");
         let (model, now, format) = {
             let o = self.open();
@@ -774,24 +801,40 @@ impl Parser {
         if answer.trim().is_empty() {
             return;
         }
-        let seq = self.push(Message {
-            native_id: Some(native.clone()),
-            role: Some(Role::Assistant),
-            kind: Some(MessageKind::Text),
-            text: answer.clone(),
-            model: model.clone(),
-            timestamp: now.clone(),
-            ..Message::default()
-        });
-        self.open().last_text_seq = Some(seq);
+        // The answer in order: its prose as text messages, each edit block as a tool call in
+        // its place (the block itself is the call's input, not text).
+        let answer_lines: Vec<&str> = answer.lines().collect();
+        let edits = locate_edits(&answer_lines, format.as_deref());
         self.open().pending_edits.clear();
-        self.add_refs_from(&answer);
-        for (k, e) in edit_blocks(&answer, format.as_deref())
+        let mut first_seq = None;
+        let mut cursor = 0;
+        let mut k = 0;
+        for f in edits
             .into_iter()
-            .enumerate()
+            .chain(std::iter::once(Located::end(answer_lines.len())))
         {
-            let call_id = format!("edit-{}-{}", line + first as u64, k + 1);
-            self.push(Message {
+            let prose = answer_lines[cursor..f.start].join("\n");
+            let prose = prose.trim_matches('\n');
+            if !prose.trim().is_empty() {
+                let seq = self.push(Message {
+                    native_id: Some(native.clone()),
+                    role: Some(Role::Assistant),
+                    kind: Some(MessageKind::Text),
+                    text: prose.to_string(),
+                    model: model.clone(),
+                    timestamp: now.clone(),
+                    ..Message::default()
+                });
+                first_seq.get_or_insert(seq);
+                self.add_refs_from(prose);
+            }
+            cursor = f.end;
+            let Some(e) = f.block else {
+                break;
+            };
+            k += 1;
+            let call_id = format!("edit-{}-{k}", line + first as u64);
+            let seq = self.push(Message {
                 native_id: Some(native.clone()),
                 role: Some(Role::Assistant),
                 kind: Some(MessageKind::ToolCall),
@@ -805,10 +848,14 @@ impl Parser {
                 timestamp: now.clone(),
                 ..Message::default()
             });
+            first_seq.get_or_insert(seq);
             self.open().pending_edits.push(PendingEdit {
                 file: e.file,
                 call_id,
             });
+        }
+        if first_seq.is_some() {
+            self.open().last_text_seq = first_seq;
         }
     }
 
@@ -885,15 +932,49 @@ impl Parser {
                 created_at: at,
             });
         }
-        let now = self.open().now.clone();
-        self.push(Message {
-            native_id: Some(format!("line-{line}")),
-            role: Some(Role::System),
-            kind: Some(MessageKind::Meta),
-            text: text.to_string(),
-            timestamp: now,
-            ..Message::default()
-        });
+        let open = self.open();
+        if open.status_run.is_none() {
+            open.status_run = Some(StatusRun {
+                seq: open.seq,
+                native: format!("line-{line}"),
+                turn: open.turns.checked_sub(1),
+                timestamp: open.now.clone(),
+                lines: Vec::new(),
+                written: 0,
+            });
+            open.seq += 1;
+        }
+        if let Some(run) = open.status_run.as_mut() {
+            run.lines.push(text.to_string());
+        }
+    }
+
+    /// Writes the status run's message (when it has lines not written yet); `keep` leaves the
+    /// run open for lines a later parse may find.
+    fn write_status_run(&mut self, keep: bool) {
+        let Some(open) = self.st.open.as_mut() else {
+            return;
+        };
+        let Some(mut run) = open.status_run.take() else {
+            return;
+        };
+        if run.lines.len() > run.written {
+            self.delta.messages.push(Message {
+                seq: run.seq,
+                native_id: Some(run.native.clone()),
+                role: Some(Role::System),
+                kind: Some(MessageKind::Meta),
+                text: run.lines.join("\n"),
+                timestamp: run.timestamp.clone(),
+                on_main_chain: true,
+                turn_index: run.turn,
+                ..Message::default()
+            });
+            run.written = run.lines.len();
+        }
+        if keep {
+            open.status_run = Some(run);
+        }
     }
 
     fn push_usage(&mut self, u: Usage) {
@@ -1114,12 +1195,12 @@ fn file_name_of(line: &str) -> Option<String> {
 
 /// Finds the file of a SEARCH block in the (up to three) lines before it, going back only
 /// through fences, as Aider's `find_filename` does.
-fn file_before(lines: &[&str], at: usize) -> Option<String> {
+fn file_before(lines: &[&str], at: usize) -> Option<(String, usize)> {
     for back in 1..=3 {
         let i = at.checked_sub(back)?;
         let l = lines[i];
         if let Some(name) = file_name_of(l) {
-            return Some(name);
+            return Some((name, i));
         }
         if fence_marker(l).is_none() {
             return None;
@@ -1132,13 +1213,47 @@ fn file_before(lines: &[&str], at: usize) -> Option<String> {
 /// edit formats, unified diff hunks for the `udiff` ones.
 pub fn edit_blocks(answer: &str, edit_format: Option<&str>) -> Vec<EditBlock> {
     let lines: Vec<&str> = answer.lines().collect();
-    let mut out = search_replace_blocks(&lines);
+    locate_edits(&lines, edit_format)
+        .into_iter()
+        .filter_map(|l| l.block)
+        .collect()
+}
+
+/// An edit and the lines of the answer it takes (`start..end`: its file name, fences and
+/// markers included).
+struct Located {
+    block: Option<EditBlock>,
+    start: usize,
+    end: usize,
+}
+
+impl Located {
+    /// The end of the answer (no block).
+    fn end(n: usize) -> Located {
+        Located {
+            block: None,
+            start: n,
+            end: n,
+        }
+    }
+}
+
+/// Finds the edits of an answer with their spans, in order and without overlaps.
+fn locate_edits(lines: &[&str], edit_format: Option<&str>) -> Vec<Located> {
+    let mut out = search_replace_blocks(lines);
     match edit_format {
-        Some(f) if f.ends_with("whole") => out.extend(whole_files(&lines)),
-        Some(f) if f.starts_with("udiff") => out.extend(udiff_hunks(&lines)),
+        Some(f) if f.ends_with("whole") => out.extend(whole_files(lines)),
+        Some(f) if f.starts_with("udiff") => out.extend(udiff_hunks(lines)),
         _ => {}
     }
-    out
+    out.sort_by_key(|l| l.start);
+    let mut kept: Vec<Located> = Vec::with_capacity(out.len());
+    for l in out {
+        if kept.last().is_none_or(|p| l.start >= p.end) {
+            kept.push(l);
+        }
+    }
+    kept
 }
 
 fn joined(lines: &[&str]) -> String {
@@ -1150,7 +1265,7 @@ fn joined(lines: &[&str]) -> String {
     s
 }
 
-fn search_replace_blocks(lines: &[&str]) -> Vec<EditBlock> {
+fn search_replace_blocks(lines: &[&str]) -> Vec<Located> {
     let mut out = Vec::new();
     let mut current: Option<String> = None;
     let mut i = 0;
@@ -1159,7 +1274,11 @@ fn search_replace_blocks(lines: &[&str]) -> Vec<EditBlock> {
             i += 1;
             continue;
         }
-        let file = file_before(lines, i).or_else(|| current.clone());
+        let named = file_before(lines, i);
+        let file = named
+            .as_ref()
+            .map(|(f, _)| f.clone())
+            .or_else(|| current.clone());
         let start = i + 1;
         let Some(div) = (start..lines.len()).find(|&j| is_divider(lines[j].trim())) else {
             break;
@@ -1169,10 +1288,30 @@ fn search_replace_blocks(lines: &[&str]) -> Vec<EditBlock> {
         };
         if let Some(file) = file {
             current = Some(file.clone());
-            out.push(EditBlock {
-                file,
-                search: joined(&lines[start..div]),
-                replace: joined(&lines[div + 1..end]),
+            // The span: from the file name (or the opening fence before it, `diff-fenced`)
+            // to the closing fence after the marker.
+            let mut from = named.map_or(i, |(_, at)| at);
+            if from > 0 && fence_marker(lines[from - 1]).is_some() && from < i {
+                from -= 1;
+            } else if from == i && i > 0 && fence_marker(lines[i - 1]).is_some() {
+                from = i - 1;
+            }
+            let mut to = end + 1;
+            if lines
+                .get(to)
+                .and_then(|l| fence_marker(l))
+                .is_some_and(|(_, _, rest)| rest.trim().is_empty())
+            {
+                to += 1;
+            }
+            out.push(Located {
+                block: Some(EditBlock {
+                    file,
+                    search: joined(&lines[start..div]),
+                    replace: joined(&lines[div + 1..end]),
+                }),
+                start: from,
+                end: to,
             });
         }
         i = end + 1;
@@ -1181,7 +1320,7 @@ fn search_replace_blocks(lines: &[&str]) -> Vec<EditBlock> {
 }
 
 /// `whole` format: a file name alone on a line, then the file in a fence.
-fn whole_files(lines: &[&str]) -> Vec<EditBlock> {
+fn whole_files(lines: &[&str]) -> Vec<Located> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -1203,10 +1342,14 @@ fn whole_files(lines: &[&str]) -> Vec<EditBlock> {
         let body = &lines[i + 1..close];
         let has_markers = body.iter().any(|l| is_search_marker(l.trim()));
         if let (Some(file), false) = (name, has_markers) {
-            out.push(EditBlock {
-                file,
-                search: String::new(),
-                replace: joined(body),
+            out.push(Located {
+                block: Some(EditBlock {
+                    file,
+                    search: String::new(),
+                    replace: joined(body),
+                }),
+                start: i - 1,
+                end: close + 1,
             });
         }
         i = close + 1;
@@ -1216,57 +1359,64 @@ fn whole_files(lines: &[&str]) -> Vec<EditBlock> {
 
 /// `udiff` format: ```` ```diff ```` blocks of `--- path` / `+++ path` and `@@ ... @@` hunks;
 /// each hunk is an edit whose search is its context and `-` lines, its replace its context and
-/// `+` lines.
-fn udiff_hunks(lines: &[&str]) -> Vec<EditBlock> {
+/// `+` lines. The first hunk of a block takes the block's lines, the others none.
+fn udiff_hunks(lines: &[&str]) -> Vec<Located> {
     let mut out = Vec::new();
-    let mut in_diff = false;
-    let mut file: Option<String> = None;
-    let mut hunk: Option<(Vec<&str>, Vec<&str>)> = None;
-    let mut flush = |file: &Option<String>, hunk: &mut Option<(Vec<&str>, Vec<&str>)>| {
-        if let (Some(f), Some((s, r))) = (file, hunk.take()) {
-            if !s.is_empty() || !r.is_empty() {
-                out.push(EditBlock {
-                    file: f.clone(),
-                    search: joined(&s),
-                    replace: joined(&r),
-                });
-            }
-        }
-    };
-    for &l in lines {
-        if !in_diff {
-            if l.trim_start().starts_with("```diff") {
-                in_diff = true;
-                file = None;
-            }
+    let mut i = 0;
+    while i < lines.len() {
+        if !lines[i].trim_start().starts_with("```diff") {
+            i += 1;
             continue;
         }
-        if l.trim_start().starts_with("```") {
-            flush(&file, &mut hunk);
-            in_diff = false;
-            continue;
-        }
-        if let Some(p) = l.strip_prefix("+++ ") {
-            flush(&file, &mut hunk);
-            file = Some(p.trim().to_string());
-        } else if l.starts_with("--- ") {
-            flush(&file, &mut hunk);
-        } else if l.starts_with("@@") {
-            flush(&file, &mut hunk);
-            hunk = Some((Vec::new(), Vec::new()));
-        } else if let Some((s, r)) = hunk.as_mut() {
-            if let Some(x) = l.strip_prefix('-') {
-                s.push(x);
-            } else if let Some(x) = l.strip_prefix('+') {
-                r.push(x);
-            } else {
-                let x = l.strip_prefix(' ').unwrap_or(l);
-                s.push(x);
-                r.push(x);
+        let close = (i + 1..lines.len())
+            .find(|&j| lines[j].trim_start().starts_with("```"))
+            .unwrap_or(lines.len());
+        let mut edits: Vec<EditBlock> = Vec::new();
+        let mut file: Option<String> = None;
+        let mut hunk: Option<(Vec<&str>, Vec<&str>)> = None;
+        let mut flush = |file: &Option<String>, hunk: &mut Option<(Vec<&str>, Vec<&str>)>| {
+            if let (Some(f), Some((s, r))) = (file, hunk.take()) {
+                if !s.is_empty() || !r.is_empty() {
+                    edits.push(EditBlock {
+                        file: f.clone(),
+                        search: joined(&s),
+                        replace: joined(&r),
+                    });
+                }
+            }
+        };
+        for &l in &lines[i + 1..close] {
+            if let Some(p) = l.strip_prefix("+++ ") {
+                flush(&file, &mut hunk);
+                file = Some(p.trim().to_string());
+            } else if l.starts_with("--- ") {
+                flush(&file, &mut hunk);
+            } else if l.starts_with("@@") {
+                flush(&file, &mut hunk);
+                hunk = Some((Vec::new(), Vec::new()));
+            } else if let Some((s, r)) = hunk.as_mut() {
+                if let Some(x) = l.strip_prefix('-') {
+                    s.push(x);
+                } else if let Some(x) = l.strip_prefix('+') {
+                    r.push(x);
+                } else {
+                    let x = l.strip_prefix(' ').unwrap_or(l);
+                    s.push(x);
+                    r.push(x);
+                }
             }
         }
+        flush(&file, &mut hunk);
+        let end = (close + 1).min(lines.len());
+        for (k, e) in edits.into_iter().enumerate() {
+            out.push(Located {
+                block: Some(e),
+                start: if k == 0 { i } else { end },
+                end,
+            });
+        }
+        i = end;
     }
-    flush(&file, &mut hunk);
     out
 }
 

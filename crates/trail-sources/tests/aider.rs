@@ -106,6 +106,11 @@ fn corpus_history_counted_independently() {
         .map(|m| m.timestamp.as_deref().unwrap())
         .collect();
     assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+    // Edit blocks are tool calls, not text: no answer text holds a marker or a dangling fence.
+    for m in s.messages.iter().filter(|m| m.kind() == MessageKind::Text) {
+        assert!(!m.text.contains("<<<<<<< SEARCH"), "{}", m.text);
+        assert!(!m.text.contains(">>>>>>> REPLACE"), "{}", m.text);
+    }
     // The README answer nests ```bash fences in a ```markdown block: one edit, whole.
     let readme = edits
         .iter()
@@ -164,6 +169,37 @@ fn fixture_sessions_turns_tools_usage_and_times() {
         ]
     );
     assert_eq!(count_kind(a, MessageKind::Thinking), 1);
+    // A run of status lines is one message (the announcement first).
+    assert_eq!(
+        a.messages[0].text,
+        "Aider v0.86.1\nMain model: anthropic/claude-sonnet-4-5 with diff edit format, prompt cache, \
+         infinite output\nWeak model: anthropic/claude-haiku-4-5\nGit repo: .git with 12 files\n\
+         Repo-map: using 4096 tokens, auto refresh"
+    );
+    assert_eq!(a.messages[0].kind(), MessageKind::Meta);
+    // The answer in order: its prose, then the two edits (their file names and fences are
+    // part of the calls).
+    let second_turn: Vec<(MessageKind, &str)> = a
+        .messages
+        .iter()
+        .filter(|m| m.turn_index == Some(1) && m.role() == trail_model::Role::Assistant)
+        .map(|m| (m.kind(), m.text.as_str()))
+        .collect();
+    assert_eq!(
+        second_turn,
+        vec![
+            (
+                MessageKind::Thinking,
+                "The check belongs at the top of scale(), before any ingredient is touched."
+            ),
+            (
+                MessageKind::Text,
+                "I will add a guard at the top of `scale()` and a test for it."
+            ),
+            (MessageKind::ToolCall, "src/scale.py"),
+            (MessageKind::ToolCall, "tests/test_scale.py"),
+        ]
+    );
     // Two SEARCH/REPLACE edits, one a new file (empty search); the `####` comment inside the
     // new file is not a prompt.
     let edits = calls(a, EDIT_TOOL);
@@ -335,6 +371,10 @@ fn udiff_hunks_become_search_and_replace() {
     assert_eq!(e[0].file, "src/a.py");
     assert_eq!(e[0].search, "def f():\n    return 1\n");
     assert_eq!(e[0].replace, "def f():\n    return 2\n");
+    // Two hunks in one block are two edits.
+    let two =
+        "```diff\n--- a.py\n+++ a.py\n@@ ... @@\n-x = 1\n+x = 2\n@@ ... @@\n-y = 1\n+y = 2\n```\n";
+    assert_eq!(edit_blocks(two, Some("udiff")).len(), 2);
     // Without the udiff format a diff block is text.
     assert!(edit_blocks(answer, Some("diff")).is_empty());
 }
@@ -359,24 +399,27 @@ fn parse_in_two(path: &Path, bytes: &[u8], cut: usize) -> (FileParse, FileParse)
     (first, second)
 }
 
-/// The messages of several parses merged by session, in order: (session, seq, kind, text).
+/// The messages of several parses merged by session as the store merges them (a later parse's
+/// message at a `seq` replaces the earlier one), in order: (session, seq, kind, text, input).
 fn merged(parses: &[&FileParse]) -> Vec<(String, u32, String, String, Option<String>)> {
-    let mut out = Vec::new();
+    let mut out = std::collections::BTreeMap::new();
     for p in parses {
         for s in &p.sessions {
             for m in &s.messages {
-                out.push((
-                    s.meta.id.0.clone(),
-                    m.seq,
-                    m.kind().as_str().to_string(),
-                    m.text.clone(),
-                    m.tool_input.clone(),
-                ));
+                out.insert(
+                    (s.meta.id.0.clone(), m.seq),
+                    (
+                        m.kind().as_str().to_string(),
+                        m.text.clone(),
+                        m.tool_input.clone(),
+                    ),
+                );
             }
         }
     }
-    out.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-    out
+    out.into_iter()
+        .map(|((id, seq), (k, t, i))| (id, seq, k, t, i))
+        .collect()
 }
 
 #[test]
