@@ -17,10 +17,22 @@ FORMAT:
            from the corpus chat's messages, with ids unique per session and tool output (in
            both of the fields Gemini CLI writes it to) as most of the bytes.
 
+  aider    OUT/projects/p<k>/.aider.chat.history.md (+ .aider.input.history): --mib MiB over 40
+           projects, repeating the corpus history's run with fresh times, a sentence of its own
+           in each answer, and its SEARCH/REPLACE edits, token and cost lines and commits.
+  claude-history
+           OUT/.claude/history.jsonl: --mib MiB of Claude Code prompt-history lines (sessions of
+           5 to 40 prompts, one line in ten without a session id, one in twenty with a paste),
+           no transcripts beside it (all deleted, so every prompt is indexed).
+  vscode-legacy
+           OUT/Code/User/workspaceStorage/<hash>/state.vscdb: --mib MiB of workspace databases
+           whose `interactive.sessions` holds up to 25 sessions each, built like `vscode`.
+
 Deterministic: the same arguments write the same bytes.
 """
 import argparse
 import copy
+import datetime
 import json
 import os
 import random
@@ -220,10 +232,135 @@ def gemini(out, mib, r):
     return total
 
 
+def aider(out, mib, r):
+    with open(os.path.join(CORPUS, "aider", "metadata-aider.chat.history.md"), encoding="utf-8") as f:
+        text = f.read()
+    header = "# aider chat started at "
+    body = text.split(header, 1)[1].split("\n", 1)[1]
+    # The run as lines; answers (lines outside #### / > ) get prose added at their end.
+    lines = body.split("\n")
+    target = mib * 2**20
+    total, run = 0, 0
+    projects = 40
+    files = [None] * projects
+    inputs = [None] * projects
+    try:
+        while total < target:
+            k = run % projects
+            if files[k] is None:
+                d = os.path.join(out, "projects", "p%02d" % k)
+                os.makedirs(d, exist_ok=True)
+                files[k] = open(os.path.join(d, ".aider.chat.history.md"), "w", encoding="utf-8")
+                inputs[k] = open(os.path.join(d, ".aider.input.history"), "w", encoding="utf-8")
+            t = 1767225600 + run * 7200
+            stamp = lambda s: datetime.datetime.fromtimestamp(s, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+            chunk = ["", header + stamp(t), ""]
+            prompt, n = [], 0
+            for i, l in enumerate(lines):
+                if l.startswith("####"):
+                    if not prompt:
+                        n += 1
+                    line = l if len(l) < 6 else "%s (run %d)  " % (l.rstrip(), run) if not prompt else l
+                    prompt.append(line)
+                    chunk.append(line)
+                    continue
+                if prompt:
+                    typed = "\n".join(p[5:].rstrip() if p.startswith("#### ") else "" for p in prompt)
+                    inputs[k].write("\n# %s.%06d\n" % (stamp(t + 60 * n), n))
+                    for pl in typed.split("\n"):
+                        inputs[k].write("+" + pl + "\n")
+                    prompt = []
+                nxt = lines[i + 1] if i + 1 < len(lines) else ""
+                chunk.append(l)
+                if l.strip() and not l.startswith(">") and nxt.startswith("> Tokens:") is False and nxt == "" \
+                        and i + 2 < len(lines) and lines[i + 2].startswith("> Tokens:"):
+                    chunk.append("")
+                    # A sentence of its own per answer; the rest keeps the corpus's proportions
+                    # of prose, edit blocks and status lines.
+                    chunk.append(filler(r, r.randint(40, 200)))
+            s = "\n".join(chunk) + "\n"
+            files[k].write(s)
+            total += len(s.encode("utf-8"))
+            run += 1
+    finally:
+        for f in files + inputs:
+            if f is not None:
+                f.close()
+    return total
+
+
+def claude_history(out, mib, r):
+    d = os.path.join(out, ".claude")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "history.jsonl")
+    target = mib * 2**20
+    size, t = 0, 1767225600000
+    with open(path, "w", encoding="utf-8") as f:
+        while size < target:
+            sid = uid(r)
+            project = "/home/u/project-%d" % r.randrange(30)
+            for _ in range(r.randint(5, 40)):
+                t += r.randint(5000, 900000)
+                text = filler(r, int(r.lognormvariate(4.5, 1.0)) + 5)
+                line = {"display": text, "pastedContents": {}, "timestamp": t, "project": project}
+                if r.random() < 0.05:
+                    line["display"] = text + " [Pasted text #1 +%d lines]" % r.randint(3, 80)
+                    line["pastedContents"] = {"1": {"id": 1, "type": "text", "content": filler(r, r.randint(500, 8000))}}
+                if r.random() >= 0.1:
+                    line["sessionId"] = sid
+                s = json.dumps(line, ensure_ascii=False) + "\n"
+                f.write(s)
+                size += len(s.encode("utf-8"))
+    return os.path.getsize(path)
+
+
+def vscode_legacy(out, mib, r):
+    import sqlite3
+    exports = sorted(os.listdir(os.path.join(CORPUS, "vscode-export")))
+    requests = []
+    for name in exports:
+        with open(os.path.join(CORPUS, "vscode-export", name), encoding="utf-8") as f:
+            requests.append(json.load(f)["requests"])
+    target = mib * 2**20
+    total, w = 0, 0
+    while total < target:
+        h = "%032x" % r.getrandbits(128)
+        d = os.path.join(out, "Code", "User", "workspaceStorage", h)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "workspace.json"), "w") as f:
+            json.dump({"folder": "file:///home/u/project-%d" % (w % 50)}, f)
+        sessions = []
+        for i in range(r.randint(3, 25)):
+            src = requests[r.randrange(len(requests))]
+            n = max(1, min(len(src), int(r.lognormvariate(1.2, 0.8))))
+            start = r.randrange(max(1, len(src) - n + 1))
+            reqs = []
+            for k, req in enumerate(src[start:start + n]):
+                req = copy.copy(req)
+                req["requestId"] = "request_" + uid(r)
+                req["timestamp"] = 1704067200000 + w * 86400000 + i * 3600000 + k * 60000
+                reqs.append(req)
+            sessions.append({"version": 2, "sessionId": uid(r), "creationDate": reqs[0]["timestamp"],
+                             "lastMessageDate": reqs[-1]["timestamp"], "requesterUsername": "dev",
+                             "responderUsername": "GitHub Copilot", "initialLocation": "panel", "requests": reqs})
+        value = json.dumps(sessions, ensure_ascii=False)
+        db = os.path.join(d, "state.vscdb")
+        con = sqlite3.connect(db)
+        con.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+        con.execute("INSERT INTO ItemTable VALUES ('interactive.sessions', ?)", (value,))
+        con.execute("INSERT INTO ItemTable VALUES ('workbench.panel.chat', '{}')")
+        con.commit()
+        con.close()
+        total += os.path.getsize(db)
+        w += 1
+    return total
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
-    ap.add_argument("format", choices=("vscode", "copilot", "codex", "gemini"))
+    ap.add_argument("format", choices=("vscode", "copilot", "codex", "gemini", "aider", "claude-history",
+                                       "vscode-legacy"))
     ap.add_argument("--mib", type=int, default=200)
     ap.add_argument("--sessions", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7)
@@ -232,7 +369,8 @@ def main():
     if a.format == "vscode":
         n = vscode(a.out, a.sessions, r)
     else:
-        n = {"copilot": copilot, "codex": codex, "gemini": gemini}[a.format](a.out, a.mib, r)
+        n = {"copilot": copilot, "codex": codex, "gemini": gemini, "aider": aider,
+             "claude-history": claude_history, "vscode-legacy": vscode_legacy}[a.format](a.out, a.mib, r)
     print("%s: %d bytes (%.1f MiB) in %s" % (a.format, n, n / 2**20, a.out))
 
 

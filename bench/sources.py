@@ -6,7 +6,9 @@ usage: python3 bench/sources.py [--work DIR] [--mib N] [--runs N]
 Generates (once, under --work) a Claude Code corpus of about N MiB without giant files
 (../shared/bench/gen_claude_corpus.py --files 400 --large 0) and, by scaling the shared
 corpus's real files (bench/gen_sources.py), 1,000 VS Code chat sessions, one N MiB Copilot CLI
-events.jsonl, one N MiB Codex rollout and N MiB of Gemini CLI chats. Each is indexed into a new
+events.jsonl, one N MiB Codex rollout, N MiB of Gemini CLI chats, N MiB of Aider chat
+histories in 40 projects, an N MiB Claude Code history.jsonl and N MiB of VS Code workspace
+databases holding older Copilot Chat sessions. Each is indexed into a new
 store by the release binary; the table gives wall time, CPU time (user + sys), MiB per wall
 second and per CPU second, the ratio to Claude Code's, and peak RSS. Each source is indexed
 --runs times (default 3), interleaved, into a new store each time; the table gives the median
@@ -39,17 +41,24 @@ def main():
     ap.add_argument("--work", default="/tmp/trail-bench/sources")
     ap.add_argument("--mib", type=int, default=200)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", help="comma-separated labels to run besides claude-code (e.g. aider,claude-history)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     gen = os.path.join(ROOT, "bench", "gen_sources.py")
+    # (label, source, generated format, root under --work)
     cases = [
-        ("claude-code", "claude", "claude"),
-        ("copilot-vscode", "vscode", "vscode/Code"),
-        ("copilot-cli", "copilot", "copilot/.copilot"),
-        ("codex", "codex", "codex/.codex"),
-        ("gemini-cli", "gemini", "gemini/.gemini"),
+        ("claude-code", "claude-code", "claude", "claude"),
+        ("copilot-vscode", "copilot-vscode", "vscode", "vscode/Code"),
+        ("copilot-cli", "copilot-cli", "copilot", "copilot/.copilot"),
+        ("codex", "codex", "codex", "codex/.codex"),
+        ("gemini-cli", "gemini-cli", "gemini", "gemini/.gemini"),
+        ("aider", "aider", "aider", "aider/projects"),
+        ("claude-history", "claude-history", "claude-history", "claude-history/.claude"),
+        ("vscode-legacy", "copilot-vscode", "vscode-legacy", "vscode-legacy/Code"),
     ]
-    for _, fmt, _ in cases:
+    if a.only:
+        cases = [c for c in cases if c[0] == "claude-code" or c[0] in a.only.split(",")]
+    for _, _, fmt, _ in cases:
         out = os.path.join(a.work, fmt)
         if os.path.isdir(out):
             continue
@@ -60,11 +69,12 @@ def main():
             cmd = [sys.executable, gen, out, fmt, "--mib", str(a.mib)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
-    trail = os.path.join(ROOT, "target", "release", "trail")
-    samples = {source: [] for source, _, _ in cases}
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    trail = os.path.join(target, "release", "trail")
+    samples = {label: [] for label, _, _, _ in cases}
     # Interleaved, so a slow spell of the machine lands on every source rather than one.
     for _ in range(a.runs):
-        for source, fmt, root in cases:
+        for label, source, fmt, root in cases:
             store = os.path.join(a.work, fmt + ".db")
             for suffix in ("", "-wal", "-shm"):
                 if os.path.exists(store + suffix):
@@ -75,12 +85,12 @@ def main():
             wall, cpu, rss_kb, code = p.stdout.split()
             if code != "0":
                 sys.exit("%s: trail index failed" % source)
-            samples[source].append((float(wall), float(cpu), int(rss_kb) / 1024))
+            samples[label].append((float(wall), float(cpu), int(rss_kb) / 1024))
     rows = []
-    for source, fmt, _ in cases:
-        runs = samples[source]
+    for label, _, fmt, _ in cases:
+        runs = samples[label]
         mib = size_of(os.path.join(a.work, fmt)) / 2**20
-        rows.append((source, mib, statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs),
+        rows.append((label, mib, statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs),
                      max(r[2] for r in runs)))
     base_wall = rows[0][1] / rows[0][2]
     base_cpu = rows[0][1] / rows[0][3]

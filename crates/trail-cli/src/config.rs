@@ -122,6 +122,9 @@ pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, Pa
             v
         }
     };
+    // Claude Code's prompt history sits in the same config folders (`history.jsonl` beside
+    // `projects/`).
+    by.insert(SourceKind::ClaudeHistory, claude.clone());
     by.insert(SourceKind::ClaudeCode, claude);
 
     if let Some(h) = &home {
@@ -187,19 +190,32 @@ pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, Pa
 }
 
 /// Returns the folders holding projects that are searched for files kept inside projects
-/// (SpecStory's `.specstory/history`): `TRAIL_PROJECT_ROOTS`, colon-separated (semicolons on
-/// Windows, as `PATH`). With `--home` (the samples) the environment is ignored.
-pub fn project_roots(env: &Env, home: Option<&Path>) -> Vec<PathBuf> {
+/// (Aider's chat histories, SpecStory's `.specstory/history`): `TRAIL_PROJECT_ROOTS`,
+/// colon-separated (semicolons on Windows, as `PATH`), then the config file's
+/// `index.project_roots` (`~/` is the home folder). With `--home` (the samples) both are
+/// ignored.
+pub fn project_roots(env: &Env, home: Option<&Path>, config: &Config) -> Vec<PathBuf> {
     if home.is_some() {
         return Vec::new();
     }
-    env.get("TRAIL_PROJECT_ROOTS")
+    let mut out: Vec<PathBuf> = env
+        .get("TRAIL_PROJECT_ROOTS")
         .map(|v| {
             std::env::split_paths(v)
                 .filter(|p| !p.as_os_str().is_empty())
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    for r in &config.index.project_roots {
+        let p = match (r.strip_prefix("~/"), env.home()) {
+            (Some(rest), Some(h)) => h.join(rest),
+            _ => PathBuf::from(r),
+        };
+        if !r.is_empty() && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// Returns the config file path: `--config`, else `TRAIL_CONFIG`, else
@@ -229,6 +245,18 @@ pub struct Config {
     pub tui: TuiSection,
     /// Prices per model id, USD per million tokens; they replace the shipped ones.
     pub prices: BTreeMap<String, PriceConfig>,
+    /// `[index]`: where `index` looks besides the agents' own folders.
+    pub index: IndexConfig,
+}
+
+/// `[index]`
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct IndexConfig {
+    /// Folders holding projects, searched a few levels deep for the files agents keep inside
+    /// a project (Aider's chat histories, SpecStory's copies), as `TRAIL_PROJECT_ROOTS` is.
+    /// `~/` is the home folder.
+    pub project_roots: Vec<String>,
 }
 
 /// `[usage]`
@@ -426,12 +454,25 @@ mod tests {
             ("HOME", "/h"),
             ("TRAIL_PROJECT_ROOTS", "/code:/work/repos:"),
         ]);
+        let none = Config::default();
         assert_eq!(
-            project_roots(&e, None),
+            project_roots(&e, None, &none),
             vec![PathBuf::from("/code"), PathBuf::from("/work/repos")]
         );
-        assert!(project_roots(&e, Some(Path::new("/demo"))).is_empty());
-        assert!(project_roots(&env(&[("HOME", "/h")]), None).is_empty());
+        assert!(project_roots(&e, Some(Path::new("/demo")), &none).is_empty());
+        assert!(project_roots(&env(&[("HOME", "/h")]), None, &none).is_empty());
+        // The config file's roots come after the environment's, `~/` expanded.
+        let (c, unknown) =
+            parse_config("[index]\nproject_roots = [\"~/src\", \"/code\"]\n").unwrap();
+        assert!(unknown.is_empty());
+        assert_eq!(
+            project_roots(&e, None, &c),
+            vec![
+                PathBuf::from("/code"),
+                PathBuf::from("/work/repos"),
+                PathBuf::from("/h/src")
+            ]
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! changed is reparsed whole.
 
 pub mod git;
+mod stand_ins;
 mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -175,11 +176,12 @@ pub fn index(
     let mut summary = IndexSummary::default();
     if options.paths.is_empty() {
         // Sources with their own locations first, then the ones whose files live inside
-        // projects: the folders the first group's sessions ran in are projects to look in, so
-        // a first index finds a project's SpecStory history too.
-        let (fixed, in_projects): (Vec<_>, Vec<_>) = sources
+        // projects (the folders the first group's sessions ran in are projects to look in, so
+        // a first index finds a project's SpecStory or Aider history too) and the ones that
+        // must see what the first group wrote (Claude Code's prompt history).
+        let (fixed, later): (Vec<_>, Vec<_>) = sources
             .into_iter()
-            .partition(|s| s.project_markers().is_empty());
+            .partition(|s| s.project_markers().is_empty() && !s.reads_after_others());
         let mut candidates = Vec::new();
         for s in &fixed {
             let roots = options
@@ -197,11 +199,27 @@ pub fn index(
             }
         }
         index_candidates(store, &fixed, candidates, options, progress, &mut summary)?;
-        if !in_projects.is_empty() {
+        if !later.is_empty() {
             let projects: Vec<PathBuf> =
                 store.known_cwds()?.into_iter().map(PathBuf::from).collect();
             let mut candidates = Vec::new();
-            for s in &in_projects {
+            for s in &later {
+                if s.project_markers().is_empty() {
+                    let roots = options
+                        .roots
+                        .by_source
+                        .get(&s.kind())
+                        .cloned()
+                        .unwrap_or_default();
+                    summary.searched.push((
+                        s.kind().as_str().to_string(),
+                        roots.iter().map(|r| r.display().to_string()).collect(),
+                    ));
+                    for p in s.discover(&roots) {
+                        candidates.push((s.kind(), p));
+                    }
+                    continue;
+                }
                 let mut walked = options.project_roots.clone();
                 walked.extend(
                     options
@@ -228,14 +246,7 @@ pub fn index(
                 }
             }
             if !candidates.is_empty() {
-                index_candidates(
-                    store,
-                    &in_projects,
-                    candidates,
-                    options,
-                    progress,
-                    &mut summary,
-                )?;
+                index_candidates(store, &later, candidates, options, progress, &mut summary)?;
             }
         }
     } else {
@@ -419,6 +430,10 @@ fn index_candidates(
                 summary.parsed_paths.push(record.path.clone());
             }
             summary.issues.extend(record.issues.iter().cloned());
+            if let Err(e) = stand_ins::drop_held_elsewhere(store, &mut record) {
+                write_result = Err(e.into());
+                continue;
+            }
             for s in &mut record.sessions {
                 if s.meta.repository.is_none() {
                     if let Some(cwd) = s.meta.cwd.clone() {

@@ -24,11 +24,13 @@ pub enum SourceKind {
     Opencode,
     Cursor,
     Specstory,
+    Aider,
+    ClaudeHistory,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 9] = [
+    pub const ALL: [SourceKind; 11] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -38,6 +40,8 @@ impl SourceKind {
         SourceKind::Opencode,
         SourceKind::Cursor,
         SourceKind::Specstory,
+        SourceKind::Aider,
+        SourceKind::ClaudeHistory,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -52,6 +56,8 @@ impl SourceKind {
             SourceKind::Opencode => "opencode",
             SourceKind::Cursor => "cursor",
             SourceKind::Specstory => "specstory",
+            SourceKind::Aider => "aider",
+            SourceKind::ClaudeHistory => "claude-history",
         }
     }
 

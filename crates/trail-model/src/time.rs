@@ -41,6 +41,13 @@ pub fn from_json(v: &serde_json::Value) -> Option<String> {
     }
 }
 
+/// Returns a store timestamp moved by `seconds` (negative: earlier), in the store's format.
+pub fn shift_seconds(ts: &str, seconds: i64) -> Option<String> {
+    let dt = DateTime::parse_from_rfc3339(ts.trim()).ok()?;
+    let moved = dt.checked_add_signed(chrono::TimeDelta::try_seconds(seconds)?)?;
+    Some(format_utc(moved.with_timezone(&Utc)))
+}
+
 /// Formats a UTC time as the store does.
 pub fn format_utc(dt: DateTime<Utc>) -> String {
     dt.to_rfc3339_opts(SecondsFormat::Millis, true)
@@ -65,6 +72,15 @@ mod tests {
             Some("2025-06-14T11:00:00.123Z")
         );
         assert_eq!(normalize("yesterday"), None);
+    }
+
+    #[test]
+    fn shifts() {
+        assert_eq!(
+            shift_seconds("2025-05-02T09:00:00.000Z", -60).as_deref(),
+            Some("2025-05-02T08:59:00.000Z")
+        );
+        assert_eq!(shift_seconds("soon", 1), None);
     }
 
     #[test]

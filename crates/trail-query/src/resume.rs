@@ -80,6 +80,11 @@ pub fn reopen_command(row: &SessionRow, native: Option<&str>) -> Option<Reopen> 
         // Chat panels reopen with their folder; the chat is in the panel's history.
         "copilot-vscode" | "vscode-export" => ("code", vec![cwd.clone()?]),
         "cursor" => ("cursor", vec![cwd.clone()?]),
+        // Aider has no session ids: in the project folder it reloads the chat history file.
+        "aider" => {
+            cwd.as_ref()?;
+            ("aider", vec!["--restore-chat-history".into()])
+        }
         _ => return None,
     };
     Some(Reopen {
@@ -140,6 +145,11 @@ mod tests {
             "opencode --session ses_1"
         );
         assert!(reopen_command(&row("vscode-export", "x", None), None).is_none());
+        assert_eq!(
+            r("aider", None).unwrap(),
+            "cd '/home/me/my proj' && aider --restore-chat-history"
+        );
+        assert!(reopen_command(&row("aider", "x", None), None).is_none());
     }
 
     #[test]

@@ -371,6 +371,13 @@ fn planted_store() -> (tempfile::TempDir, Store) {
             SourceKind::Specstory => vec![repo()
                 .join("crates/trail-sources/tests/fixtures/specstory")
                 .join("2026-03-02_10-00Z-tidy-the-parser.md")],
+            // The sample home keeps its transcripts: its prompt history would repeat them.
+            SourceKind::ClaudeHistory => vec![repo()
+                .join("crates/trail-sources/tests/fixtures/claude-history/.claude/history.jsonl")],
+            // Aider writes into project folders too.
+            SourceKind::Aider => vec![repo()
+                .join("crates/trail-sources/tests/fixtures/aider/recipe-box")
+                .join(".aider.chat.history.md")],
             k => source.discover(roots.by_source.get(&k).map(Vec::as_slice).unwrap_or(&[])),
         };
         for f in files {

@@ -205,7 +205,7 @@ fn state_db_of(rollout: &Path) -> Option<PathBuf> {
 fn state_db_title(rollout: &Path, thread_id: &str) -> Option<(String, u8)> {
     let db = state_db_of(rollout)?;
     // Read once per rollout: a locked database is skipped rather than copied each time.
-    let conn = crate::opencode::open_direct(&db).ok()?;
+    let conn = crate::sqlite_readonly::open_direct(&db).ok()?;
     let columns: Vec<String> = conn
         .prepare("SELECT name FROM pragma_table_info('threads')")
         .ok()?

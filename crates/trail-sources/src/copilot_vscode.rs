@@ -21,6 +21,9 @@
 //!   `workspaceStorage/no-workspace/`) are dropped, so the session is indexed once, with the
 //!   workspace's cwd.
 //!
+//! Sessions older VS Code kept in the workspace's `state.vscdb` (key `interactive.sessions`)
+//! are read by [`crate::copilot_vscode_legacy`], through the same request parser.
+//!
 //! Copilot Chat 0.51+ also writes `User/workspaceStorage/<hash>/GitHub.copilot-chat/
 //! transcripts/<sessionId>.jsonl`: an event log in Copilot CLI's vocabulary (`session.start`,
 //! `user.message`, `assistant.message` with `toolRequests` and `reasoningText`,
@@ -143,6 +146,8 @@ impl Source for CopilotVscode {
         let path = request.path;
         let mut out = if is_transcript_file(path) {
             return parse_transcript_alone(path);
+        } else if crate::copilot_vscode_legacy::is_workspace_db(path) {
+            return crate::copilot_vscode_legacy::parse_legacy(path);
         } else if discover::has_extension(path, "jsonl") {
             parse_log_file(path)?
         } else {
@@ -198,6 +203,8 @@ fn discover_sessions(roots: &[PathBuf]) -> Vec<PathBuf> {
                     .into_iter()
                     .filter(|t| chat_file_for_transcript(t).is_none()),
             );
+            // <ws>/<hash>/state.vscdb holding sessions older VS Code kept there.
+            found.extend(crate::copilot_vscode_legacy::discover_legacy(&ws));
         }
         if let Some(global) = global {
             let dir = global.join("emptyWindowChatSessions");
@@ -380,6 +387,9 @@ pub(crate) fn in_session_folder(path: &Path) -> bool {
 }
 
 fn detect_stored(path: &Path, head: &[u8]) -> bool {
+    if crate::copilot_vscode_legacy::is_workspace_db(path) {
+        return crate::copilot_vscode_legacy::holds_legacy_sessions(path);
+    }
     if is_transcript_file(path) {
         return find_bytes(head, b"\"session.start\"").is_some()
             || find_bytes(head, b"\"user.message\"").is_some();

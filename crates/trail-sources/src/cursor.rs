@@ -54,9 +54,10 @@ use trail_model::{
     SessionMeta, SourceKind, Usage,
 };
 
-use crate::opencode::{
-    cell_text, finish_linear_session, jcount, jstr, open_readonly, push_message, read_database,
-    record_issue, table_names, value_text, PendingFile, SQLITE_MAGIC,
+use crate::json_fields::{jcount, jstr, value_text};
+use crate::linear::{finish_linear_session, push_message, PendingFile};
+use crate::sqlite_readonly::{
+    cell_text, open_readonly, read_database, record_issue, table_names, SQLITE_MAGIC,
 };
 use crate::{ids, refs, FileParse, ParseRequest, Source, SourceError};
 

@@ -33,7 +33,8 @@ use trail_model::{
     truncate_chars, Message, MessageKind, ParentLink, Role, Session, SessionMeta, SourceKind,
 };
 
-use crate::opencode::{finish_linear_session, jstr, push_message, value_text, PendingFile};
+use crate::json_fields::{jstr, value_text};
+use crate::linear::{finish_linear_session, push_message, PendingFile};
 use crate::{discover, FileParse, SourceError};
 
 const TITLE_CHARS: usize = 200;
@@ -478,7 +479,7 @@ struct ComposerFacts {
 }
 
 fn composer_facts(db: &Path, composer: &str) -> Option<ComposerFacts> {
-    let conn = crate::opencode::open_direct(db).ok()?;
+    let conn = crate::sqlite_readonly::open_direct(db).ok()?;
     let raw: Option<String> = conn
         .query_row(
             "SELECT CAST(value AS TEXT) FROM cursorDiskKV WHERE key = ?1",

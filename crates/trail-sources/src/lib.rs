@@ -6,14 +6,20 @@
 //! store. Bad records degrade that record only.
 
 pub mod claude_code;
+pub mod claude_history;
 pub mod discover;
 pub mod ids;
+mod json_fields;
 pub mod jsonl;
+mod linear;
 pub mod refs;
+mod sqlite_readonly;
 // Format modules (one per agent). Each is registered in `registry()`.
+pub mod aider;
 pub mod codex;
 pub mod copilot_cli;
 pub mod copilot_vscode;
+mod copilot_vscode_legacy;
 pub mod cursor;
 mod cursor_transcripts;
 pub mod gemini;
@@ -137,6 +143,14 @@ pub trait Source: Send + Sync {
         &[]
     }
 
+    /// Returns whether this source's files are read after every other source's files are
+    /// written, so the ingest can compare its sessions with theirs: Claude Code's prompt history
+    /// stands in for transcripts Claude Code deleted, and must not repeat the ones the store
+    /// holds. Sources with [`Source::project_markers`] are read after the others too.
+    fn reads_after_others(&self) -> bool {
+        false
+    }
+
     /// Parses one file (or its new bytes when resumed).
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError>;
 
@@ -152,6 +166,7 @@ pub trait Source: Send + Sync {
 pub fn registry() -> Vec<Box<dyn Source>> {
     vec![
         Box::new(claude_code::ClaudeCode),
+        Box::new(claude_history::ClaudeHistory),
         Box::new(copilot_vscode::CopilotVscode),
         Box::new(vscode_export::VscodeExport),
         Box::new(copilot_cli::CopilotCli),
@@ -160,6 +175,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(opencode::Opencode),
         Box::new(cursor::Cursor),
         Box::new(specstory::Specstory),
+        Box::new(aider::Aider),
     ]
 }
 

@@ -12,6 +12,7 @@ mod read;
 mod schema;
 mod search;
 mod sql;
+mod stand_ins;
 mod text;
 mod usage_rollup;
 mod write;

@@ -5,7 +5,7 @@
 //! index redoes what was not committed. A batch re-checks each file's stored state inside the
 //! lock (compare and swap), so two indexers running at once never apply the same delta twice.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rusqlite::{params, OptionalExtension, Transaction};
 use trail_model::{
@@ -366,6 +366,7 @@ fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
         .filter(|_| record.resumed_from.is_some())
         .map(|s| s.sessions.clone())
         .unwrap_or_default();
+    let mut listed: HashSet<String> = session_ids.iter().cloned().collect();
     for session in &record.sessions {
         let existed = session_exists(tx, session.meta.id.as_str())?;
         if !record.continuation {
@@ -382,7 +383,9 @@ fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
             // An append to a session the store lost (deleted by hand): write what we have.
             UpdateMode::Append => replace_session(tx, session, &record.path, false, &now)?,
         }
-        if !session_ids.iter().any(|s| s == session.meta.id.as_str()) {
+        // A set beside the list: one file can hold tens of thousands of sessions (Claude
+        // Code's prompt history), and a scan per session was quadratic.
+        if listed.insert(session.meta.id.0.clone()) {
             session_ids.push(session.meta.id.0.clone());
         }
     }

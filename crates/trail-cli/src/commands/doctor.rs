@@ -54,7 +54,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let roots = config::source_roots(&ctx.env, ctx.home.as_deref(), &[]);
     let stats = store.source_stats()?;
     let mut sources = Vec::new();
-    let project_roots = config::project_roots(&ctx.env, ctx.home.as_deref());
+    let project_roots = config::project_roots(&ctx.env, ctx.home.as_deref(), &ctx.config.config);
     let known_cwds: Vec<PathBuf> = store.known_cwds()?.into_iter().map(PathBuf::from).collect();
     for src in registry() {
         let kind = src.kind();

@@ -92,7 +92,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         roots,
         paths: args.paths.clone(),
         sources: args.sources.clone(),
-        project_roots: config::project_roots(&ctx.env, ctx.home.as_deref()),
+        project_roots: config::project_roots(&ctx.env, ctx.home.as_deref(), &ctx.config.config),
         force: args.force,
         chunk_bytes: None,
     };

@@ -60,6 +60,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         ctx.store_path.clone(),
         IndexOptions {
             roots,
+            project_roots: config::project_roots(&ctx.env, ctx.home.as_deref(), &ctx.config.config),
             ..IndexOptions::default()
         },
     );

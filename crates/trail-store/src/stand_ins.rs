@@ -1,0 +1,64 @@
+//! What the ingest asks before writing a session that only stands in for another source's
+//! (Claude Code's prompt history for a deleted transcript): whether the store holds the real
+//! one, and where a session's stored messages end.
+
+use rusqlite::{params, OptionalExtension};
+
+use crate::{Result, Store};
+
+impl Store {
+    /// Returns whether the store holds a session with this id.
+    pub fn has_session(&self, id: &str) -> Result<bool> {
+        Ok(self
+            .connection()
+            .query_row("SELECT 1 FROM sessions WHERE id = ?1", [id], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
+    /// Returns the next free `seq` and the turn count of a stored session (`(0, 0)` when the
+    /// store does not hold it), so an append continues after what is stored.
+    pub fn session_extent(&self, id: &str) -> Result<(u32, u32)> {
+        let next: i64 = self.connection().query_row(
+            "SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?1",
+            [id],
+            |r| r.get(0),
+        )?;
+        let turns: Option<i64> = self
+            .connection()
+            .query_row("SELECT turn_count FROM sessions WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok((
+            u32::try_from(next).unwrap_or(0),
+            u32::try_from(turns.unwrap_or(0)).unwrap_or(0),
+        ))
+    }
+
+    /// Returns the texts of the prompts that sessions of `source` run in `cwd` received between
+    /// `from` and `to` (store timestamps, inclusive).
+    pub fn prompts_between(
+        &self,
+        source: &str,
+        cwd: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<Vec<String>> {
+        let mut stmt = self.connection().prepare_cached(
+            "SELECT m.text FROM sessions s JOIN messages m ON m.session_id = s.id
+             WHERE s.cwd = ?1 AND s.source = ?2 AND m.kind = 'prompt'
+               AND m.timestamp >= ?3 AND m.timestamp <= ?4",
+        )?;
+        let rows = stmt.query_map(params![cwd, source, from, to], |r| {
+            r.get::<_, Option<String>>(0)
+        })?;
+        let mut out = Vec::new();
+        for r in rows {
+            if let Some(t) = r? {
+                out.push(t);
+            }
+        }
+        Ok(out)
+    }
+}
