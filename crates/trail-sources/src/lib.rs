@@ -11,6 +11,7 @@ pub mod ids;
 pub mod jsonl;
 pub mod refs;
 // Format modules (one per agent). Each is registered in `registry()`.
+pub mod cline;
 pub mod codex;
 pub mod copilot_cli;
 pub mod copilot_vscode;
@@ -19,6 +20,7 @@ mod cursor_transcripts;
 pub mod gemini;
 pub mod opencode;
 pub mod specstory;
+pub mod vscode_editing;
 pub mod vscode_export;
 
 use std::path::{Path, PathBuf};
@@ -160,6 +162,9 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(opencode::Opencode),
         Box::new(cursor::Cursor),
         Box::new(specstory::Specstory),
+        Box::new(cline::ClineTasks::cline()),
+        Box::new(cline::ClineTasks::roo_code()),
+        Box::new(cline::ClineTasks::kilo_code()),
     ]
 }
 

@@ -916,9 +916,10 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
             rf.created_at
         ])?;
     }
-    // A snapshot read again (a resumed log naming the same backup) replaces the stored one.
+    // The first write of a snapshot wins: a resumed log naming the same backup again, at a
+    // later turn, is the same content seen later. (A whole-file reparse deletes them first.)
     let mut s = tx.prepare_cached(
-        "INSERT OR REPLACE INTO file_snapshots
+        "INSERT OR IGNORE INTO file_snapshots
              (session_id, file_path, version, turn_index, content, taken_at, origin)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
