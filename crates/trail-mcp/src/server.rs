@@ -23,7 +23,8 @@ use crate::{prompts, resources, McpConfig, ServeError};
 /// What the server tells a client about itself (shown to the model by most clients).
 const INSTRUCTIONS: &str = "trail indexes the session history of every coding agent on this \
 machine (Claude Code, Copilot, Codex, Gemini CLI, Cursor, OpenCode). Use it to recall past work: \
-search, then get_session to read a hit; file_history for why a file changed; report for usage \
+search, then get_session to read a hit; file_history for why a file changed; session_diff for \
+what a session changed; report for usage \
 and standups. Secrets in the history are redacted.";
 
 /// The server; cheap to clone (the SDK clones it per connection).
@@ -119,6 +120,10 @@ impl Shared {
             "file_history" => {
                 let a = tools::parse_args(name, args)?;
                 Box::new(move |cx| tools::file_history(cx, a))
+            }
+            "session_diff" => {
+                let a = tools::parse_args(name, args)?;
+                Box::new(move |cx| tools::session_diff(cx, a))
             }
             "sql" => {
                 let a = tools::parse_args(name, args)?;

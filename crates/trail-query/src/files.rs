@@ -77,6 +77,16 @@ pub struct Why {
     pub blame: Option<BlameLine>,
     /// The session behind the line, when one was found.
     pub verdict: Option<WhyVerdict>,
+    /// What a session did to the file, as `trail diff` shows it: the verdict's session, or
+    /// else the newest session that edited or wrote it (when its records show the change).
+    pub change: Option<WhyChange>,
+}
+
+/// One session's changes to the file `why` was asked about.
+#[derive(Debug, Clone, Serialize)]
+pub struct WhyChange {
+    pub session_id: String,
+    pub file: trail_diff::FileDiff,
 }
 
 impl Query {
@@ -119,6 +129,7 @@ impl Query {
         })?;
         let Some(line) = line else {
             let mut history = history;
+            let change = self.change_to(&history, None)?;
             history
                 .touches
                 .truncate(if r.limit == 0 { 50 } else { r.limit });
@@ -126,6 +137,7 @@ impl Query {
                 history,
                 blame: None,
                 verdict: None,
+                change,
             });
         };
         let absolute = history.absolute.clone().ok_or_else(|| {
@@ -161,6 +173,11 @@ impl Query {
                 });
         }
         let mut history = history;
+        let verdict_session = verdict.as_ref().map(|v| match v {
+            WhyVerdict::ReferencedCommit { session_id, .. }
+            | WhyVerdict::LastEditBefore { session_id, .. } => session_id.clone(),
+        });
+        let change = self.change_to(&history, verdict_session.as_deref())?;
         history
             .touches
             .truncate(if r.limit == 0 { 50 } else { r.limit });
@@ -168,7 +185,43 @@ impl Query {
             history,
             blame: Some(blame),
             verdict,
+            change,
         })
+    }
+
+    /// What `session` (else the newest session that edited or wrote the file) changed in the
+    /// file of `history`, when its records show it.
+    fn change_to(&self, history: &FileHistory, session: Option<&str>) -> Result<Option<WhyChange>> {
+        let editors: Vec<&str> = match session {
+            Some(s) => vec![s],
+            None => {
+                let mut v: Vec<&str> = Vec::new();
+                for t in &history.touches {
+                    if matches!(t.action.as_str(), "edit" | "write")
+                        && !v.contains(&t.session_id.as_str())
+                    {
+                        v.push(&t.session_id);
+                    }
+                }
+                v
+            }
+        };
+        // A few sessions at most: each is a diff to build.
+        for id in editors.into_iter().take(3) {
+            let diff = self.store.session_diff(id, None)?;
+            let paths = [history.absolute.as_deref(), history.relative.as_deref()];
+            let found = paths
+                .into_iter()
+                .flatten()
+                .find_map(|p| diff.for_path(p).cloned());
+            if let Some(file) = found {
+                return Ok(Some(WhyChange {
+                    session_id: id.to_string(),
+                    file,
+                }));
+            }
+        }
+        Ok(None)
     }
 }
 

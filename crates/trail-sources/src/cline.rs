@@ -134,15 +134,21 @@ impl Source for ClineTasks {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
-        let name = path.file_name().and_then(|n| n.to_str());
-        if !matches!(name, Some(UI_MESSAGES | API_HISTORY)) {
+        // By name (a copy may carry a prefix: `x-ui_messages.json`), then by the first
+        // record's own keys.
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if !(name.ends_with(UI_MESSAGES) || name.ends_with(API_HISTORY)) {
             return false;
         }
         let starts_array = head
             .iter()
             .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF)
             == Some(&b'[');
-        starts_array && fork_of_path(path) == self.0.kind
+        let has = |k: &[u8]| memchr::memmem::find(head, k).is_some();
+        let records = (has(b"\"ts\"") && (has(b"\"say\"") || has(b"\"ask\"")))
+            || has(b"\"role\"")
+            || head.len() < 16;
+        starts_array && records && fork_of_path(path) == self.0.kind
     }
 
     fn appendable(&self, _path: &Path) -> bool {
@@ -267,8 +273,11 @@ fn parse_task(path: &Path, fork: Fork) -> Result<FileParse, SourceError> {
         ));
     };
     let dir = path.parent().unwrap_or(Path::new("."));
-    let task_id = dir
+    let in_task_folder = path
         .file_name()
+        .is_some_and(|n| n == UI_MESSAGES || n == API_HISTORY);
+    // The task's id is its folder's name; a file copied out of its folder is named by its stem.
+    let task_id = if in_task_folder { dir.file_name() } else { path.file_stem() }
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "task".into());
@@ -277,9 +286,17 @@ fn parse_task(path: &Path, fork: Fork) -> Result<FileParse, SourceError> {
         bytes_read: len,
         ..FileParse::default()
     };
-    let metadata = side_json(dir, TASK_METADATA, &mut out.notes);
+    let metadata = if in_task_folder {
+        side_json(dir, TASK_METADATA, &mut out.notes)
+    } else {
+        None
+    };
     let mut meta = SessionMeta::new(ids::session_id(fork.kind, &task_id), fork.kind, &task_id);
-    let is_ui = path.file_name().is_some_and(|n| n == UI_MESSAGES);
+    // The UI log's records are `{ts, type: say|ask}`; the API history's `{role, content}`.
+    let is_ui = match records.iter().find(|r| r.is_object()) {
+        Some(r) => r.get("role").is_none(),
+        None => !path.to_string_lossy().ends_with(API_HISTORY),
+    };
     let display = path.display().to_string();
     let mut b = Builder::new(fork, &display, metadata.as_ref());
     if is_ui {

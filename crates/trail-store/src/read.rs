@@ -553,7 +553,8 @@ impl Store {
              LEFT JOIN tool_calls tc ON tc.session_id = m.session_id AND tc.call_seq = m.seq
              LEFT JOIN messages r ON r.session_id = m.session_id AND r.seq = tc.result_seq
              WHERE m.session_id = ?1 AND m.kind = 'tool_call' AND m.on_main_chain = 1
-               AND m.tool_name IN (SELECT value FROM json_each(?2))
+               AND (m.tool_name IN (SELECT value FROM json_each(?2))
+                    OR instr(m.tool_input, '*** Begin Patch') > 0)
                AND (?3 IS NULL OR m.turn_index = ?3)
              ORDER BY m.seq",
         )?;
@@ -572,6 +573,31 @@ impl Store {
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
+    }
+
+    /// Returns what session `id` changed, per file (edit tool inputs, `apply_patch` bodies,
+    /// file snapshots; see `trail_diff`); with `turn`, only the changes made in that turn. The
+    /// one implementation `trail-query`, the exports and every frontend share.
+    pub fn session_diff(&self, id: &str, turn: Option<u32>) -> Result<trail_diff::SessionDiff> {
+        // Every turn is read: an edit applies to the content earlier turns left.
+        let calls: Vec<trail_diff::EditCall> = self
+            .edit_calls(id, trail_diff::EDIT_TOOLS, None)?
+            .into_iter()
+            .map(|r| trail_diff::EditCall {
+                seq: r.seq,
+                tool_name: r.tool_name,
+                input: r.tool_input.unwrap_or_default(),
+                turn: r.turn_index.and_then(|t| u32::try_from(t).ok()),
+                timestamp: r.timestamp,
+                failed: r.is_error,
+            })
+            .collect();
+        let snapshots = self.file_snapshots(id)?;
+        let diff = trail_diff::build(&calls, &snapshots);
+        Ok(match turn {
+            Some(t) => diff.only_turn(t),
+            None => diff,
+        })
     }
 
     /// Returns the file snapshots stored for session `id`, by path and version.

@@ -85,6 +85,10 @@ pub enum Request {
         format: Format,
         dir: PathBuf,
     },
+    /// What a session changed (`trail diff`).
+    Diff {
+        id: String,
+    },
 }
 
 impl Request {
@@ -146,6 +150,10 @@ pub enum Reply {
     },
     Reopen(Result<Reopen, Failure>),
     Exported(Result<(PathBuf, u64), Failure>),
+    Diff {
+        id: String,
+        result: Result<trail_query::SessionDiff, Failure>,
+    },
 }
 
 /// Runs requests until the UI hangs up. `send` wraps each reply into the UI's event type.
@@ -232,6 +240,10 @@ fn answer(query: &Query, clock: &Clock, req: Request) -> Reply {
         },
         Request::Reopen { id } => Reply::Reopen(query.reopen(&id).map_err(failure)),
         Request::Export { id, format, dir } => Reply::Exported(export(query, &id, format, &dir)),
+        Request::Diff { id } => Reply::Diff {
+            result: query.session_diff_of(&id, None).map_err(failure),
+            id,
+        },
     }
 }
 
