@@ -189,18 +189,23 @@ impl Query {
         })
     }
 
-    /// What `session` (else the newest session that edited or wrote the file) changed in the
-    /// file of `history`, when its records show it.
+    /// What `session` (else the newest session that edited or wrote the file, else the newest
+    /// that touched it) changed in the file of `history`, when its records show it.
     fn change_to(&self, history: &FileHistory, session: Option<&str>) -> Result<Option<WhyChange>> {
         let editors: Vec<&str> = match session {
             Some(s) => vec![s],
             None => {
+                // Sessions that edited or wrote it first; then the others, newest first (a
+                // session may name the file by another spelling in its edits than in the row
+                // that matched, and its diff tells).
                 let mut v: Vec<&str> = Vec::new();
-                for t in &history.touches {
-                    if matches!(t.action.as_str(), "edit" | "write")
-                        && !v.contains(&t.session_id.as_str())
-                    {
-                        v.push(&t.session_id);
+                for editing in [true, false] {
+                    for t in &history.touches {
+                        if matches!(t.action.as_str(), "edit" | "write") == editing
+                            && !v.contains(&t.session_id.as_str())
+                        {
+                            v.push(&t.session_id);
+                        }
                     }
                 }
                 v
