@@ -86,6 +86,8 @@ pub enum Op {
     Replace { old: String, new: String, all: bool },
     /// Writes the whole file.
     Write(String),
+    /// Creates the file with this content (a patch's `Add File`): new, so the diff is exact.
+    Create(String),
     /// A fragment of new code placed into the file where the agent's tool decided (Copilot's
     /// `insert_edit_into_file`, Cursor's `edit_file`): shown as added text.
     Fragment(String),
@@ -411,7 +413,7 @@ pub fn parse_patch(patch: &str) -> Vec<Edit> {
                 }
                 out.push(Edit {
                     path,
-                    op: Op::Write(content),
+                    op: Op::Create(content),
                 });
             }
             Section::Update { path } => flush_hunk(&path, old, new, out),
@@ -663,6 +665,19 @@ pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
             }
             let state = known.get(&path).cloned().unwrap_or(Known::Unknown);
             let (before, after, exact, kind, next, renamed) = match edit.op {
+                Op::Create(content) => {
+                    let before = match &state {
+                        Known::Text(t) => Some(t.clone()),
+                        _ => None,
+                    };
+                    let kind = if before.is_some() {
+                        ChangeKind::Modified
+                    } else {
+                        ChangeKind::Created
+                    };
+                    let next = Known::Text(content.clone());
+                    (before, Some(content), true, kind, next, None)
+                }
                 Op::Write(content) => {
                     let (before, exact, kind) = match &state {
                         Known::Text(t) => (Some(t.clone()), true, ChangeKind::Modified),
@@ -835,7 +850,7 @@ mod tests {
         let patch = "*** Begin Patch\n*** Add File: new.txt\n+hello\n+world\n*** Update File: src/a.rs\n@@ fn main\n fn main() {\n-    old();\n+    new();\n }\n*** Delete File: gone.txt\n*** End Patch\n";
         let edits = parse_patch(patch);
         assert_eq!(edits.len(), 3);
-        assert_eq!(edits[0].op, Op::Write("hello\nworld\n".into()));
+        assert_eq!(edits[0].op, Op::Create("hello\nworld\n".into()));
         assert_eq!(
             edits[1].op,
             Op::Replace {
