@@ -6,7 +6,7 @@ usage: python3 bench/sources.py [--work DIR] [--mib N] [--runs N]
 Generates (once, under --work) a Claude Code corpus of about N MiB without giant files
 (../shared/bench/gen_claude_corpus.py --files 400 --large 0) and, by scaling the shared
 corpus's real files (bench/gen_sources.py), 1,000 VS Code chat sessions, one N MiB Copilot CLI
-events.jsonl, one N MiB Codex rollout and N MiB of Gemini CLI chats. Each is indexed into a new
+events.jsonl, one N MiB Codex rollout, N MiB of Gemini CLI chats and N MiB of Cline tasks. Each is indexed into a new
 store by the release binary; the table gives wall time, CPU time (user + sys), MiB per wall
 second and per CPU second, the ratio to Claude Code's, and peak RSS. Each source is indexed
 --runs times (default 3), interleaved, into a new store each time; the table gives the median
@@ -39,6 +39,8 @@ def main():
     ap.add_argument("--work", default="/tmp/trail-bench/sources")
     ap.add_argument("--mib", type=int, default=200)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", default="", help="comma-separated sources (claude-code is always run)")
+    ap.add_argument("--trail", default="", help="a release trail binary (default: build one)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     gen = os.path.join(ROOT, "bench", "gen_sources.py")
@@ -48,7 +50,11 @@ def main():
         ("copilot-cli", "copilot", "copilot/.copilot"),
         ("codex", "codex", "codex/.codex"),
         ("gemini-cli", "gemini", "gemini/.gemini"),
+        ("cline", "cline", "cline/Code"),
     ]
+    if a.only:
+        keep = set(a.only.split(",")) | {"claude-code"}
+        cases = [c for c in cases if c[0] in keep]
     for _, fmt, _ in cases:
         out = os.path.join(a.work, fmt)
         if os.path.isdir(out):
@@ -59,8 +65,12 @@ def main():
         else:
             cmd = [sys.executable, gen, out, fmt, "--mib", str(a.mib)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
-    trail = os.path.join(ROOT, "target", "release", "trail")
+    if a.trail:
+        trail = a.trail
+    else:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
+        target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+        trail = os.path.join(target, "release", "trail")
     samples = {source: [] for source, _, _ in cases}
     # Interleaved, so a slow spell of the machine lands on every source rather than one.
     for _ in range(a.runs):

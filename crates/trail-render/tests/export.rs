@@ -371,6 +371,11 @@ fn planted_store() -> (tempfile::TempDir, Store) {
             SourceKind::Specstory => vec![repo()
                 .join("crates/trail-sources/tests/fixtures/specstory")
                 .join("2026-03-02_10-00Z-tidy-the-parser.md")],
+            // Cline and its forks keep tasks under VS Code hosts the sample home lacks.
+            SourceKind::Cline | SourceKind::RooCode | SourceKind::KiloCode => {
+                let hosts = repo().join("crates/trail-sources/tests/fixtures/cline");
+                source.discover(&[hosts.join("Code"), hosts.join("Cursor")])
+            }
             k => source.discover(roots.by_source.get(&k).map(Vec::as_slice).unwrap_or(&[])),
         };
         for f in files {
