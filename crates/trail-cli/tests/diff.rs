@@ -147,6 +147,29 @@ fn cline_edits_show_filter_export_and_why() {
         assert_eq!(rows.len(), 1, "{source}: {out}");
         assert_eq!(rows[0]["title"], title);
     }
+    // doctor: each fork's roots, files found there and sessions stored.
+    let (code, out, err) = run(
+        trail(&home, &store)
+            .env("TRAIL_VSCODE_DIR", f.join("Code"))
+            .args(["doctor", "--json"]),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let row = |name: &str| {
+        v["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["source"] == name)
+            .cloned()
+            .unwrap()
+    };
+    for (name, found) in [("cline", 1), ("roo-code", 1), ("kilo-code", 0)] {
+        let r = row(name);
+        assert_eq!(r["files_found"], found, "{name}: {r}");
+        assert_eq!(r["sessions"], 1, "{name}: {r}");
+        assert_eq!(r["roots"][0]["path"], f.join("Code").display().to_string(), "{name}");
+    }
     let (code, out, _) = run(trail(&home, &store).args(["diff", "cline:1750000000000"]));
     assert_eq!(code, 0);
     assert!(out.contains("hello.py  +4 -1"), "{out}");

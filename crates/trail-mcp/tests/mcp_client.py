@@ -465,7 +465,7 @@ async def legacy_and_no_redact(a, store, home):
         assert client.protocol_version < "2026-07-28", client.protocol_version
         assert client.server_info.name == "trail"
         tools = (await client.list_tools()).tools
-        assert len(tools) == 7
+        assert len(tools) == 8
         r = await client.call_tool("get_session", {"id": "aaaa1111"})
         text = r.content[0].text
         assert not r.is_error and GITHUB in text, "--no-redact should send the text as it is"
