@@ -209,8 +209,9 @@ fn search_open_and_quit_in_a_terminal() {
     let s = t.wait_for("hits");
     assert!(s.contains("weather-cli"), "{s}");
     t.press("Enter");
-    let s = t.wait_for("── turn 0");
-    assert!(s.contains("matching lines"), "{s}");
+    // The preview already shows `── turn 0`: wait for the transcript's own header.
+    let s = t.wait_for("matching lines");
+    assert!(s.contains("── turn 0"), "{s}");
     assert!(s.contains("❯ Add a `--units` flag"), "{s}");
     t.press("f");
     t.wait_for("── output ──");

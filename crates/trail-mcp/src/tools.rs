@@ -1736,7 +1736,7 @@ mod tests {
     #[test]
     fn every_tool_has_an_input_and_output_schema_and_hints() {
         let tools = definitions();
-        assert_eq!(tools.len(), 7);
+        assert_eq!(tools.len(), 8);
         for t in &tools {
             assert_eq!(
                 t.input_schema.get("type"),

@@ -2,7 +2,7 @@
 -- chat editing snapshots (issue 16). One row per content of a file at one point of the session;
 -- `trail diff` compares consecutive versions of a path. Kept here, not read from the agent's
 -- folder at query time, so the diff stays readable after the agent deletes its files.
-CREATE TABLE file_snapshots (
+CREATE TABLE IF NOT EXISTS file_snapshots (
     session_id TEXT NOT NULL REFERENCES sessions(id),
     file_path TEXT NOT NULL,
     version INTEGER NOT NULL,

@@ -539,13 +539,12 @@ pub fn help_lines(app: &App) -> Vec<(String, String)> {
     );
     add(
         k.diff.to_string(),
-        "what the session changed, as diffs per file (esc back)",
+        "what the session changed, diffs per file",
     );
     add(
-        format!("{} {}", k.next_match, k.prev_match),
-        "next, previous match",
+        format!("{} {} {} {}", k.next_match, k.prev_match, k.top, k.bottom),
+        "next, previous match; top, bottom",
     );
-    add(format!("{} {}", k.top, k.bottom), "top, bottom");
     add("esc q".into(), "back");
     add("".into(), "List (after tab) and transcript");
     add(

@@ -343,7 +343,8 @@ pub(crate) async fn session_diff(
             ));
             for f in &diff.files {
                 out.raw("<section class=\"file-diff\"><h2><code>");
-                out.red(r, &f.path);
+                // Transcript text: control characters shown as symbols, as in the exports.
+                out.red(r, &trail_render::terminal_safe(&f.path));
                 out.fmt(format_args!(
                     "</code> <span class=\"ok\">+{}</span> <span class=\"err\">−{}</span></h2>\n",
                     f.added, f.removed
@@ -358,9 +359,10 @@ pub(crate) async fn session_diff(
                     }
                     let heading = trail_render::change_heading(c);
                     let heading = heading.split_once(" · ").map_or(heading.as_str(), |(_, rest)| rest);
-                    out.red(r, heading);
+                    out.red(r, &trail_render::terminal_safe(heading));
                     out.raw("</p>\n<pre class=\"diff\">");
-                    let body = crate::html::redact(r, &c.diff).into_owned();
+                    let body = crate::html::redact(r, &c.diff);
+                    let body = trail_render::terminal_safe(&body).into_owned();
                     for line in body.lines() {
                         let class = if line.starts_with("+++") || line.starts_with("---") {
                             "dh"
