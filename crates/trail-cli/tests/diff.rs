@@ -22,7 +22,8 @@ fn indexed(dir: &Path, roots: &[(&str, PathBuf)]) -> (PathBuf, PathBuf) {
     let mut cmd = trail(&home, &store);
     cmd.arg("index");
     for (source, path) in roots {
-        cmd.arg("--root").arg(format!("{source}={}", path.display()));
+        cmd.arg("--root")
+            .arg(format!("{source}={}", path.display()));
     }
     let (code, _, err) = run(&mut cmd);
     assert_eq!(code, 0, "{err}");
@@ -73,7 +74,10 @@ fn an_editing_session_with_two_snapshots_of_one_file_gives_exact_diffs() {
         assert_eq!(c["source"], "vscode-chat-editing");
         assert_eq!(c["exact"], true);
     }
-    assert_eq!((f["added"].as_u64(), f["removed"].as_u64()), (Some(4), Some(1)));
+    assert_eq!(
+        (f["added"].as_u64(), f["removed"].as_u64()),
+        (Some(4), Some(1))
+    );
 
     // One turn, as a person reads it.
     let (code, out, _) = run(trail(&home, &store).args(["diff", "5e1f2a3b", "--turn", "1"]));
@@ -148,11 +152,9 @@ fn cline_edits_show_filter_export_and_why() {
         assert_eq!(rows[0]["title"], title);
     }
     // doctor: each fork's roots, files found there and sessions stored.
-    let (code, out, err) = run(
-        trail(&home, &store)
-            .env("TRAIL_VSCODE_DIR", f.join("Code"))
-            .args(["doctor", "--json"]),
-    );
+    let (code, out, err) = run(trail(&home, &store)
+        .env("TRAIL_VSCODE_DIR", f.join("Code"))
+        .args(["doctor", "--json"]));
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let row = |name: &str| {
@@ -168,12 +170,19 @@ fn cline_edits_show_filter_export_and_why() {
         let r = row(name);
         assert_eq!(r["files_found"], found, "{name}: {r}");
         assert_eq!(r["sessions"], 1, "{name}: {r}");
-        assert_eq!(r["roots"][0]["path"], f.join("Code").display().to_string(), "{name}");
+        assert_eq!(
+            r["roots"][0]["path"],
+            f.join("Code").display().to_string(),
+            "{name}"
+        );
     }
     let (code, out, _) = run(trail(&home, &store).args(["diff", "cline:1750000000000"]));
     assert_eq!(code, 0);
     assert!(out.contains("hello.py  +4 -1"), "{out}");
-    assert!(out.contains("  -print('hi')\n  +def greet(name):\n"), "{out}");
+    assert!(
+        out.contains("  -print('hi')\n  +def greet(name):\n"),
+        "{out}"
+    );
     assert!(out.contains("lines are numbered within the edit"), "{out}");
     // show --full ends with the changes.
     let (code, out, _) = run(trail(&home, &store).args(["show", "cline:1750000000000", "--full"]));
@@ -188,9 +197,13 @@ fn cline_edits_show_filter_export_and_why() {
     // `why` shows the change the session made to the file.
     let (code, out, err) = run(trail(&home, &store).args(["why", "/home/dev/hello/hello.py"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("What session cline:1750000000000 changed in it"), "{out}");
+    assert!(
+        out.contains("What session cline:1750000000000 changed in it"),
+        "{out}"
+    );
     assert!(out.contains("+    return f'hello {name}'"), "{out}");
-    let (_, json, _) = run(trail(&home, &store).args(["why", "/home/dev/hello/hello.py", "--json"]));
+    let (_, json, _) =
+        run(trail(&home, &store).args(["why", "/home/dev/hello/hello.py", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["change"]["session_id"], "cline:1750000000000");
     assert_eq!(v["change"]["file"]["path"], "hello.py");
@@ -216,20 +229,23 @@ fn diffs_are_terminal_safe_and_html_escaped() {
     let dir = tempfile::tempdir().unwrap();
     let root = hostile_session(dir.path());
     let (home, store) = indexed(dir.path(), &[("claude-code", root)]);
-    for args in [
-        vec!["diff", "9e8d7c6b"],
-        vec!["show", "9e8d7c6b", "--full"],
-    ] {
+    for args in [vec!["diff", "9e8d7c6b"], vec!["show", "9e8d7c6b", "--full"]] {
         let (code, out, _) = run(trail(&home, &store).args(&args));
         assert_eq!(code, 0);
         assert!(out.contains("evil.txt"), "{out}");
-        assert!(!out.contains("\u{1b}]52") && !out.contains("\u{1b}[2J") && !out.contains('\u{7}'), "{args:?}: {out:?}");
+        assert!(
+            !out.contains("\u{1b}]52") && !out.contains("\u{1b}[2J") && !out.contains('\u{7}'),
+            "{args:?}: {out:?}"
+        );
         assert!(out.contains('␛'), "{out}");
     }
     let out_dir = dir.path().join("html");
-    let (code, _, err) = run(trail(&home, &store).args(["export", "9e8d7c6b", "--format", "html", "--out"]).arg(&out_dir));
+    let (code, _, err) = run(trail(&home, &store)
+        .args(["export", "9e8d7c6b", "--format", "html", "--out"])
+        .arg(&out_dir));
     assert_eq!(code, 0, "{err}");
-    let html = std::fs::read_to_string(out_dir.join("9e8d7c6b-5a49-4838-9271-605f4e3d2c1b.html")).unwrap();
+    let html =
+        std::fs::read_to_string(out_dir.join("9e8d7c6b-5a49-4838-9271-605f4e3d2c1b.html")).unwrap();
     assert!(html.contains("<pre class=\"diff\">"), "{html}");
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!html.contains("<script>alert"));

@@ -377,30 +377,31 @@ pub fn parse_patch(patch: &str) -> Vec<Edit> {
     let mut section = Section::None;
     let mut hunk_old: Vec<String> = Vec::new();
     let mut hunk_new: Vec<String> = Vec::new();
-    let flush_hunk = |path: &str, old: &mut Vec<String>, new: &mut Vec<String>, out: &mut Vec<Edit>| {
-        if old.is_empty() && new.is_empty() {
-            return;
-        }
-        let join = |v: &[String]| {
-            if v.is_empty() {
-                String::new()
-            } else {
-                let mut s = v.join("\n");
-                s.push('\n');
-                s
+    let flush_hunk =
+        |path: &str, old: &mut Vec<String>, new: &mut Vec<String>, out: &mut Vec<Edit>| {
+            if old.is_empty() && new.is_empty() {
+                return;
             }
+            let join = |v: &[String]| {
+                if v.is_empty() {
+                    String::new()
+                } else {
+                    let mut s = v.join("\n");
+                    s.push('\n');
+                    s
+                }
+            };
+            out.push(Edit {
+                path: path.to_string(),
+                op: Op::Replace {
+                    old: join(old),
+                    new: join(new),
+                    all: false,
+                },
+            });
+            old.clear();
+            new.clear();
         };
-        out.push(Edit {
-            path: path.to_string(),
-            op: Op::Replace {
-                old: join(old),
-                new: join(new),
-                all: false,
-            },
-        });
-        old.clear();
-        new.clear();
-    };
     let close = |section: &mut Section,
                  old: &mut Vec<String>,
                  new: &mut Vec<String>,
@@ -497,7 +498,8 @@ pub fn search_replace_blocks(diff: &str) -> Vec<(String, String)> {
         let tt = t.trim();
         match at {
             At::Out => {
-                if tt.ends_with("SEARCH") && (tt.starts_with("<<<<<<<") || tt.starts_with("-------"))
+                if tt.ends_with("SEARCH")
+                    && (tt.starts_with("<<<<<<<") || tt.starts_with("-------"))
                 {
                     at = At::Search;
                     old.clear();
@@ -733,11 +735,25 @@ pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
                         _ => None,
                     };
                     let exact = matches!(state, Known::Text(_));
-                    (before, None, exact, ChangeKind::Deleted, Known::Absent, None)
+                    (
+                        before,
+                        None,
+                        exact,
+                        ChangeKind::Deleted,
+                        Known::Absent,
+                        None,
+                    )
                 }
                 Op::Move(to) => {
                     known.insert(to.clone(), state.clone());
-                    (None, None, true, ChangeKind::Renamed, Known::Absent, Some(to))
+                    (
+                        None,
+                        None,
+                        true,
+                        ChangeKind::Renamed,
+                        Known::Absent,
+                        Some(to),
+                    )
                 }
             };
             known.insert(path.clone(), next);
@@ -820,7 +836,10 @@ mod tests {
         let f = &d.files[0];
         assert_eq!(f.changes.len(), 2);
         assert_eq!(f.changes[0].kind, ChangeKind::Created);
-        assert!(!f.changes[0].exact, "the file's earlier content is not known");
+        assert!(
+            !f.changes[0].exact,
+            "the file's earlier content is not known"
+        );
         assert_eq!(
             f.changes[1].diff,
             "--- a/p/a.txt\n+++ b/p/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"

@@ -1093,7 +1093,10 @@ fn render_diff(o: &SessionDiffOut) -> String {
     for f in &o.files {
         let _ = writeln!(t, "\n{} (+{} -{})", f.path, f.added, f.removed);
         for c in &f.changes {
-            let turn = c.turn.map(|n| format!("turn {n}")).unwrap_or("turn -".into());
+            let turn = c
+                .turn
+                .map(|n| format!("turn {n}"))
+                .unwrap_or("turn -".into());
             let exact = if c.exact { "" } else { " (edited text only)" };
             let _ = writeln!(t, "{turn} · {} · {}{exact}", c.source, c.kind);
             t.push_str(&c.diff);

@@ -24,7 +24,6 @@ pub mod time;
 use std::path::{Path, PathBuf};
 
 pub use browse::InlineFilters;
-pub use trail_diff::{ChangeKind, FileChange, FileDiff, SessionDiff};
 pub use error::{QueryError, Result};
 pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyChange, WhyVerdict};
 pub use reports::{parse_group, ReportFilter, ReportKind};
@@ -33,6 +32,7 @@ pub use search::{highlight_terms, open_command, JsonHit, SearchRequest};
 pub use sessions::{cursor_after, DetailRequest, ListRequest, SessionFilter, SessionPage};
 pub use sql::{SqlRequest, SQL_SCHEMA_SUMMARY};
 pub use time::{parse_time, Clock};
+pub use trail_diff::{ChangeKind, FileChange, FileDiff, SessionDiff};
 
 pub use trail_report::{
     BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips,

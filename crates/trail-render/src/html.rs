@@ -221,7 +221,12 @@ fn write_nested(
 
 /// What the session changed (`trail diff`): a section with each file's changes as unified
 /// diffs, escaped, added and removed lines marked by class.
-fn write_changes(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write, depth: usize) -> Result<()> {
+fn write_changes(
+    ex: &mut Exporter<'_>,
+    s: &SessionRow,
+    w: &mut dyn Write,
+    depth: usize,
+) -> Result<()> {
     let diff = ex.store.session_diff(&s.id, None)?;
     if diff.files.is_empty() {
         return Ok(());

@@ -355,9 +355,8 @@ pub fn change_heading(c: &trail_diff::FileChange) -> String {
         trail_diff::ChangeKind::Modified => {}
     }
     if !c.exact {
-        parts.push(
-            "the file's content was not recorded: lines are numbered within the edit".into(),
-        );
+        parts
+            .push("the file's content was not recorded: lines are numbered within the edit".into());
     }
     parts.join(" · ")
 }

@@ -277,10 +277,14 @@ fn parse_task(path: &Path, fork: Fork) -> Result<FileParse, SourceError> {
         .file_name()
         .is_some_and(|n| n == UI_MESSAGES || n == API_HISTORY);
     // The task's id is its folder's name; a file copied out of its folder is named by its stem.
-    let task_id = if in_task_folder { dir.file_name() } else { path.file_stem() }
-        .map(|n| n.to_string_lossy().into_owned())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "task".into());
+    let task_id = if in_task_folder {
+        dir.file_name()
+    } else {
+        path.file_stem()
+    }
+    .map(|n| n.to_string_lossy().into_owned())
+    .filter(|s| !s.is_empty())
+    .unwrap_or_else(|| "task".into());
     let mut out = FileParse {
         bytes_parsed: len,
         bytes_read: len,
@@ -540,7 +544,9 @@ impl<'a> Builder<'a> {
     }
 
     fn has_prompt(&self) -> bool {
-        self.messages.iter().any(|m| m.kind() == MessageKind::Prompt)
+        self.messages
+            .iter()
+            .any(|m| m.kind() == MessageKind::Prompt)
     }
 
     fn push(&mut self, m: Message) -> usize {
@@ -565,7 +571,7 @@ impl<'a> Builder<'a> {
                 _ => true,
             })
             .filter_map(|e| e.get("model_id").and_then(Value::as_str))
-            .last()
+            .next_back()
             .or_else(|| {
                 list.first()
                     .and_then(|e| e.get("model_id"))
@@ -717,9 +723,8 @@ impl<'a> Builder<'a> {
                         Some(h) => format!("checkpoint {}", truncate_chars(h, 8)),
                         None => "checkpoint".to_string(),
                     }),
-                    overview: hash.map(|h| {
-                        format!("{} checkpoint: shadow-git commit {h}", self.fork.name)
-                    }),
+                    overview: hash
+                        .map(|h| format!("{} checkpoint: shadow-git commit {h}", self.fork.name)),
                     created_at: ts,
                     ..Checkpoint::default()
                 });
@@ -742,8 +747,12 @@ impl<'a> Builder<'a> {
             }
             (
                 false,
-                "error" | "diff_error" | "clineignore_error" | "rooignore_error"
-                | "condense_context_error" | "command_permission_denied",
+                "error"
+                | "diff_error"
+                | "clineignore_error"
+                | "rooignore_error"
+                | "condense_context_error"
+                | "command_permission_denied",
             )
             | (true, "api_req_failed" | "mistake_limit_reached") => {
                 self.push(Message {
@@ -783,10 +792,7 @@ impl<'a> Builder<'a> {
                 | "api_req_rate_limited"
                 | "browser_session_status",
             )
-            | (
-                true,
-                "report_bug" | "auto_approval_max_req_reached" | "use_subagents",
-            ) => {
+            | (true, "report_bug" | "auto_approval_max_req_reached" | "use_subagents") => {
                 if !text.trim().is_empty() {
                     self.push(Message {
                         role: Some(Role::System),
@@ -901,13 +907,14 @@ impl<'a> Builder<'a> {
             }
         }
         let name = EXECUTE_COMMAND;
-        if !self
-            .pending
-            .iter()
-            .any(|p| !p.has_result && p.name == name)
-        {
+        if !self.pending.iter().any(|p| !p.has_result && p.name == name) {
             // Output of a command the log does not show (a background terminal).
-            self.call(name, json!({ "command": "" }).to_string(), None, base.clone());
+            self.call(
+                name,
+                json!({ "command": "" }).to_string(),
+                None,
+                base.clone(),
+            );
         }
         self.result_for(name, text, false, base);
     }
@@ -1322,7 +1329,10 @@ pub fn map_tool(kind: SourceKind, v: &Value) -> (String, Value, Option<String>) 
         }
         "appliedDiff" => (
             "apply_diff",
-            obj(&[("path", path.clone()), ("diff", diff.clone().or(content.clone()))]),
+            obj(&[
+                ("path", path.clone()),
+                ("diff", diff.clone().or(content.clone())),
+            ]),
         ),
         "newFileCreated" => (
             "write_to_file",
@@ -1361,7 +1371,9 @@ pub fn map_tool(kind: SourceKind, v: &Value) -> (String, Value, Option<String>) 
                 ("path", path.clone()),
                 (
                     "line",
-                    v.get("lineNumber").and_then(Value::as_i64).map(|n| n.to_string()),
+                    v.get("lineNumber")
+                        .and_then(Value::as_i64)
+                        .map(|n| n.to_string()),
                 ),
                 ("content", content.clone().or(diff.clone())),
             ]),

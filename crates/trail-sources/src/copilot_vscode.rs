@@ -472,7 +472,9 @@ fn attach_editing_session(chat: &Path, out: &mut FileParse) {
             }
             session.snapshots = snapshots;
         }
-        Err(e) => out.notes.push(format!("chat editing session not read: {e}")),
+        Err(e) => out
+            .notes
+            .push(format!("chat editing session not read: {e}")),
     }
 }
 

@@ -59,9 +59,11 @@ pub fn read_snapshots(
     let bytes = std::fs::read(folder.join("state.json")).map_err(|e| e.to_string())?;
     let state: Value =
         serde_json::from_slice(&bytes).map_err(|e| format!("state.json is not JSON: {e}"))?;
-    Ok(snapshots_from_state(&state, &|hash| {
-        read_content(&folder.join("contents"), hash)
-    }, turn_of))
+    Ok(snapshots_from_state(
+        &state,
+        &|hash| read_content(&folder.join("contents"), hash),
+        turn_of,
+    ))
 }
 
 fn read_content(contents: &Path, hash: &str) -> Option<String> {
@@ -146,13 +148,7 @@ pub fn snapshots_from_state(
     let mut cache: HashMap<String, Option<String>> = HashMap::new();
     let mut text = |hash: &Option<String>| -> Option<Option<String>> {
         let h = hash.as_ref()?;
-        Some(
-            cache
-                .entry(h.clone())
-                .or_insert_with(|| content(h))
-                .clone(),
-        )
-        .filter(Option::is_some)
+        Some(cache.entry(h.clone()).or_insert_with(|| content(h)).clone()).filter(Option::is_some)
     };
     let mut out = Vec::new();
     for path in order {

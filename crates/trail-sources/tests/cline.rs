@@ -79,19 +79,26 @@ fn every_corpus_file_parses_with_counts_counted_independently() {
             Some("d:/Users/obuzunov/myg/jira-dashboard")
         );
         // Files the tools named, made absolute under the task's folder.
-        assert!(s
-            .files
-            .iter()
-            .any(|f| f.path == "d:/Users/obuzunov/myg/jira-dashboard/src-tauri/capabilities/default.json"
-                && f.tool_name.as_deref() == Some("write_to_file")));
+        assert!(s.files.iter().any(|f| f.path
+            == "d:/Users/obuzunov/myg/jira-dashboard/src-tauri/capabilities/default.json"
+            && f.tool_name.as_deref() == Some("write_to_file")));
         // The edits are Cline's `replace_in_file` with its search/replace diff.
         let edit = s
             .messages
             .iter()
             .find(|m| m.tool_name.as_deref() == Some("replace_in_file"))
             .unwrap();
-        assert!(edit.tool_input.as_deref().unwrap().contains("------- SEARCH"));
-        assert!(s.meta.title.as_deref().unwrap().starts_with("in my jiras->list UI"));
+        assert!(edit
+            .tool_input
+            .as_deref()
+            .unwrap()
+            .contains("------- SEARCH"));
+        assert!(s
+            .meta
+            .title
+            .as_deref()
+            .unwrap()
+            .starts_with("in my jiras->list UI"));
     }
 }
 
@@ -131,7 +138,12 @@ fn discovery_finds_each_fork_under_every_host() {
     );
     // A `tasks` folder or an extension folder given as a root works too.
     let ext = root.join("Code/User/globalStorage/saoudrizwan.claude-dev");
-    assert_eq!(ClineTasks::cline().discover(std::slice::from_ref(&ext)).len(), 1);
+    assert_eq!(
+        ClineTasks::cline()
+            .discover(std::slice::from_ref(&ext))
+            .len(),
+        1
+    );
     assert_eq!(ClineTasks::cline().discover(&[ext.join("tasks")]).len(), 1);
     // Each file is claimed by its own fork only.
     for f in ClineTasks::roo_code().discover(&hosts) {
@@ -144,8 +156,9 @@ fn discovery_finds_each_fork_under_every_host() {
 
 #[test]
 fn a_cline_task_gives_prompts_answers_tools_usage_checkpoints_and_files() {
-    let path = fixtures()
-        .join("Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1750000000000/ui_messages.json");
+    let path = fixtures().join(
+        "Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1750000000000/ui_messages.json",
+    );
     let fp = parse(&ClineTasks::cline(), &path);
     // The bare number in the log is reported, the rest indexed.
     assert_eq!(fp.issues.len(), 1, "{:?}", fp.issues);
@@ -158,7 +171,10 @@ fn a_cline_task_gives_prompts_answers_tools_usage_checkpoints_and_files() {
         s.meta.metadata.as_ref().unwrap()["extension"],
         "saoudrizwan.claude-dev"
     );
-    assert_eq!(s.meta.metadata.as_ref().unwrap()["host"], "Visual Studio Code");
+    assert_eq!(
+        s.meta.metadata.as_ref().unwrap()["host"],
+        "Visual Studio Code"
+    );
     assert_eq!(s.turn_count, 2);
     assert_eq!(s.turns[1].user_message.as_deref(), Some("Also commit it"));
     assert_eq!(count_kind(&s.clone(), MessageKind::Thinking), 1);
@@ -170,7 +186,12 @@ fn a_cline_task_gives_prompts_answers_tools_usage_checkpoints_and_files() {
         .collect();
     assert_eq!(
         calls,
-        ["read_file", "replace_in_file", "execute_command", "execute_command"]
+        [
+            "read_file",
+            "replace_in_file",
+            "execute_command",
+            "execute_command"
+        ]
     );
     let results: Vec<(&str, &str)> = s
         .messages
@@ -199,9 +220,15 @@ fn a_cline_task_gives_prompts_answers_tools_usage_checkpoints_and_files() {
         ]
     );
     // Each result answers its own call.
-    for m in s.messages.iter().filter(|m| m.kind() == MessageKind::ToolResult) {
-        assert!(s.messages.iter().any(|c| c.kind() == MessageKind::ToolCall
-            && c.tool_call_id == m.tool_call_id));
+    for m in s
+        .messages
+        .iter()
+        .filter(|m| m.kind() == MessageKind::ToolResult)
+    {
+        assert!(s
+            .messages
+            .iter()
+            .any(|c| c.kind() == MessageKind::ToolCall && c.tool_call_id == m.tool_call_id));
     }
     let answers: Vec<&str> = s
         .messages
@@ -211,7 +238,11 @@ fn a_cline_task_gives_prompts_answers_tools_usage_checkpoints_and_files() {
         .collect();
     assert_eq!(
         answers,
-        ["Let me read hello.py.", "Added greet() to hello.py.", "Committed."]
+        [
+            "Let me read hello.py.",
+            "Added greet() to hello.py.",
+            "Committed."
+        ]
     );
     assert_eq!(count_kind(s, MessageKind::Unknown), 1);
     assert_eq!(s.usage.len(), 6);
@@ -223,7 +254,10 @@ fn a_cline_task_gives_prompts_answers_tools_usage_checkpoints_and_files() {
         .iter()
         .all(|u| u.model.as_deref() == Some("claude-sonnet-4-5")));
     assert_eq!(s.checkpoints.len(), 2);
-    assert_eq!(s.checkpoints[0].title.as_deref(), Some("checkpoint aaaaaaaa"));
+    assert_eq!(
+        s.checkpoints[0].title.as_deref(),
+        Some("checkpoint aaaaaaaa")
+    );
     let files: Vec<(&str, &str)> = s
         .files
         .iter()
@@ -241,7 +275,10 @@ fn a_cline_task_gives_prompts_answers_tools_usage_checkpoints_and_files() {
         .refs
         .iter()
         .any(|r| r.ref_type == RefType::Commit && r.value == "1a2b3c4"));
-    assert_eq!(s.meta.created_at.as_deref(), Some("2025-06-15T15:06:40.000Z"));
+    assert_eq!(
+        s.meta.created_at.as_deref(),
+        Some("2025-06-15T15:06:40.000Z")
+    );
 }
 
 #[test]
@@ -293,8 +330,9 @@ fn roo_code_and_kilo_code_tasks() {
 
 #[test]
 fn a_task_with_only_ui_messages_still_indexes() {
-    let path = fixtures()
-        .join("Windsurf/User/globalStorage/saoudrizwan.claude-dev/tasks/1750000100000/ui_messages.json");
+    let path = fixtures().join(
+        "Windsurf/User/globalStorage/saoudrizwan.claude-dev/tasks/1750000100000/ui_messages.json",
+    );
     let fp = parse(&ClineTasks::cline(), &path);
     assert!(fp.issues.is_empty());
     assert!(fp.notes.is_empty(), "{:?}", fp.notes);

@@ -24,13 +24,20 @@ fn versions(s: &[FileSnapshot]) -> Vec<(u32, Option<u32>, Option<&str>)> {
 fn an_editing_session_gives_the_file_before_each_request_and_at_the_end() {
     let root = common::fixtures("copilot-vscode-editing");
     let files = CopilotVscode.discover(std::slice::from_ref(&root));
-    assert_eq!(files.len(), 1, "only the chat file is a session file: {files:?}");
+    assert_eq!(
+        files.len(),
+        1,
+        "only the chat file is a session file: {files:?}"
+    );
     let fp = common::parse_whole(&CopilotVscode, &files[0]).unwrap();
     let s = common::only(&fp);
     assert_eq!(s.meta.id.as_str(), CHAT);
     assert_eq!(s.turn_count, 2);
     let path = "/home/demo/app/greet.py";
-    assert!(s.snapshots.iter().all(|x| x.path == path && x.origin == vscode_editing::ORIGIN));
+    assert!(s
+        .snapshots
+        .iter()
+        .all(|x| x.path == path && x.origin == vscode_editing::ORIGIN));
     assert_eq!(
         versions(&s.snapshots),
         vec![

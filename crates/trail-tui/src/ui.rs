@@ -453,7 +453,10 @@ fn draw_status(f: &mut Frame<'_>, app: &App, area: Rect) {
         ))
     } else if app.diff.is_some() {
         Line::from(Span::styled(
-            format!("esc back · up/down pgup/pgdn scroll · {} {} top, bottom", k.top, k.bottom),
+            format!(
+                "esc back · up/down pgup/pgdn scroll · {} {} top, bottom",
+                k.top, k.bottom
+            ),
             t.dim,
         ))
     } else if !app.transcripts.is_empty() {

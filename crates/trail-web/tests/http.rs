@@ -182,10 +182,17 @@ fn session_changes_page_and_api() {
     let r = get(&s, &format!("/sessions/{SAMPLE_CLAUDE_ID}/diff"));
     assert_eq!(r.status, 200);
     assert!(r.body.contains("<section class=\"file-diff\"><h2><code>/home/demo/projects/weather-cli/src/cli.rs</code>"), "{}", r.body);
-    assert!(r.body.contains("<span class=\"da\">+    pub units: Units,</span>"), "{}", r.body);
+    assert!(
+        r.body
+            .contains("<span class=\"da\">+    pub units: Units,</span>"),
+        "{}",
+        r.body
+    );
     // The session page links to it and carries the same changes at its end.
     let page = get(&s, &format!("/sessions/{SAMPLE_CLAUDE_ID}")).body;
-    assert!(page.contains(&format!("<a href=\"/sessions/{SAMPLE_CLAUDE_ID}/diff\">Changes</a>")));
+    assert!(page.contains(&format!(
+        "<a href=\"/sessions/{SAMPLE_CLAUDE_ID}/diff\">Changes</a>"
+    )));
     assert!(page.contains("<section class=\"changes\" id=\"changes\">"));
     // The API is `trail diff --json`.
     let api = get(&s, &format!("/api/sessions/{SAMPLE_CLAUDE_ID}/diff?turn=0"));
@@ -197,11 +204,17 @@ fn session_changes_page_and_api() {
     // A turn that changed nothing, a bad turn, an unknown session.
     let none = get(&s, &format!("/sessions/{SAMPLE_CLAUDE_ID}/diff?turn=9"));
     assert!(none.body.contains("id=\"no-changes\""));
-    assert_eq!(get(&s, &format!("/api/sessions/{SAMPLE_CLAUDE_ID}/diff?turn=x")).status, 400);
+    assert_eq!(
+        get(&s, &format!("/api/sessions/{SAMPLE_CLAUDE_ID}/diff?turn=x")).status,
+        400
+    );
     assert_eq!(get(&s, "/sessions/ffffffff-nope/diff").status, 404);
     // Hostile text in a diff is escaped, and its escapes shown as symbols.
     let hostile = get(&s, &format!("/sessions/{HOSTILE_ID}/diff")).body;
-    assert!(hostile.contains("&lt;script&gt;window.__pwned=21&lt;/script&gt;"), "{hostile}");
+    assert!(
+        hostile.contains("&lt;script&gt;window.__pwned=21&lt;/script&gt;"),
+        "{hostile}"
+    );
     assert!(!hostile.contains("<img src=x") && !hostile.contains('\u{1b}'));
     assert_eq!(hostile.matches("<script").count(), 1);
 }

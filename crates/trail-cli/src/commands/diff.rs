@@ -71,7 +71,10 @@ pub fn print(ui: &mut Ui, diff: &SessionDiff) -> CliResult {
         );
         ui.line(&format!("{}  {counts}", ui.paint(Style::Bold, &f.path)))?;
         for c in &f.changes {
-            ui.line(&ui.paint(Style::Dim, &format!("  {}", trail_render::change_heading(c))))?;
+            ui.line(&ui.paint(
+                Style::Dim,
+                &format!("  {}", trail_render::change_heading(c)),
+            ))?;
             for line in c.diff.lines() {
                 let style = if line.starts_with("+++") || line.starts_with("---") {
                     Style::Bold
