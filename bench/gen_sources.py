@@ -16,6 +16,10 @@ FORMAT:
   gemini   OUT/.gemini/tmp/<project>/chats/session-*.json: --mib MiB of chat files built
            from the corpus chat's messages, with ids unique per session and tool output (in
            both of the fields Gemini CLI writes it to) as most of the bytes.
+  cline    OUT/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/<ms>/ui_messages.json:
+           --mib MiB of Cline tasks, each the corpus task's records (prompt, tool rows,
+           api_req_started requests with their tool results, checkpoints, reasoning) repeated
+           a random number of times with fresh times.
 
   aider    OUT/projects/p<k>/.aider.chat.history.md (+ .aider.input.history): --mib MiB over 40
            projects, repeating the corpus history's run with fresh times, a sentence of its own
@@ -353,6 +357,34 @@ def vscode_legacy(out, mib, r):
         con.close()
         total += os.path.getsize(db)
         w += 1
+
+
+def cline(out, mib, r):
+    with open(os.path.join(CORPUS, "cline", "clinexray-ui_messages.json"), encoding="utf-8") as f:
+        records = json.load(f)
+    tasks = os.path.join(out, "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "tasks")
+    target = mib * 2**20
+    total, i = 0, 0
+    base = 1767225600000
+    while total < target:
+        ts = base + i * 3_600_000
+        doc = []
+        for rep in range(r.randint(1, 6)):
+            for rec in records:
+                rec = copy.deepcopy(rec)
+                # The task opens once; repeats go on as the user's feedback.
+                if rep > 0 and rec.get("say") == "task":
+                    rec["say"] = "user_feedback"
+                rec["ts"] = ts
+                ts += r.randint(50, 4000)
+                doc.append(rec)
+        d = os.path.join(tasks, str(base + i))
+        os.makedirs(d, exist_ok=True)
+        p = os.path.join(d, "ui_messages.json")
+        with open(p, "w", encoding="utf-8") as f:
+            json.dump(doc, f, ensure_ascii=False)
+        total += os.path.getsize(p)
+        i += 1
     return total
 
 
@@ -360,7 +392,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("format", choices=("vscode", "copilot", "codex", "gemini", "aider", "claude-history",
-                                       "vscode-legacy"))
+                                       "vscode-legacy", "cline"))
     ap.add_argument("--mib", type=int, default=200)
     ap.add_argument("--sessions", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7)
@@ -370,7 +402,7 @@ def main():
         n = vscode(a.out, a.sessions, r)
     else:
         n = {"copilot": copilot, "codex": codex, "gemini": gemini, "aider": aider,
-             "claude-history": claude_history, "vscode-legacy": vscode_legacy}[a.format](a.out, a.mib, r)
+             "claude-history": claude_history, "vscode-legacy": vscode_legacy, "cline": cline}[a.format](a.out, a.mib, r)
     print("%s: %d bytes (%.1f MiB) in %s" % (a.format, n, n / 2**20, a.out))
 
 

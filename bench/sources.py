@@ -8,7 +8,7 @@ Generates (once, under --work) a Claude Code corpus of about N MiB without giant
 corpus's real files (bench/gen_sources.py), 1,000 VS Code chat sessions, one N MiB Copilot CLI
 events.jsonl, one N MiB Codex rollout, N MiB of Gemini CLI chats, N MiB of Aider chat
 histories in 40 projects, an N MiB Claude Code history.jsonl and N MiB of VS Code workspace
-databases holding older Copilot Chat sessions. Each is indexed into a new
+databases holding older Copilot Chat sessions, and N MiB of Cline tasks. Each is indexed into a new
 store by the release binary; the table gives wall time, CPU time (user + sys), MiB per wall
 second and per CPU second, the ratio to Claude Code's, and peak RSS. Each source is indexed
 --runs times (default 3), interleaved, into a new store each time; the table gives the median
@@ -42,6 +42,7 @@ def main():
     ap.add_argument("--mib", type=int, default=200)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", help="comma-separated labels to run besides claude-code (e.g. aider,claude-history)")
+    ap.add_argument("--trail", default="", help="a release trail binary (default: build one)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     gen = os.path.join(ROOT, "bench", "gen_sources.py")
@@ -55,6 +56,7 @@ def main():
         ("aider", "aider", "aider", "aider/projects"),
         ("claude-history", "claude-history", "claude-history", "claude-history/.claude"),
         ("vscode-legacy", "copilot-vscode", "vscode-legacy", "vscode-legacy/Code"),
+        ("cline", "cline", "cline", "cline/Code"),
     ]
     if a.only:
         cases = [c for c in cases if c[0] == "claude-code" or c[0] in a.only.split(",")]
@@ -68,9 +70,12 @@ def main():
         else:
             cmd = [sys.executable, gen, out, fmt, "--mib", str(a.mib)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
-    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
-    trail = os.path.join(target, "release", "trail")
+    if a.trail:
+        trail = a.trail
+    else:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
+        target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+        trail = os.path.join(target, "release", "trail")
     samples = {label: [] for label, _, _, _ in cases}
     # Interleaved, so a slow spell of the machine lands on every source rather than one.
     for _ in range(a.runs):

@@ -182,6 +182,27 @@ pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, Pa
             cursor = vec![p];
         }
         by.insert(SourceKind::Cursor, cursor);
+
+        // Cline, Roo Code and Kilo Code: the user-data folder of every VS Code host they
+        // install into (`<host>/User/globalStorage/<extension id>/tasks/`), and Cline's CLI
+        // folder. `TRAIL_VSCODE_DIR` narrows them to one host, as for Copilot Chat.
+        let mut hosts = Vec::new();
+        for app in trail_sources::cline::HOST_FOLDERS {
+            hosts.push(config.join(app));
+            hosts.push(h.join("Library/Application Support").join(app));
+            hosts.push(appdata.join(app));
+        }
+        if let Some(p) = var("VSCODE_PORTABLE") {
+            hosts.push(p.join("user-data"));
+        }
+        if let Some(p) = var("TRAIL_VSCODE_DIR") {
+            hosts = vec![p];
+        }
+        let mut cline = hosts.clone();
+        cline.push(h.join(".cline/data"));
+        by.insert(SourceKind::Cline, cline);
+        by.insert(SourceKind::RooCode, hosts.clone());
+        by.insert(SourceKind::KiloCode, hosts);
     }
     for (kind, path) in overrides {
         by.insert(*kind, vec![path.clone()]);

@@ -74,6 +74,8 @@ enum Command {
     Import(commands::import::Args),
     /// Show the sessions that read or edited a file; with :LINE, the session behind that line
     Why(commands::why::Args),
+    /// Show what a session changed, as unified diffs per file (exit 1 when nothing)
+    Diff(commands::diff::Args),
     /// Serve MCP on stdio so agents can search and read their history (--print-config AGENT)
     Mcp(commands::mcp::Args),
     /// Browse and search every session in the terminal, as you type (also: `trail` alone)
@@ -165,6 +167,7 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Export(a) => commands::export::run(ctx, a),
         Command::Import(a) => commands::import::run(ctx, a),
         Command::Why(a) => commands::why::run(ctx, a),
+        Command::Diff(a) => commands::diff::run(ctx, a),
         Command::Mcp(a) => commands::mcp::run(ctx, a),
         Command::Tui(a) => commands::tui::run(ctx, a),
         Command::Serve(a) => commands::serve::run(ctx, a),

@@ -209,10 +209,18 @@ fn search_open_and_quit_in_a_terminal() {
     let s = t.wait_for("hits");
     assert!(s.contains("weather-cli"), "{s}");
     t.press("Enter");
-    let s = t.wait_for("── turn 0");
-    assert!(s.contains("matching lines"), "{s}");
+    // The preview already shows `── turn 0`: wait for the transcript's own header.
+    let s = t.wait_for("matching lines");
+    assert!(s.contains("── turn 0"), "{s}");
     assert!(s.contains("❯ Add a `--units` flag"), "{s}");
     t.press("f");
+    t.wait_for("── output ──");
+    // `d` shows what the session changed (its Edit calls as diffs), Esc goes back.
+    t.press("d");
+    let s = t.wait_for("Changes · 7c1e2f40");
+    assert!(s.contains("weather-cli/src/cli.rs  +2 -0"), "{s}");
+    assert!(s.contains("+    pub units: Units,"), "{s}");
+    t.press("Escape");
     t.wait_for("── output ──");
     // `r` runs the resume command outside the full screen (here a stand-in `claude` that
     // records its arguments and waits for a line), then comes back.

@@ -23,9 +23,9 @@ use crate::{prompts, resources, McpConfig, ServeError};
 /// What the server tells a client about itself (shown to the model by most clients).
 const INSTRUCTIONS: &str = "trail indexes the session history of every coding agent on this \
 machine (Claude Code, Copilot, Codex, Gemini CLI, Cursor, OpenCode). Use it to recall past work: \
-search, then get_session to read a hit; file_history for why a file changed; report for usage \
-and standups; continue_session to carry a session into another agent. Secrets in the history are \
-redacted.";
+search, then get_session to read a hit; file_history for why a file changed; session_diff for \
+what a session changed; report for usage and standups; continue_session to carry a session into \
+another agent. Secrets in the history are redacted.";
 
 /// The server; cheap to clone (the SDK clones it per connection).
 #[derive(Clone)]
@@ -120,6 +120,10 @@ impl Shared {
             "file_history" => {
                 let a = tools::parse_args(name, args)?;
                 Box::new(move |cx| tools::file_history(cx, a))
+            }
+            "session_diff" => {
+                let a = tools::parse_args(name, args)?;
+                Box::new(move |cx| tools::session_diff(cx, a))
             }
             "sql" => {
                 let a = tools::parse_args(name, args)?;

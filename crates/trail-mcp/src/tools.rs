@@ -88,6 +88,15 @@ pub fn definitions() -> Vec<Tool> {
         .with_output_schema::<FileHistoryOut>()
         .annotate(read_only("File history")),
         tool(
+            "session_diff",
+            "What a session changed: unified diffs per file (from its edit tool calls, patches \
+             and the file snapshots agents keep), optionally of one turn or one file."
+                .into(),
+            schema_for_input::<SessionDiffArgs>(),
+        )
+        .with_output_schema::<SessionDiffOut>()
+        .annotate(read_only("Session diff")),
+        tool(
             "sql",
             format!(
                 "Runs one read-only SELECT on trail's SQLite store. {} Resource trail://schema \
@@ -987,6 +996,133 @@ fn render_page(o: &SessionPageOut) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
+// session_diff
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionDiffArgs {
+    /// Session id or unique id prefix.
+    pub session_id: String,
+    /// Only the changes of this turn (from 0).
+    pub turn: Option<u32>,
+    /// Only this file (its path, or its end: src/main.rs).
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ChangeOut {
+    pub turn: Option<u32>,
+    /// The tool, or the snapshot's origin.
+    pub source: String,
+    /// created, modified, deleted or renamed.
+    pub kind: String,
+    /// Whole-file diff (real line numbers), else of the edited text only.
+    pub exact: bool,
+    pub when: Option<String>,
+    /// Unified diff.
+    pub diff: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileDiffOut {
+    pub path: String,
+    pub added: usize,
+    pub removed: usize,
+    pub changes: Vec<ChangeOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionDiffOut {
+    pub session_id: String,
+    pub turn: Option<u32>,
+    pub files: Vec<FileDiffOut>,
+    pub added: usize,
+    pub removed: usize,
+    pub note: Option<String>,
+    pub store: StoreState,
+}
+
+impl Cuttable for SessionDiffOut {
+    fn mark_cut(&mut self, note: String) {
+        self.note = Some(note);
+    }
+}
+
+pub fn session_diff(cx: &Ctx<'_>, a: SessionDiffArgs) -> ToolResult {
+    let id = cx.query.resolve_id(&a.session_id)?;
+    let mut diff = cx.query.session_diff_of(&id, a.turn)?;
+    if let Some(p) = a.path.as_deref().filter(|p| !p.is_empty()) {
+        let keep = diff.for_path(p).cloned();
+        diff.files = keep.into_iter().collect();
+        diff.added = diff.files.iter().map(|f| f.added).sum();
+        diff.removed = diff.files.iter().map(|f| f.removed).sum();
+    }
+    let files: Vec<FileDiffOut> = diff
+        .files
+        .into_iter()
+        .map(|f| FileDiffOut {
+            path: f.path,
+            added: f.added,
+            removed: f.removed,
+            changes: f
+                .changes
+                .into_iter()
+                .map(|c| ChangeOut {
+                    turn: c.turn,
+                    source: c.source,
+                    kind: serde_json::to_value(c.kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    exact: c.exact,
+                    when: c.timestamp,
+                    diff: c.diff,
+                })
+                .collect(),
+        })
+        .collect();
+    let note = files.is_empty().then(|| {
+        "The session changed no file that its records show (trail reads edit tool calls, \
+         patches and the file snapshots agents keep)."
+            .to_string()
+    });
+    let mut out = SessionDiffOut {
+        session_id: id,
+        turn: a.turn,
+        added: diff.added,
+        removed: diff.removed,
+        files,
+        note,
+        store: cx.store.clone(),
+    };
+    fit_list(cx, &mut out, |o| &mut o.files, render_diff)
+}
+
+fn render_diff(o: &SessionDiffOut) -> String {
+    let mut t = format!(
+        "Changes of {}{}: {} files, +{} -{}\n",
+        o.session_id,
+        o.turn.map(|n| format!(" turn {n}")).unwrap_or_default(),
+        o.files.len(),
+        o.added,
+        o.removed
+    );
+    for f in &o.files {
+        let _ = writeln!(t, "\n{} (+{} -{})", f.path, f.added, f.removed);
+        for c in &f.changes {
+            let turn = c
+                .turn
+                .map(|n| format!("turn {n}"))
+                .unwrap_or("turn -".into());
+            let exact = if c.exact { "" } else { " (edited text only)" };
+            let _ = writeln!(t, "{turn} · {} · {}{exact}", c.source, c.kind);
+            t.push_str(&c.diff);
+        }
+    }
+    finish_text(t, o.note.as_deref(), &o.store)
+}
+
+// ---------------------------------------------------------------------------------------------
 // file_history
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -1740,7 +1876,7 @@ mod tests {
     #[test]
     fn every_tool_has_an_input_and_output_schema_and_hints() {
         let tools = definitions();
-        assert_eq!(tools.len(), 8);
+        assert_eq!(tools.len(), 9);
         for t in &tools {
             assert_eq!(
                 t.input_schema.get("type"),

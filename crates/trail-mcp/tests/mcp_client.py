@@ -243,10 +243,10 @@ async def main_checks(a, store, home, big):
         c = Checker(client)
         assert client.protocol_version == "2026-07-28", client.protocol_version
 
-        # tools/list: eight tools, schemas, hints.
+        # tools/list: nine tools, schemas, hints.
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"search", "list_sessions", "get_session", "file_history", "sql",
-                              "report", "index", "continue_session"}, sorted(tools)
+        assert set(tools) == {"search", "list_sessions", "get_session", "file_history",
+                              "session_diff", "sql", "report", "index", "continue_session"}, sorted(tools)
         for name, t in tools.items():
             assert t.input_schema["type"] == "object", name
             assert t.output_schema and t.output_schema["type"] == "object", name
@@ -256,7 +256,8 @@ async def main_checks(a, store, home, big):
         assert tools["search"].input_schema["required"] == ["query"]
         assert tools["get_session"].input_schema["required"] == ["id"]
         assert "sessions(" in tools["sql"].description and "turns(" in tools["sql"].description
-        print("tools/list: 8 tools with schemas and hints")
+        assert tools["session_diff"].input_schema["required"] == ["session_id"]
+        print("tools/list: 9 tools with schemas and hints")
 
         # search
         text, sc = await c.call("search", {"query": "flaky parser"})
@@ -356,6 +357,22 @@ async def main_checks(a, store, home, big):
         await c.error("file_history", {"path": 5}, "invalid")
         print("file_history: the edit, its prompt (redacted), empty and invalid")
 
+        # session_diff: the Edit call's change as a unified diff, by file and by turn.
+        text, sc = await c.call("session_diff", {"session_id": old_id})
+        assert [f["path"] for f in sc["files"]] == [EDITED], sc
+        change = sc["files"][0]["changes"][0]
+        assert change["source"] == "Edit" and change["kind"] == "modified", change
+        assert change["diff"].endswith("-let n = 0;\n+let n = 1;\n"), change["diff"]
+        assert sc["added"] == 1 and sc["removed"] == 1, sc
+        assert "-let n = 0;" in text, text
+        text, sc = await c.call("session_diff", {"session_id": old_id, "path": "src/parser.rs"})
+        assert len(sc["files"]) == 1, sc
+        text, sc = await c.call("session_diff", {"session_id": old_id, "turn": 99})
+        assert sc["files"] == [] and sc["note"], sc
+        await c.error("session_diff", {}, "session_id")
+        await c.error("session_diff", {"session_id": "no-such-session"}, "no-such-session")
+        print("session_diff: the edit as a unified diff, by path, empty turn and invalid")
+
         # sql: reads work; 20+ writes and escapes are denied; the store's bytes do not change.
         text, sc = await c.call("sql", {"sql": "SELECT count(*) AS n FROM sessions"})
         assert sc["columns"] == ["n"] and sc["rows"] == [[4]], sc
@@ -449,7 +466,7 @@ async def legacy_and_no_redact(a, store, home):
         assert client.protocol_version < "2026-07-28", client.protocol_version
         assert client.server_info.name == "trail"
         tools = (await client.list_tools()).tools
-        assert len(tools) == 8
+        assert len(tools) == 9
         r = await client.call_tool("get_session", {"id": "aaaa1111"})
         text = r.content[0].text
         assert not r.is_error and GITHUB in text, "--no-redact should send the text as it is"

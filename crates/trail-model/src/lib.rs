@@ -26,11 +26,17 @@ pub enum SourceKind {
     Specstory,
     Aider,
     ClaudeHistory,
+    /// Cline (`saoudrizwan.claude-dev`) in any VS Code host.
+    Cline,
+    /// Roo Code (`rooveterinaryinc.roo-cline`), a fork of Cline with the same task folders.
+    RooCode,
+    /// Kilo Code (`kilocode.kilo-code`), a fork of Roo Code and Cline.
+    KiloCode,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 11] = [
+    pub const ALL: [SourceKind; 14] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -42,6 +48,9 @@ impl SourceKind {
         SourceKind::Specstory,
         SourceKind::Aider,
         SourceKind::ClaudeHistory,
+        SourceKind::Cline,
+        SourceKind::RooCode,
+        SourceKind::KiloCode,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -58,6 +67,9 @@ impl SourceKind {
             SourceKind::Specstory => "specstory",
             SourceKind::Aider => "aider",
             SourceKind::ClaudeHistory => "claude-history",
+            SourceKind::Cline => "cline",
+            SourceKind::RooCode => "roo-code",
+            SourceKind::KiloCode => "kilo-code",
         }
     }
 
@@ -493,6 +505,10 @@ pub struct Session {
     pub usage: Vec<Usage>,
     /// Models seen, in order of first use.
     pub models: Vec<String>,
+    /// File contents the agent kept while the session changed them (Claude Code's
+    /// file-history backups, VS Code's chat editing snapshots), for `trail diff`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshots: Vec<FileSnapshot>,
 }
 
 impl Session {
@@ -509,6 +525,7 @@ impl Session {
             refs: Vec::new(),
             usage: Vec::new(),
             models: Vec::new(),
+            snapshots: Vec::new(),
         }
     }
 
@@ -536,6 +553,26 @@ impl Session {
             self.refs.push(r);
         }
     }
+}
+
+/// One file's content at one point of a session, as the agent kept it: Claude Code's
+/// `file-history` backups, VS Code's chat editing snapshots. Consecutive snapshots of a path
+/// (by `version`) are what the session changed in between; `trail diff` compares them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSnapshot {
+    /// The file's path as the agent names it.
+    pub path: String,
+    /// Orders the snapshots of one path, from 0.
+    pub version: u32,
+    /// The turn at whose start the file had this content (before that turn's edits). `None`:
+    /// the file as the session left it, after its last turn.
+    pub turn_index: Option<u32>,
+    /// The content; `None` when the file did not exist at that point.
+    pub content: Option<String>,
+    /// When the agent took it (ISO-8601 UTC), if recorded.
+    pub taken_at: Option<String>,
+    /// Which record it comes from: `claude-file-history`, `vscode-chat-editing`.
+    pub origin: String,
 }
 
 /// A problem found while parsing a file: reported, the rest still indexed.

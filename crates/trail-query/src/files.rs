@@ -74,6 +74,16 @@ pub struct Why {
     pub blame: Option<BlameLine>,
     /// The session behind the line, when one was found.
     pub verdict: Option<WhyVerdict>,
+    /// What a session did to the file, as `trail diff` shows it: the verdict's session, or
+    /// else the newest session that edited or wrote it (when its records show the change).
+    pub change: Option<WhyChange>,
+}
+
+/// One session's changes to the file `why` was asked about.
+#[derive(Debug, Clone, Serialize)]
+pub struct WhyChange {
+    pub session_id: String,
+    pub file: trail_diff::FileDiff,
 }
 
 impl Query {
@@ -105,10 +115,13 @@ impl Query {
     /// edited the file before the commit's time.
     pub fn why(&self, r: &FileHistoryRequest, line: Option<u32>) -> Result<Why> {
         let Some(line) = line else {
+            let history = self.file_history(r)?;
+            let change = self.change_to(&history, None)?;
             return Ok(Why {
-                history: self.file_history(r)?,
+                history,
                 blame: None,
                 verdict: None,
+                change,
             });
         };
         // A line's verdict may rest on an edit older than the newest `limit` touches.
@@ -149,6 +162,11 @@ impl Query {
                 });
         }
         let mut history = history;
+        let verdict_session = verdict.as_ref().map(|v| match v {
+            WhyVerdict::ReferencedCommit { session_id, .. }
+            | WhyVerdict::LastEditBefore { session_id, .. } => session_id.clone(),
+        });
+        let change = self.change_to(&history, verdict_session.as_deref())?;
         history
             .touches
             .truncate(if r.limit == 0 { 50 } else { r.limit });
@@ -156,7 +174,48 @@ impl Query {
             history,
             blame: Some(blame),
             verdict,
+            change,
         })
+    }
+
+    /// What `session` (else the newest session that edited or wrote the file, else the newest
+    /// that touched it) changed in the file of `history`, when its records show it.
+    fn change_to(&self, history: &FileHistory, session: Option<&str>) -> Result<Option<WhyChange>> {
+        let editors: Vec<&str> = match session {
+            Some(s) => vec![s],
+            None => {
+                // Sessions that edited or wrote it first; then the others, newest first (a
+                // session may name the file by another spelling in its edits than in the row
+                // that matched, and its diff tells).
+                let mut v: Vec<&str> = Vec::new();
+                for editing in [true, false] {
+                    for t in &history.touches {
+                        if matches!(t.action.as_str(), "edit" | "write") == editing
+                            && !v.contains(&t.session_id.as_str())
+                        {
+                            v.push(&t.session_id);
+                        }
+                    }
+                }
+                v
+            }
+        };
+        // A few sessions at most: each is a diff to build.
+        for id in editors.into_iter().take(3) {
+            let diff = self.store.session_diff(id, None)?;
+            let paths = [history.absolute.as_deref(), history.relative.as_deref()];
+            let found = paths
+                .into_iter()
+                .flatten()
+                .find_map(|p| diff.for_path(p).cloned());
+            if let Some(file) = found {
+                return Ok(Some(WhyChange {
+                    session_id: id.to_string(),
+                    file,
+                }));
+            }
+        }
+        Ok(None)
     }
 }
 

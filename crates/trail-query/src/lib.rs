@@ -11,6 +11,7 @@
 //! No printing, no environment: the caller passes the store's path and the clock.
 
 mod browse;
+mod diff;
 mod error;
 mod files;
 mod reports;
@@ -24,13 +25,14 @@ use std::path::{Path, PathBuf};
 
 pub use browse::InlineFilters;
 pub use error::{QueryError, Result};
-pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyVerdict};
+pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyChange, WhyVerdict};
 pub use reports::{parse_group, ReportFilter, ReportKind};
 pub use resume::{reopen_command, shell_quote, Reopen};
 pub use search::{highlight_terms, open_command, JsonHit, SearchRequest};
 pub use sessions::{cursor_after, DetailRequest, ListRequest, SessionFilter, SessionPage};
 pub use sql::{SqlRequest, SQL_SCHEMA_SUMMARY};
 pub use time::{parse_time, Clock};
+pub use trail_diff::{ChangeKind, FileChange, FileDiff, SessionDiff};
 
 pub use trail_report::{
     BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips,

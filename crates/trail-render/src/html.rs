@@ -43,6 +43,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;font:13px/1.45 ui-monospace,SFMo
 .error{border-left:3px solid var(--err)}
 table{border-collapse:collapse;width:100%;font-size:.9em}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 a{color:inherit}
+pre.diff .da{color:var(--ok)}pre.diff .dd{color:var(--err)}pre.diff .dk{color:var(--muted)}pre.diff .dh{font-weight:600}
 "#;
 
 fn page_start(w: &mut dyn Write, title: &str) -> Result<()> {
@@ -199,6 +200,7 @@ fn write_nested(
     if current.is_some() {
         w.write_all(b"</section>\n")?;
     }
+    write_changes(ex, s, w, depth)?;
     let rest = subagents.rest();
     if !rest.is_empty() {
         w.write_all(b"<section class=\"turn\">\n<h2>Other subagents</h2>\n")?;
@@ -214,6 +216,73 @@ fn write_nested(
         )?;
     }
     w.write_all(b"</article>\n")?;
+    Ok(())
+}
+
+/// What the session changed (`trail diff`): a section with each file's changes as unified
+/// diffs, escaped, added and removed lines marked by class.
+fn write_changes(
+    ex: &mut Exporter<'_>,
+    s: &SessionRow,
+    w: &mut dyn Write,
+    depth: usize,
+) -> Result<()> {
+    let diff = ex.store.session_diff(&s.id, None)?;
+    if diff.files.is_empty() {
+        return Ok(());
+    }
+    let id = if depth == 0 { " id=\"changes\"" } else { "" };
+    writeln!(
+        w,
+        "<section class=\"changes\"{id}>\n<h2>Changes <span class=\"when\">{} files, +{} −{}</span></h2>",
+        diff.files.len(),
+        diff.added,
+        diff.removed
+    )?;
+    for f in &diff.files {
+        let path = ex.redact(&f.path).into_owned();
+        w.write_all(b"<details class=\"file-diff\" open><summary><code>")?;
+        escape_html(&path, w)?;
+        writeln!(
+            w,
+            "</code> <span class=\"ok\">+{}</span> <span class=\"err\">−{}</span></summary>",
+            f.added, f.removed
+        )?;
+        for c in &f.changes {
+            w.write_all(b"<p class=\"muted\">")?;
+            escape_html(&crate::change_heading(c), w)?;
+            w.write_all(b"</p>")?;
+            let body = ex.redact(&c.diff).into_owned();
+            if body.is_empty() {
+                continue;
+            }
+            w.write_all(b"<pre class=\"diff\">")?;
+            for line in body.lines() {
+                let class = if line.starts_with("+++") || line.starts_with("---") {
+                    "dh"
+                } else if line.starts_with('+') {
+                    "da"
+                } else if line.starts_with('-') {
+                    "dd"
+                } else if line.starts_with("@@") {
+                    "dk"
+                } else {
+                    ""
+                };
+                if class.is_empty() {
+                    escape_html(line, w)?;
+                } else {
+                    write!(w, "<span class=\"{class}\">")?;
+                    escape_html(line, w)?;
+                    w.write_all(b"</span>")?;
+                }
+                w.write_all(b"\n")?;
+            }
+            w.write_all(b"</pre>\n")?;
+        }
+        w.write_all(b"</details>\n")?;
+    }
+    w.write_all(b"</section>\n")?;
     Ok(())
 }
 

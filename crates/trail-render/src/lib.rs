@@ -333,6 +333,34 @@ impl Subagents {
     }
 }
 
+/// Describes one change of `trail diff` in a line: `turn 2 · Edit · 2026-01-05 10:00 ·
+/// created`, and when the file's content was not recorded, that its lines are numbered within
+/// the edit. Shared by the terminal, Markdown and HTML views.
+pub fn change_heading(c: &trail_diff::FileChange) -> String {
+    let mut parts = vec![match c.turn {
+        Some(t) => format!("turn {t}"),
+        None => "turn -".to_string(),
+    }];
+    parts.push(c.source.clone());
+    if c.timestamp.is_some() {
+        parts.push(text::when(c.timestamp.as_deref()));
+    }
+    match c.kind {
+        trail_diff::ChangeKind::Created => parts.push("created".into()),
+        trail_diff::ChangeKind::Deleted => parts.push("deleted".into()),
+        trail_diff::ChangeKind::Renamed => parts.push(format!(
+            "renamed to {}",
+            c.renamed_to.as_deref().unwrap_or("?")
+        )),
+        trail_diff::ChangeKind::Modified => {}
+    }
+    if !c.exact {
+        parts
+            .push("the file's content was not recorded: lines are numbered within the edit".into());
+    }
+    parts.join(" · ")
+}
+
 /// Returns the file name (without extension) a session is written to: its id with every
 /// character outside `[A-Za-z0-9._-]` replaced by `_`.
 pub fn file_stem(session_id: &str) -> String {

@@ -104,6 +104,7 @@ fn write_nested(
         }
         Ok(())
     })?;
+    write_changes(ex, s, w, &turn_hashes)?;
     let rest = subagents.rest();
     if !rest.is_empty() {
         writeln!(w, "{turn_hashes} Other subagents\n")?;
@@ -116,6 +117,33 @@ fn write_nested(
             w,
             "*{off_chain} messages on abandoned branches (rewinds, retries) are not shown.*\n"
         )?;
+    }
+    Ok(())
+}
+
+/// What the session changed (`trail diff`): per file, each change's unified diff, redacted.
+fn write_changes(
+    ex: &mut Exporter<'_>,
+    s: &SessionRow,
+    w: &mut dyn Write,
+    hashes: &str,
+) -> Result<()> {
+    let diff = ex.store.session_diff(&s.id, None)?;
+    if diff.files.is_empty() {
+        return Ok(());
+    }
+    writeln!(w, "{hashes} Changes\n")?;
+    for f in &diff.files {
+        let path = ex.redact(&f.path).into_owned();
+        writeln!(w, "`{}` (+{} −{})\n", code_span(&path), f.added, f.removed)?;
+        for c in &f.changes {
+            writeln!(w, "*{}*\n", crate::change_heading(c))?;
+            let body = ex.redact(&c.diff).into_owned();
+            if !body.is_empty() {
+                let fence = text::fence(&body);
+                writeln!(w, "{fence}diff\n{}\n{fence}\n", body.trim_end_matches('\n'))?;
+            }
+        }
     }
     Ok(())
 }

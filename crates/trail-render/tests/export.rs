@@ -378,6 +378,11 @@ fn planted_store() -> (tempfile::TempDir, Store) {
             SourceKind::Aider => vec![repo()
                 .join("crates/trail-sources/tests/fixtures/aider/recipe-box")
                 .join(".aider.chat.history.md")],
+            // Cline and its forks keep tasks under VS Code hosts the sample home lacks.
+            SourceKind::Cline | SourceKind::RooCode | SourceKind::KiloCode => {
+                let hosts = repo().join("crates/trail-sources/tests/fixtures/cline");
+                source.discover(&[hosts.join("Code"), hosts.join("Cursor")])
+            }
             k => source.discover(roots.by_source.get(&k).map(Vec::as_slice).unwrap_or(&[])),
         };
         for f in files {

@@ -59,7 +59,9 @@ pub struct ClaudeCode;
 /// 2: the late-2026 format changes of issue 18.
 /// 3: `!` command output and task notifications fold into their turn; inline sidechains link
 ///    to the file's main session (issue 21).
-pub const PARSER_VERSION: u32 = 3;
+/// 4: `file-history` backups named by `file-history-snapshot` entries become snapshots for
+///    `trail diff` (issue 16).
+pub const PARSER_VERSION: u32 = 4;
 
 impl Source for ClaudeCode {
     fn parser_version(&self) -> u32 {
@@ -268,7 +270,44 @@ struct RawEntry {
     /// On the entries a `--fork-session` (or background) transcript copies from the session it
     /// started from: `{sessionId, messageUuid}` of the original entry.
     forked_from: Option<ForkedFrom>,
+    /// `file-history-snapshot` entries: the prompt's uuid and the backups taken for it.
+    /// Kept raw: other entry types may use these names for other shapes.
+    message_id: Option<Box<RawValue>>,
+    snapshot: Option<Box<RawValue>>,
 }
+
+/// A `file-history-snapshot` entry's `snapshot`: every file Claude Code tracks, with the
+/// backup of its content at that prompt (`~/.claude/file-history/<session>/<backupFileName>`;
+/// a null name: the file did not exist then).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct FileHistorySnapshot {
+    #[serde(default)]
+    tracked_file_backups: HashMap<String, TrackedBackup>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct TrackedBackup {
+    backup_file_name: Option<String>,
+    version: Option<u32>,
+    backup_time: Option<String>,
+}
+
+/// A backup named by a snapshot entry, waiting for its prompt's turn.
+struct PendingBackup {
+    message_id: String,
+    path: String,
+    backup: Option<String>,
+    version: u32,
+    at: Option<String>,
+}
+
+/// `origin` of the snapshots read from `file-history`.
+pub const FILE_HISTORY_ORIGIN: &str = "claude-file-history";
+
+/// Largest backup read into a snapshot.
+const MAX_BACKUP_BYTES: u64 = 8 << 20;
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -579,6 +618,15 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
     };
     // A main session's Workflow runs are described in `<session>/workflows/<run>.json`.
     let workflows_dir = (role == FileRole::Main).then(|| path.with_extension("").join("workflows"));
+    // Claude Code keeps backups of the files a session edits in
+    // `<config>/file-history/<session id>/`, beside `projects/`.
+    let file_history_dir = (role == FileRole::Main)
+        .then(|| {
+            let config = path.parent()?.parent()?.parent()?;
+            Some(config.join("file-history").join(path.file_stem()?))
+        })
+        .flatten()
+        .filter(|d| d.is_dir());
 
     let mut uuid_slot = HashMap::new();
     for n in &state.nodes {
@@ -597,6 +645,8 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         meta_sidecar,
         workflow_meta,
         workflows_dir,
+        file_history_dir,
+        backups: Vec::new(),
     };
     let outcome =
         jsonl::read_lines_limited(path, start, start_line, request.max_bytes, |pos, line| {
@@ -759,6 +809,10 @@ struct Parser<'a> {
     workflow_meta: Option<serde_json::Value>,
     /// Where a main session's workflow run files are.
     workflows_dir: Option<PathBuf>,
+    /// Where a main session's file backups are (`file-history/<session>`), when it exists.
+    file_history_dir: Option<PathBuf>,
+    /// Backups named by this parse's `file-history-snapshot` entries.
+    backups: Vec<PendingBackup>,
 }
 
 impl Parser<'_> {
@@ -791,6 +845,36 @@ impl Parser<'_> {
                 if let Some(t) = title.filter(|t| !t.trim().is_empty()) {
                     let slot = self.main_slot(&entry);
                     self.set_title(slot, t, rank);
+                }
+                return Ok(());
+            }
+            "file-history-snapshot" => {
+                let snapshot = entry
+                    .snapshot
+                    .as_deref()
+                    .and_then(|r| serde_json::from_str::<FileHistorySnapshot>(r.get()).ok());
+                let mid = entry
+                    .message_id
+                    .as_deref()
+                    .and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+                if let (Some(snapshot), Some(mid)) = (snapshot.as_ref(), &mid) {
+                    if self.file_history_dir.is_some() {
+                        let mut files: Vec<_> = snapshot.tracked_file_backups.iter().collect();
+                        files.sort_by(|a, b| a.0.cmp(b.0));
+                        for (path, b) in files {
+                            self.backups.push(PendingBackup {
+                                message_id: mid.clone(),
+                                path: path.clone(),
+                                backup: b.backup_file_name.clone(),
+                                version: b.version.unwrap_or(0),
+                                at: b
+                                    .backup_time
+                                    .as_deref()
+                                    .and_then(time::normalize)
+                                    .or_else(|| ts.clone()),
+                            });
+                        }
+                    }
                 }
                 return Ok(());
             }
@@ -1532,7 +1616,63 @@ impl Parser<'_> {
             session.meta = self.state.sessions[slot as usize].meta.clone();
             result.push(b.session);
         }
+        self.attach_backups(&mut result);
         result
+    }
+
+    /// Turns the backups this parse met into snapshots of the session holding their prompt, at
+    /// that prompt's turn (a backup is the file as it was when the turn began). One snapshot
+    /// per backup version; a later entry naming the same version adds nothing.
+    fn attach_backups(&mut self, result: &mut [Session]) {
+        let Some(dir) = self.file_history_dir.clone() else {
+            return;
+        };
+        let mut seen: HashSet<(String, u32)> = HashSet::new();
+        for b in std::mem::take(&mut self.backups) {
+            let Some(node) = self
+                .state
+                .nodes
+                .iter()
+                .find(|n| n.uuid.as_deref() == Some(b.message_id.as_str()))
+            else {
+                continue;
+            };
+            let (Some(turn), slot) = (node.turn, node.slot) else {
+                continue;
+            };
+            if !seen.insert((b.path.clone(), b.version)) {
+                continue;
+            }
+            let id = &self.state.sessions[slot as usize].meta.id;
+            let Some(session) = result.iter_mut().find(|s| &s.meta.id == id) else {
+                continue;
+            };
+            let content = match &b.backup {
+                None => None,
+                Some(name) => {
+                    // A backup names a file of this session's folder, never a path elsewhere.
+                    if name.contains(['/', '\\']) || name.starts_with('.') {
+                        continue;
+                    }
+                    let p = dir.join(name);
+                    match std::fs::metadata(&p) {
+                        Ok(m) if m.len() <= MAX_BACKUP_BYTES => match std::fs::read(&p) {
+                            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+                            Err(_) => continue,
+                        },
+                        _ => continue,
+                    }
+                }
+            };
+            session.snapshots.push(trail_model::FileSnapshot {
+                path: b.path,
+                version: b.version,
+                turn_index: Some(turn),
+                content,
+                taken_at: b.at,
+                origin: FILE_HISTORY_ORIGIN.to_string(),
+            });
+        }
     }
 
     /// Recomputes the main chain and turn indexes of one session's nodes; returns the seqs whose

@@ -117,7 +117,9 @@ pub struct CopilotVscode;
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
 /// 3: a `runSubagent` subagent's tools become its own linked session (issue 21).
-pub const PARSER_VERSION: u32 = 3;
+/// 4: the chat editing session of the same id gives the files changed and their snapshots
+///    (issue 16).
+pub const PARSER_VERSION: u32 = 4;
 
 impl Source for CopilotVscode {
     fn parser_version(&self) -> u32 {
@@ -153,6 +155,7 @@ impl Source for CopilotVscode {
         } else {
             parse_snapshot_file(path)?
         };
+        attach_editing_session(path, &mut out);
         if let Some(t) = transcript_for_chat_file(path) {
             merge_transcript(&mut out, &t);
         }
@@ -447,6 +450,42 @@ fn transcript_sessions(path: &Path) -> Result<FileParse, SourceError> {
     // The CLI parser resumes appended logs; this source re-reads its files whole.
     out.state = None;
     Ok(out)
+}
+
+/// Reads the chat editing session of the same id (`chatEditingSessions/<id>/`), if VS Code
+/// kept one: the files the session changed, as snapshots for `trail diff`, and as files
+/// touched.
+fn attach_editing_session(chat: &Path, out: &mut FileParse) {
+    let Some(folder) = crate::vscode_editing::folder_for_chat_file(chat) else {
+        return;
+    };
+    let Some(session) = out.sessions.first_mut() else {
+        return;
+    };
+    let turns: HashMap<String, u32> = session
+        .messages
+        .iter()
+        .filter(|m| m.kind() == MessageKind::Prompt)
+        .filter_map(|m| Some((m.native_id.clone()?, m.turn_index?)))
+        .collect();
+    match crate::vscode_editing::read_snapshots(&folder, &|r| turns.get(r).copied()) {
+        Ok(snapshots) => {
+            for s in &snapshots {
+                if s.version == 0 {
+                    session.add_file(FileTouch {
+                        path: s.path.clone(),
+                        tool_name: Some("chatEditingSession".into()),
+                        turn_index: s.turn_index,
+                        first_seen_at: None,
+                    });
+                }
+            }
+            session.snapshots = snapshots;
+        }
+        Err(e) => out
+            .notes
+            .push(format!("chat editing session not read: {e}")),
+    }
 }
 
 /// A transcript with no chat file beside it: the session as the transcript tells it.

@@ -16,6 +16,7 @@ pub mod refs;
 mod sqlite_readonly;
 // Format modules (one per agent). Each is registered in `registry()`.
 pub mod aider;
+pub mod cline;
 pub mod codex;
 pub mod copilot_cli;
 pub mod copilot_vscode;
@@ -25,6 +26,7 @@ mod cursor_transcripts;
 pub mod gemini;
 pub mod opencode;
 pub mod specstory;
+pub mod vscode_editing;
 pub mod vscode_export;
 
 use std::path::{Path, PathBuf};
@@ -176,6 +178,9 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(cursor::Cursor),
         Box::new(specstory::Specstory),
         Box::new(aider::Aider),
+        Box::new(cline::ClineTasks::cline()),
+        Box::new(cline::ClineTasks::roo_code()),
+        Box::new(cline::ClineTasks::kilo_code()),
     ]
 }
 

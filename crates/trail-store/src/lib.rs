@@ -25,7 +25,7 @@ use rusqlite::{Connection, OpenFlags};
 pub use export::{ExportMessage, ToolResultRow};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
-    like_escape, ContinuationLink, DoctorFileStats, IssueRow, ListFilter, MessageRow,
+    like_escape, ContinuationLink, DoctorFileStats, EditCallRow, IssueRow, ListFilter, MessageRow,
     SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{

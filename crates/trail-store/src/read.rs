@@ -115,6 +115,19 @@ pub struct MessageRow {
     pub turn_index: Option<i64>,
 }
 
+/// A tool call that may have changed a file (see [`Store::edit_calls`]).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct EditCallRow {
+    pub seq: i64,
+    pub tool_name: String,
+    pub tool_input: Option<String>,
+    pub turn_index: Option<i64>,
+    pub timestamp: Option<String>,
+    /// The call's result was an error (the edit was not applied).
+    pub is_error: bool,
+    pub tool_output: Option<String>,
+}
+
 /// Reads a [`MessageRow`] from the first 14 columns: seq, role, kind, text, tool_name,
 /// tool_call_id, tool_input, tool_output, is_error, model, timestamp, is_sidechain,
 /// on_main_chain, turn_index.
@@ -522,6 +535,90 @@ impl Store {
             checkpoints,
             continuations,
         })
+    }
+
+    /// Returns the tool calls of session `id` (main chain, in order) that may have changed a
+    /// file, with whether their result was an error: what `trail diff` rebuilds edits from.
+    /// `names` are the tool names to read (every format's edit tools); `turn` keeps one turn.
+    pub fn edit_calls(
+        &self,
+        id: &str,
+        names: &[&str],
+        turn: Option<i64>,
+    ) -> Result<Vec<EditCallRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT m.seq, m.tool_name, m.tool_input, m.turn_index, m.timestamp,
+                    COALESCE(tc.is_error, 0), r.tool_output
+             FROM messages m
+             LEFT JOIN tool_calls tc ON tc.session_id = m.session_id AND tc.call_seq = m.seq
+             LEFT JOIN messages r ON r.session_id = m.session_id AND r.seq = tc.result_seq
+             WHERE m.session_id = ?1 AND m.kind = 'tool_call' AND m.on_main_chain = 1
+               AND (m.tool_name IN (SELECT value FROM json_each(?2))
+                    OR instr(m.tool_input, '*** Begin Patch') > 0)
+               AND (?3 IS NULL OR m.turn_index = ?3)
+             ORDER BY m.seq",
+        )?;
+        let names = serde_json::to_string(names).unwrap_or_else(|_| "[]".into());
+        let rows = stmt
+            .query_map(params![id, names, turn], |r| {
+                Ok(EditCallRow {
+                    seq: r.get(0)?,
+                    tool_name: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                    tool_input: r.get(2)?,
+                    turn_index: r.get(3)?,
+                    timestamp: r.get(4)?,
+                    is_error: r.get::<_, i64>(5)? != 0,
+                    tool_output: r.get(6)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Returns what session `id` changed, per file (edit tool inputs, `apply_patch` bodies,
+    /// file snapshots; see `trail_diff`); with `turn`, only the changes made in that turn. The
+    /// one implementation `trail-query`, the exports and every frontend share.
+    pub fn session_diff(&self, id: &str, turn: Option<u32>) -> Result<trail_diff::SessionDiff> {
+        // Every turn is read: an edit applies to the content earlier turns left.
+        let calls: Vec<trail_diff::EditCall> = self
+            .edit_calls(id, trail_diff::EDIT_TOOLS, None)?
+            .into_iter()
+            .map(|r| trail_diff::EditCall {
+                seq: r.seq,
+                tool_name: r.tool_name,
+                input: r.tool_input.unwrap_or_default(),
+                turn: r.turn_index.and_then(|t| u32::try_from(t).ok()),
+                timestamp: r.timestamp,
+                failed: r.is_error,
+            })
+            .collect();
+        let snapshots = self.file_snapshots(id)?;
+        let diff = trail_diff::build(&calls, &snapshots);
+        Ok(match turn {
+            Some(t) => diff.only_turn(t),
+            None => diff,
+        })
+    }
+
+    /// Returns the file snapshots stored for session `id`, by path and version.
+    pub fn file_snapshots(&self, id: &str) -> Result<Vec<trail_model::FileSnapshot>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT file_path, version, turn_index, content, taken_at, origin
+             FROM file_snapshots WHERE session_id = ?1 ORDER BY file_path, version",
+        )?;
+        let rows = stmt
+            .query_map([id], |r| {
+                Ok(trail_model::FileSnapshot {
+                    path: r.get(0)?,
+                    version: r.get::<_, i64>(1)? as u32,
+                    turn_index: r.get::<_, Option<i64>>(2)?.map(|t| t as u32),
+                    content: r.get(3)?,
+                    taken_at: r.get(4)?,
+                    origin: r.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
     }
 
     /// Returns the continuation links that touch any of `ids`, either way: the sessions they

@@ -500,6 +500,7 @@ fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<()> {
         "messages",
         "tool_calls",
         "usage",
+        "file_snapshots",
     ] {
         tx.execute(&format!("DELETE FROM {table} WHERE session_id = ?1"), [id])?;
     }
@@ -916,6 +917,24 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
             rf.value,
             rf.turn_index.map(|t| t as i64),
             rf.created_at
+        ])?;
+    }
+    // The first write of a snapshot wins: a resumed log naming the same backup again, at a
+    // later turn, is the same content seen later. (A whole-file reparse deletes them first.)
+    let mut s = tx.prepare_cached(
+        "INSERT OR IGNORE INTO file_snapshots
+             (session_id, file_path, version, turn_index, content, taken_at, origin)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for snap in &session.snapshots {
+        s.execute(params![
+            id,
+            snap.path,
+            snap.version as i64,
+            snap.turn_index.map(|t| t as i64),
+            snap.content,
+            snap.taken_at,
+            snap.origin
         ])?;
     }
     // Keep the larger total on a repeated request (streamed chunks, replays).

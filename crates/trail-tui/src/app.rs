@@ -126,6 +126,78 @@ pub enum Overlay {
     ContinueTarget,
 }
 
+/// What a session changed, laid out as lines for the diff view.
+pub struct DiffView {
+    pub id: String,
+    /// Each line and what it is.
+    pub lines: Vec<(DiffLine, String)>,
+    /// The first line on screen.
+    pub offset: usize,
+}
+
+/// What a line of the diff view is (it picks the colour).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffLine {
+    File,
+    Change,
+    Header,
+    Hunk,
+    Added,
+    Removed,
+    Context,
+    Note,
+}
+
+impl DiffView {
+    /// Lays out a session's changes as `trail diff` prints them.
+    pub fn new(id: String, diff: &trail_query::SessionDiff) -> DiffView {
+        let mut lines = Vec::new();
+        if diff.files.is_empty() {
+            lines.push((
+                DiffLine::Note,
+                "This session changed no file that its records show.".to_string(),
+            ));
+        }
+        for f in &diff.files {
+            lines.push((
+                DiffLine::File,
+                format!("{}  +{} -{}", f.path, f.added, f.removed),
+            ));
+            for c in &f.changes {
+                lines.push((
+                    DiffLine::Change,
+                    format!("  {}", trail_render::change_heading(c)),
+                ));
+                for l in c.diff.lines() {
+                    let kind = if l.starts_with("+++") || l.starts_with("---") {
+                        DiffLine::Header
+                    } else if l.starts_with('+') {
+                        DiffLine::Added
+                    } else if l.starts_with('-') {
+                        DiffLine::Removed
+                    } else if l.starts_with("@@") {
+                        DiffLine::Hunk
+                    } else {
+                        DiffLine::Context
+                    };
+                    lines.push((kind, format!("  {l}")));
+                }
+            }
+            lines.push((DiffLine::Context, String::new()));
+        }
+        DiffView {
+            id,
+            lines,
+            offset: 0,
+        }
+    }
+
+    fn scroll(&mut self, by: isize, height: usize) {
+        let max = self.lines.len().saturating_sub(height.max(1));
+        self.offset = self.offset.saturating_add_signed(by).min(max);
+    }
+}
+
 /// The browser.
 pub struct App {
     pub theme: Theme,
@@ -160,6 +232,8 @@ pub struct App {
     pub transcript_turn: Option<Option<i64>>,
     pub transcript_height: usize,
     pub overlay: Overlay,
+    /// What the open transcript's session changed, shown over it (`d`); Esc closes it.
+    pub diff: Option<DiffView>,
     /// A line for the status bar; true when it is an error.
     pub message: Option<(String, bool)>,
     pub quit: bool,
@@ -205,6 +279,7 @@ impl App {
             transcript_turn: None,
             transcript_height: 10,
             overlay: Overlay::None,
+            diff: None,
             message: None,
             quit: false,
             to_run: None,
@@ -495,6 +570,17 @@ impl App {
                     Err(e) => self.message = Some((e, true)),
                 }
             }
+            Reply::Diff { id, result } => {
+                self.in_flight = self.in_flight.saturating_sub(1);
+                match result {
+                    Ok(d) if self.current_session().as_deref() == Some(id.as_str()) => {
+                        self.message = None;
+                        self.diff = Some(DiffView::new(id, &d));
+                    }
+                    Ok(_) => {}
+                    Err(e) => self.message = Some((e, true)),
+                }
+            }
             Reply::Exported(r) => {
                 self.in_flight = self.in_flight.saturating_sub(1);
                 self.message = Some(match r {
@@ -584,7 +670,9 @@ impl App {
             self.overlay = Overlay::Help;
             return;
         }
-        if !self.transcripts.is_empty() {
+        if self.diff.is_some() {
+            self.on_diff_key(k);
+        } else if !self.transcripts.is_empty() {
             self.on_transcript_key(k);
         } else {
             self.on_list_key(k);
@@ -700,6 +788,14 @@ impl App {
         if self.on_action_key(&k) {
             return;
         }
+        if keys.diff.matches(&k) {
+            if let Some(id) = self.current_session() {
+                self.in_flight += 1;
+                self.message = Some(("Reading what the session changed…".into(), false));
+                self.send(Request::Diff { id });
+            }
+            return;
+        }
         let Some(t) = self.transcripts.last_mut() else {
             return;
         };
@@ -749,6 +845,32 @@ impl App {
         }
     }
 
+    /// Keys of the diff view: scroll, and back to the transcript.
+    fn on_diff_key(&mut self, k: KeyEvent) {
+        let height = self.transcript_height.max(1);
+        let keys = self.keys.clone();
+        let Some(d) = self.diff.as_mut() else {
+            return;
+        };
+        if keys.top.matches(&k) {
+            d.offset = 0;
+            return;
+        }
+        if keys.bottom.matches(&k) {
+            d.scroll(isize::MAX / 2, height);
+            return;
+        }
+        match k.code {
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Left => self.diff = None,
+            _ if keys.diff.matches(&k) => self.diff = None,
+            KeyCode::Up | KeyCode::Char('k') => d.scroll(-1, height),
+            KeyCode::Down | KeyCode::Char('j') => d.scroll(1, height),
+            KeyCode::PageUp => d.scroll(-(height as isize), height),
+            KeyCode::PageDown | KeyCode::Char(' ') => d.scroll(height as isize, height),
+            _ => {}
+        }
+    }
+
     /// Handles the mouse wheel.
     pub fn on_mouse(&mut self, m: MouseEvent) {
         let delta = match m.kind {
@@ -756,7 +878,9 @@ impl App {
             MouseEventKind::ScrollDown => WHEEL,
             _ => return,
         };
-        if let Some(t) = self.transcripts.last_mut() {
+        if let Some(d) = self.diff.as_mut() {
+            d.scroll(delta, self.transcript_height);
+        } else if let Some(t) = self.transcripts.last_mut() {
             t.scroll_by(delta, self.transcript_height);
         } else if self.overlay == Overlay::None {
             self.move_selection(delta);

@@ -133,6 +133,8 @@ pub struct Keymap {
     pub copy_id: Key,
     /// Show or hide every tool input and output and the thinking.
     pub toggle_all: Key,
+    /// Show what the open session changed (`trail diff`).
+    pub diff: Key,
     /// Next search match in a transcript.
     pub next_match: Key,
     /// Previous search match in a transcript.
@@ -154,6 +156,7 @@ impl Default for Keymap {
             export: Key::char('e'),
             copy_id: Key::char('y'),
             toggle_all: Key::char('f'),
+            diff: Key::char('d'),
             next_match: Key::char('n'),
             prev_match: Key::char('N'),
             top: Key::char('g'),
@@ -165,13 +168,14 @@ impl Default for Keymap {
 
 impl Keymap {
     /// The action names the config file may bind.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "scope",
         "resume",
         "continue",
         "export",
         "copy_id",
         "toggle_all",
+        "diff",
         "next_match",
         "prev_match",
         "top",
@@ -192,6 +196,7 @@ impl Keymap {
                 "export" => &mut k.export,
                 "copy_id" => &mut k.copy_id,
                 "toggle_all" => &mut k.toggle_all,
+                "diff" => &mut k.diff,
                 "next_match" => &mut k.next_match,
                 "prev_match" => &mut k.prev_match,
                 "top" => &mut k.top,

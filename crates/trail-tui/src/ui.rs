@@ -28,7 +28,9 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App, now: DateTime<Utc>) {
         Constraint::Length(1),
     ])
     .areas(area);
-    if !app.transcripts.is_empty() {
+    if app.diff.is_some() {
+        draw_diff_view(f, app, top, body);
+    } else if !app.transcripts.is_empty() {
         draw_transcript_view(f, app, top, body);
     } else {
         draw_prompt(f, app, top);
@@ -380,6 +382,45 @@ fn draw_transcript_view(f: &mut Frame<'_>, app: &mut App, top: Rect, body: Rect)
     draw_rows(f, tr, body, &theme, true);
 }
 
+/// What the open session changed: the diff view (`d` in a transcript).
+fn draw_diff_view(f: &mut Frame<'_>, app: &mut App, top: Rect, body: Rect) {
+    use crate::app::DiffLine;
+    let t = app.theme.clone();
+    app.transcript_height = body.height as usize;
+    let Some(d) = app.diff.as_mut() else {
+        return;
+    };
+    let max = d.lines.len().saturating_sub(body.height as usize);
+    d.offset = d.offset.min(max);
+    let header = fit(
+        &format!("Changes · {} · Esc back", one_line(&d.id)),
+        top.width as usize,
+    );
+    f.render_widget(Paragraph::new(Span::styled(header, t.accent)), top);
+    let lines: Vec<Line<'static>> = d
+        .lines
+        .iter()
+        .skip(d.offset)
+        .take(body.height as usize)
+        .map(|(kind, text)| {
+            let style = match kind {
+                DiffLine::File => t.bold,
+                DiffLine::Change | DiffLine::Note => t.dim,
+                DiffLine::Header => t.bold,
+                DiffLine::Hunk => t.accent,
+                DiffLine::Added => t.ok,
+                DiffLine::Removed => t.error,
+                DiffLine::Context => Style::default(),
+            };
+            Line::from(Span::styled(
+                fit(&visible(text), body.width as usize),
+                style,
+            ))
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), body);
+}
+
 fn draw_no_sessions(f: &mut Frame<'_>, t: &Theme, state: &StoreState, area: Rect) {
     let first = match state {
         StoreState::Missing(p) => format!("No store at {} yet.", visible(&p.display().to_string())),
@@ -411,11 +452,19 @@ fn draw_status(f: &mut Frame<'_>, app: &App, area: Rect) {
             one_line(m),
             if *err { t.error } else { t.accent },
         ))
+    } else if app.diff.is_some() {
+        Line::from(Span::styled(
+            format!(
+                "esc back · up/down pgup/pgdn scroll · {} {} top, bottom",
+                k.top, k.bottom
+            ),
+            t.dim,
+        ))
     } else if !app.transcripts.is_empty() {
         Line::from(Span::styled(
             format!(
-                "esc back · enter/space unfold · {} all · {}/{} match · {} resume · {} export · {} id · {} keys",
-                k.toggle_all, k.next_match, k.prev_match, k.resume, k.export, k.copy_id, k.help
+                "esc back · enter/space unfold · {} all · {} changes · {}/{} match · {} resume · {} export · {} id · {} keys",
+                k.toggle_all, k.diff, k.next_match, k.prev_match, k.resume, k.export, k.copy_id, k.help
             ),
             t.dim,
         ))
@@ -493,10 +542,13 @@ pub fn help_lines(app: &App) -> Vec<(String, String)> {
         "show or hide all tool input/output and thinking",
     );
     add(
-        format!("{} {}", k.next_match, k.prev_match),
-        "next, previous match",
+        k.diff.to_string(),
+        "what the session changed, diffs per file",
     );
-    add(format!("{} {}", k.top, k.bottom), "top, bottom");
+    add(
+        format!("{} {} {} {}", k.next_match, k.prev_match, k.top, k.bottom),
+        "next, previous match; top, bottom",
+    );
     add("esc q".into(), "back");
     add("".into(), "List (after tab) and transcript");
     add(

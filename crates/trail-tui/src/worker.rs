@@ -92,6 +92,10 @@ pub enum Request {
         target: trail_continue::Target,
         homes: trail_continue::TargetHomes,
     },
+    /// What a session changed (`trail diff`).
+    Diff {
+        id: String,
+    },
 }
 
 impl Request {
@@ -154,6 +158,10 @@ pub enum Reply {
     Reopen(Result<Reopen, Failure>),
     Exported(Result<(PathBuf, u64), Failure>),
     Continued(Result<trail_continue::Continuation, Failure>),
+    Diff {
+        id: String,
+        result: Result<trail_query::SessionDiff, Failure>,
+    },
 }
 
 /// Runs requests until the UI hangs up. `send` wraps each reply into the UI's event type.
@@ -243,6 +251,10 @@ fn answer(query: &Query, clock: &Clock, req: Request) -> Reply {
         Request::Continue { id, target, homes } => {
             Reply::Continued(continue_in(query, &id, target, homes))
         }
+        Request::Diff { id } => Reply::Diff {
+            result: query.session_diff_of(&id, None).map_err(failure),
+            id,
+        },
     }
 }
 

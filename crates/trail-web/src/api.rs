@@ -134,6 +134,37 @@ pub(crate) async fn session(
     .await
 }
 
+/// `/api/sessions/ID/diff?turn=N`: what the session changed, as `trail diff --json`.
+pub(crate) async fn session_diff(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Query(pairs): Pairs,
+) -> Response {
+    answer(state, Params::new(pairs), move |q, p| {
+        let turn = diff_turn(p)?;
+        let id = q.resolve_id(&id)?;
+        let diff = q.session_diff_of(&id, turn)?;
+        Ok(serde_json::json!({
+            "session_id": id,
+            "turn": turn,
+            "files": diff.files,
+            "added": diff.added,
+            "removed": diff.removed,
+        }))
+    })
+    .await
+}
+
+/// The `turn` of a diff request: a turn number from 0.
+pub(crate) fn diff_turn(p: &Params) -> Result<Option<u32>, WebError> {
+    p.turn("turn")?
+        .map(|t| {
+            u32::try_from(t)
+                .map_err(|_| WebError::bad_request(format!("turn must be 0 or more, not {t}")))
+        })
+        .transpose()
+}
+
 /// `/api/search?q=...`: an array of hits as `trail search --json`.
 pub(crate) async fn search(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
     answer(state, Params::new(pairs), |q, p| {

@@ -263,7 +263,8 @@ fn write_session_page(
     let search = p.get("q");
     let terms = search.as_deref().map(highlight_terms).unwrap_or_default();
     let mut links = format!(
-        "<p class=\"muted\"><a href=\"/\">All sessions</a> · <a href=\"/api/sessions/{}\">JSON</a>",
+        "<p class=\"muted\"><a href=\"/\">All sessions</a> · <a href=\"/api/sessions/{}\">JSON</a> · <a href=\"/sessions/{}/diff\">Changes</a>",
+        enc(&row.id),
         enc(&row.id)
     );
     if let Some(parent) = &row.parent_session_id {
@@ -295,6 +296,102 @@ fn write_session_page(
         .map_err(|e| WebError::internal(e.to_string()))?;
     w.write_all(crate::html::foot().as_bytes()).map_err(io)?;
     Ok(())
+}
+
+/// `/sessions/ID/diff?turn=N`: what a session changed, per file, as unified diffs.
+pub(crate) async fn session_diff(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Query(pairs): Pairs,
+) -> Response {
+    let p = Params::new(pairs);
+    let s = state.clone();
+    state
+        .pool
+        .run(move |q| {
+            let r = &s.redactor;
+            let turn = crate::api::diff_turn(&p)?;
+            let row = q.session(&id)?;
+            let diff = q.session_diff_of(&row.id, turn)?;
+            let title = row.title.as_deref().unwrap_or("(untitled)");
+            let mut out = Page::new("Changes", "");
+            out.raw("<h1>Changes: ");
+            out.red(r, &cut(&one_line(title), 120));
+            out.raw("</h1>\n");
+            out.fmt(format_args!(
+                "<p class=\"muted\"><a href=\"{}\">The session</a> · <a href=\"/api/sessions/{}/diff{}\">JSON</a>",
+                esc(&session_href(&row.id)),
+                enc(&row.id),
+                esc(&query_string(&[("turn", turn.map(|t| t.to_string()).as_deref())]))
+            ));
+            if let Some(t) = turn {
+                out.fmt(format_args!(
+                    " · turn {t} only (<a href=\"/sessions/{}/diff\">every turn</a>)",
+                    enc(&row.id)
+                ));
+            }
+            out.raw("</p>\n");
+            if diff.files.is_empty() {
+                out.raw("<p id=\"no-changes\">This session changed no file that its records show (trail reads edit tool calls, patches and the file snapshots agents keep).</p>\n");
+                return Ok(out.finish().into_response());
+            }
+            out.fmt(format_args!(
+                "<p>{} files changed, <span class=\"ok\">+{}</span> <span class=\"err\">−{}</span></p>\n",
+                diff.files.len(),
+                diff.added,
+                diff.removed
+            ));
+            for f in &diff.files {
+                out.raw("<section class=\"file-diff\"><h2><code>");
+                // Transcript text: control characters shown as symbols, as in the exports.
+                out.red(r, &trail_render::terminal_safe(&f.path));
+                out.fmt(format_args!(
+                    "</code> <span class=\"ok\">+{}</span> <span class=\"err\">−{}</span></h2>\n",
+                    f.added, f.removed
+                ));
+                for c in &f.changes {
+                    out.raw("<p class=\"muted\">");
+                    if let Some(t) = c.turn {
+                        out.fmt(format_args!(
+                            "<a href=\"{}#turn-{t}\">turn {t}</a> · ",
+                            esc(&session_href(&row.id))
+                        ));
+                    }
+                    let heading = trail_render::change_heading(c);
+                    let heading = heading.split_once(" · ").map_or(heading.as_str(), |(_, rest)| rest);
+                    out.red(r, &trail_render::terminal_safe(heading));
+                    out.raw("</p>\n<pre class=\"diff\">");
+                    let body = crate::html::redact(r, &c.diff);
+                    let body = trail_render::terminal_safe(&body).into_owned();
+                    for line in body.lines() {
+                        let class = if line.starts_with("+++") || line.starts_with("---") {
+                            "dh"
+                        } else if line.starts_with('+') {
+                            "da"
+                        } else if line.starts_with('-') {
+                            "dd"
+                        } else if line.starts_with("@@") {
+                            "dk"
+                        } else {
+                            ""
+                        };
+                        if class.is_empty() {
+                            out.text(line);
+                        } else {
+                            out.fmt(format_args!("<span class=\"{class}\">"));
+                            out.text(line);
+                            out.raw("</span>");
+                        }
+                        out.raw("\n");
+                    }
+                    out.raw("</pre>\n");
+                }
+                out.raw("</section>\n");
+            }
+            Ok(out.finish().into_response())
+        })
+        .await
+        .into_response()
 }
 
 /// Writes a hit's snippet escaped, its matches in `<mark>`.

@@ -208,6 +208,12 @@ fn pages_work_in_headless_chromium_and_hostile_text_runs_nothing() {
         let problems = console_problems(&c).await;
         assert!(problems.is_empty(), "console on search and session: {problems:?}");
 
+        // A session's changes: the page of diffs, coloured lines.
+        c.goto(&format!("{base}/sessions/{SAMPLE_CLAUDE_ID}/diff")).await.unwrap();
+        let added = wait_for(&c, "pre.diff span.da").await;
+        assert!(added.text().await.unwrap().starts_with('+'));
+        shot(&c, "diff").await;
+
         // Usage charts.
         c.goto(&format!("{base}/usage?since=2020-01-01")).await.unwrap();
         wait_for(&c, "svg.chart rect.bar").await;
@@ -216,6 +222,7 @@ fn pages_work_in_headless_chromium_and_hostile_text_runs_nothing() {
         // The hostile transcript: open everything, hover links; nothing runs.
         for path in [
             format!("/sessions/{HOSTILE_ID}"),
+            format!("/sessions/{HOSTILE_ID}/diff"),
             "/search?q=pwned".to_string(),
             "/".to_string(),
             "/improve?since=2020-01-01".to_string(),

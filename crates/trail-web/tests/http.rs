@@ -177,6 +177,49 @@ fn hostile_transcript_is_escaped_and_secrets_redacted() {
 }
 
 #[test]
+fn session_changes_page_and_api() {
+    let s = server();
+    let r = get(&s, &format!("/sessions/{SAMPLE_CLAUDE_ID}/diff"));
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("<section class=\"file-diff\"><h2><code>/home/demo/projects/weather-cli/src/cli.rs</code>"), "{}", r.body);
+    assert!(
+        r.body
+            .contains("<span class=\"da\">+    pub units: Units,</span>"),
+        "{}",
+        r.body
+    );
+    // The session page links to it and carries the same changes at its end.
+    let page = get(&s, &format!("/sessions/{SAMPLE_CLAUDE_ID}")).body;
+    assert!(page.contains(&format!(
+        "<a href=\"/sessions/{SAMPLE_CLAUDE_ID}/diff\">Changes</a>"
+    )));
+    assert!(page.contains("<section class=\"changes\" id=\"changes\">"));
+    // The API is `trail diff --json`.
+    let api = get(&s, &format!("/api/sessions/{SAMPLE_CLAUDE_ID}/diff?turn=0"));
+    assert_eq!(api.status, 200);
+    let v: serde_json::Value = serde_json::from_str(&api.body).unwrap();
+    assert_eq!(v["session_id"], SAMPLE_CLAUDE_ID);
+    assert_eq!(v["turn"], 0);
+    assert_eq!(v["files"][0]["changes"][0]["source"], "Edit");
+    // A turn that changed nothing, a bad turn, an unknown session.
+    let none = get(&s, &format!("/sessions/{SAMPLE_CLAUDE_ID}/diff?turn=9"));
+    assert!(none.body.contains("id=\"no-changes\""));
+    assert_eq!(
+        get(&s, &format!("/api/sessions/{SAMPLE_CLAUDE_ID}/diff?turn=x")).status,
+        400
+    );
+    assert_eq!(get(&s, "/sessions/ffffffff-nope/diff").status, 404);
+    // Hostile text in a diff is escaped, and its escapes shown as symbols.
+    let hostile = get(&s, &format!("/sessions/{HOSTILE_ID}/diff")).body;
+    assert!(
+        hostile.contains("&lt;script&gt;window.__pwned=21&lt;/script&gt;"),
+        "{hostile}"
+    );
+    assert!(!hostile.contains("<img src=x") && !hostile.contains('\u{1b}'));
+    assert_eq!(hostile.matches("<script").count(), 1);
+}
+
+#[test]
 fn search_page_works_as_a_plain_form() {
     let s = server();
     let form = get(&s, "/search");

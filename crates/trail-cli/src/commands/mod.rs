@@ -1,5 +1,6 @@
 //! One module per subcommand: each exports `Args` (clap) and `run`.
 
+pub mod diff;
 pub mod doctor;
 pub mod export;
 pub mod import;

@@ -20,7 +20,7 @@ pub struct Args {
     /// Only this turn (numbered as in `trail list` and search hits, from 0)
     #[arg(long)]
     turn: Option<i64>,
-    /// Show tool input and output, thinking, and messages before the first prompt
+    /// Show tool input and output, thinking, messages before the first prompt, and what the session changed (as `trail diff`)
     #[arg(long)]
     full: bool,
     /// Print the session, its messages, subagents, files and refs as JSON
@@ -45,6 +45,17 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     }
     print_header(ctx, &detail)?;
     print_transcript(ctx, &detail, &args)?;
+    if args.full {
+        // What the session (or the turn) changed, as `trail diff` shows it.
+        let turn = args.turn.and_then(|t| u32::try_from(t).ok());
+        let diff = query.session_diff_of(&detail.session.id, turn)?;
+        if !diff.files.is_empty() {
+            ctx.ui.line("")?;
+            let rule = format!("── Changes {}", "─".repeat(49));
+            ctx.ui.line(&ctx.ui.paint(Style::Blue, &rule))?;
+            crate::commands::diff::print(&mut ctx.ui, &diff)?;
+        }
+    }
     Ok(0)
 }
 

@@ -150,6 +150,20 @@ fn print(ctx: &mut Ctx, why: &Why, path: &str) -> CliResult {
     for t in &h.touches {
         print_touch(ui, t)?;
     }
+    if let Some(c) = &why.change {
+        ui.line("")?;
+        ui.line(&format!(
+            "What session {} changed in it (trail diff {}):",
+            ui.paint(Style::Yellow, &c.session_id),
+            c.session_id
+        ))?;
+        let one = trail_query::SessionDiff {
+            added: c.file.added,
+            removed: c.file.removed,
+            files: vec![c.file.clone()],
+        };
+        crate::commands::diff::print(ui, &one)?;
+    }
     Ok(())
 }
 

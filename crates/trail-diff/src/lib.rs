@@ -1,0 +1,988 @@
+//! What a session changed, as unified diffs per file, from everything an agent records of it:
+//!
+//! - edit tool calls, read from their inputs: Claude Code `Edit` / `MultiEdit` / `Write`,
+//!   Gemini CLI `replace` / `write_file`, Copilot CLI `edit` / `create`, Copilot Chat
+//!   `replace_string_in_file` / `multi_replace_string_in_file` / `create_file` /
+//!   `insert_edit_into_file`, OpenCode `edit` / `write`, Cline `replace_in_file` /
+//!   `write_to_file` (and Roo Code's `apply_diff` / `search_and_replace`), Aider edit blocks
+//!   (`aider_edit {file, search, replace}`), and any `apply_patch` body (Codex, Copilot Chat),
+//!   whose hunks are normalised into the same edits;
+//! - file snapshots the agent kept ([`FileSnapshot`]: Claude Code's `file-history` backups,
+//!   VS Code's chat editing sessions), which are exact.
+//!
+//! Per file, snapshots win for the turns they cover; edits after the last snapshot apply to
+//! its content. An edit to a file whose content is known (a snapshot, a whole-file write, a
+//! file the session created) is applied to it, and its diff has the file's real line numbers
+//! ([`FileChange::exact`]); otherwise the diff is of the edited text alone, its line numbers
+//! relative to that text.
+//!
+//! Pure functions: the query layer reads the calls and snapshots from the store and calls
+//! [`build`]. Diffs are computed with `similar` (Myers).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+use similar::{ChangeTag, TextDiff};
+use trail_model::FileSnapshot;
+
+/// Tool names whose calls may edit a file (what the store is asked for). Calls of other tools
+/// are read too when their input holds an `apply_patch` body.
+pub const EDIT_TOOLS: &[&str] = &[
+    // Claude Code
+    "Edit",
+    "MultiEdit",
+    "Write",
+    // Gemini CLI
+    "replace",
+    "write_file",
+    // Copilot CLI, OpenCode
+    "edit",
+    "create",
+    "write",
+    // Copilot Chat in VS Code
+    "replace_string_in_file",
+    "multi_replace_string_in_file",
+    "create_file",
+    "insert_edit_into_file",
+    "apply_patch",
+    // Cline, Roo Code, Kilo Code
+    "replace_in_file",
+    "write_to_file",
+    "apply_diff",
+    "search_and_replace",
+    "delete_file",
+    // Aider (its edit blocks, as recorded by trail)
+    "aider_edit",
+    // Anthropic's text editor tool, Cursor
+    "str_replace",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+    "edit_file",
+    "search_replace",
+];
+
+/// The marker that opens an `apply_patch` body.
+pub const PATCH_BEGIN: &str = "*** Begin Patch";
+
+/// One tool call to read edits from.
+#[derive(Debug, Clone, Default)]
+pub struct EditCall {
+    /// Position in the session (orders the calls).
+    pub seq: i64,
+    pub tool_name: String,
+    /// The call's input (JSON text, or a raw patch).
+    pub input: String,
+    pub turn: Option<u32>,
+    pub timestamp: Option<String>,
+    /// The result was an error: the edit did not happen, and is skipped.
+    pub failed: bool,
+}
+
+/// What one edit does to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// Replaces `old` by `new` (the first occurrence, or every one when `all`).
+    Replace { old: String, new: String, all: bool },
+    /// Writes the whole file.
+    Write(String),
+    /// Creates the file with this content (a patch's `Add File`): new, so the diff is exact.
+    Create(String),
+    /// A fragment of new code placed into the file where the agent's tool decided (Copilot's
+    /// `insert_edit_into_file`, Cursor's `edit_file`): shown as added text.
+    Fragment(String),
+    /// Deletes the file.
+    Delete,
+    /// Renames the file to this path.
+    Move(String),
+}
+
+/// An edit of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub path: String,
+    pub op: Op,
+}
+
+/// What a change did to its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    Created,
+    Modified,
+    Deleted,
+    Renamed,
+}
+
+/// One change to one file: a tool call's edit, or the difference between two snapshots.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    /// The turn it was made in (for snapshots: the turn the earlier one was taken at).
+    pub turn: Option<u32>,
+    /// The tool, or the snapshot origin (`claude-file-history`, `vscode-chat-editing`).
+    pub source: String,
+    pub kind: ChangeKind,
+    /// Whether the diff is of the whole file (real line numbers); else of the edited text.
+    pub exact: bool,
+    pub timestamp: Option<String>,
+    /// The unified diff (`--- a/PATH`, `+++ b/PATH`, hunks); empty for a rename.
+    pub diff: String,
+    pub added: usize,
+    pub removed: usize,
+    /// For a rename: the new path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renamed_to: Option<String>,
+}
+
+/// Every change a session made to one file, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileDiff {
+    pub path: String,
+    pub changes: Vec<FileChange>,
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// What a session changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SessionDiff {
+    pub files: Vec<FileDiff>,
+    pub added: usize,
+    pub removed: usize,
+}
+
+impl SessionDiff {
+    /// Returns the file whose path is `path`, or ends with it (or it with the file's) at a
+    /// folder boundary, so `src/a.rs` finds `/home/u/app/src/a.rs` and back.
+    pub fn for_path(&self, path: &str) -> Option<&FileDiff> {
+        let want = normalize_path(path);
+        self.files
+            .iter()
+            .find(|f| normalize_path(&f.path) == want)
+            .or_else(|| {
+                self.files.iter().find(|f| {
+                    let have = normalize_path(&f.path);
+                    ends_at_boundary(&have, &want) || ends_at_boundary(&want, &have)
+                })
+            })
+    }
+
+    /// Keeps only the changes made in turn `turn`.
+    pub fn only_turn(mut self, turn: u32) -> SessionDiff {
+        for f in &mut self.files {
+            f.changes.retain(|c| c.turn == Some(turn));
+        }
+        self.files.retain(|f| !f.changes.is_empty());
+        self.recount();
+        self
+    }
+
+    fn recount(&mut self) {
+        for f in &mut self.files {
+            f.added = f.changes.iter().map(|c| c.added).sum();
+            f.removed = f.changes.iter().map(|c| c.removed).sum();
+        }
+        self.added = self.files.iter().map(|f| f.added).sum();
+        self.removed = self.files.iter().map(|f| f.removed).sum();
+    }
+}
+
+fn normalize_path(p: &str) -> String {
+    let p = p.replace('\\', "/");
+    let p = p.trim_start_matches("./");
+    // Windows drive letters compare without case.
+    let b = p.as_bytes();
+    if b.len() >= 2 && b[1] == b':' {
+        let mut s = p.to_string();
+        s[..1].make_ascii_lowercase();
+        return s;
+    }
+    p.to_string()
+}
+
+fn ends_at_boundary(long: &str, short: &str) -> bool {
+    !short.is_empty()
+        && long.len() > short.len()
+        && long.ends_with(short)
+        && long.as_bytes()[long.len() - short.len() - 1] == b'/'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading edits from tool inputs
+
+fn str_of<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v str> {
+    keys.iter().find_map(|k| v.get(*k).and_then(Value::as_str))
+}
+
+const PATH_KEYS: &[&str] = &[
+    "file_path",
+    "filePath",
+    "path",
+    "file",
+    "target_file",
+    "absolute_path",
+];
+const OLD_KEYS: &[&str] = &["old_string", "oldString", "old_str", "search"];
+const NEW_KEYS: &[&str] = &["new_string", "newString", "new_str", "replace"];
+const CONTENT_KEYS: &[&str] = &["content", "file_text", "text", "contents"];
+
+/// Returns the edits a tool call's input describes (none for a call that edits nothing).
+pub fn edits_of(tool_name: &str, input: &str) -> Vec<Edit> {
+    if let Some(patch) = patch_text(input) {
+        return parse_patch(&patch);
+    }
+    let Ok(v) = serde_json::from_str::<Value>(input) else {
+        return Vec::new();
+    };
+    let path = str_of(&v, PATH_KEYS).map(str::to_string);
+    let one = |op: Op| -> Vec<Edit> {
+        match &path {
+            Some(p) if !p.is_empty() => vec![Edit {
+                path: p.clone(),
+                op,
+            }],
+            _ => Vec::new(),
+        }
+    };
+    let replace = |v: &Value| -> Option<Op> {
+        Some(Op::Replace {
+            old: str_of(v, OLD_KEYS)?.to_string(),
+            new: str_of(v, NEW_KEYS).unwrap_or_default().to_string(),
+            all: v
+                .get("replace_all")
+                .or_else(|| v.get("replaceAll"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        })
+    };
+    match tool_name {
+        "MultiEdit" => {
+            let Some(p) = path.filter(|p| !p.is_empty()) else {
+                return Vec::new();
+            };
+            v.get("edits")
+                .and_then(Value::as_array)
+                .map(|edits| {
+                    edits
+                        .iter()
+                        .filter_map(replace)
+                        .map(|op| Edit {
+                            path: p.clone(),
+                            op,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        }
+        "multi_replace_string_in_file" => v
+            .get("replacements")
+            .and_then(Value::as_array)
+            .map(|rs| {
+                rs.iter()
+                    .filter_map(|r| {
+                        Some(Edit {
+                            path: str_of(r, PATH_KEYS)?.to_string(),
+                            op: replace(r)?,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        "replace_in_file" | "apply_diff" => {
+            let diff = str_of(&v, &["diff"]).unwrap_or_default();
+            let blocks = search_replace_blocks(diff);
+            let Some(p) = path.filter(|p| !p.is_empty()) else {
+                return Vec::new();
+            };
+            blocks
+                .into_iter()
+                .map(|(old, new)| Edit {
+                    path: p.clone(),
+                    op: Op::Replace {
+                        old,
+                        new,
+                        all: false,
+                    },
+                })
+                .collect()
+        }
+        "delete_file" => one(Op::Delete),
+        "insert_edit_into_file" | "edit_file" => {
+            match str_of(&v, &["code", "code_edit", "content"]) {
+                Some(c) => one(Op::Fragment(c.to_string())),
+                None => Vec::new(),
+            }
+        }
+        "str_replace_editor" | "str_replace_based_edit_tool" => {
+            match v.get("command").and_then(Value::as_str) {
+                Some("create") => match str_of(&v, CONTENT_KEYS) {
+                    Some(c) => one(Op::Write(c.to_string())),
+                    None => Vec::new(),
+                },
+                Some("str_replace") => replace(&v).map(one).unwrap_or_default(),
+                _ => Vec::new(),
+            }
+        }
+        _ => {
+            if let Some(op) = replace(&v) {
+                return one(op);
+            }
+            match str_of(&v, CONTENT_KEYS) {
+                Some(c) if is_write_tool(tool_name) => one(Op::Write(c.to_string())),
+                _ => Vec::new(),
+            }
+        }
+    }
+}
+
+fn is_write_tool(name: &str) -> bool {
+    matches!(
+        name,
+        "Write" | "write" | "write_file" | "create" | "create_file" | "write_to_file"
+    )
+}
+
+/// The `apply_patch` body in a call's input: the input itself, a JSON string, a string field
+/// (`input`, `patch`), or an argument of a shell command (`["apply_patch", "*** Begin ..."]`).
+pub fn patch_text(input: &str) -> Option<String> {
+    if !input.contains(PATCH_BEGIN) {
+        return None;
+    }
+    fn find(v: &Value) -> Option<String> {
+        match v {
+            Value::String(s) if s.contains(PATCH_BEGIN) => Some(s.clone()),
+            Value::Array(a) => a.iter().find_map(find),
+            Value::Object(o) => o.values().find_map(find),
+            _ => None,
+        }
+    }
+    let text = match serde_json::from_str::<Value>(input) {
+        Ok(v) => find(&v)?,
+        Err(_) => input.to_string(),
+    };
+    let start = text.find(PATCH_BEGIN)?;
+    Some(text[start..].to_string())
+}
+
+/// Parses an `apply_patch` body (`*** Begin Patch` ... `*** End Patch`) into edits: an added
+/// file is a whole-file write, a deleted one a delete, and each `@@` hunk of an updated file a
+/// replacement of its context and removed lines by its context and added lines.
+pub fn parse_patch(patch: &str) -> Vec<Edit> {
+    enum Section {
+        None,
+        Add { path: String, lines: Vec<String> },
+        Update { path: String },
+    }
+    let mut out: Vec<Edit> = Vec::new();
+    let mut section = Section::None;
+    let mut hunk_old: Vec<String> = Vec::new();
+    let mut hunk_new: Vec<String> = Vec::new();
+    let flush_hunk =
+        |path: &str, old: &mut Vec<String>, new: &mut Vec<String>, out: &mut Vec<Edit>| {
+            if old.is_empty() && new.is_empty() {
+                return;
+            }
+            let join = |v: &[String]| {
+                if v.is_empty() {
+                    String::new()
+                } else {
+                    let mut s = v.join("\n");
+                    s.push('\n');
+                    s
+                }
+            };
+            out.push(Edit {
+                path: path.to_string(),
+                op: Op::Replace {
+                    old: join(old),
+                    new: join(new),
+                    all: false,
+                },
+            });
+            old.clear();
+            new.clear();
+        };
+    let close = |section: &mut Section,
+                 old: &mut Vec<String>,
+                 new: &mut Vec<String>,
+                 out: &mut Vec<Edit>| {
+        match std::mem::replace(section, Section::None) {
+            Section::Add { path, lines } => {
+                let mut content = lines.join("\n");
+                if !lines.is_empty() {
+                    content.push('\n');
+                }
+                out.push(Edit {
+                    path,
+                    op: Op::Create(content),
+                });
+            }
+            Section::Update { path } => flush_hunk(&path, old, new, out),
+            Section::None => {}
+        }
+    };
+    for line in patch.lines() {
+        if let Some(p) = line.strip_prefix("*** Add File: ") {
+            close(&mut section, &mut hunk_old, &mut hunk_new, &mut out);
+            section = Section::Add {
+                path: p.trim().to_string(),
+                lines: Vec::new(),
+            };
+        } else if let Some(p) = line.strip_prefix("*** Delete File: ") {
+            close(&mut section, &mut hunk_old, &mut hunk_new, &mut out);
+            out.push(Edit {
+                path: p.trim().to_string(),
+                op: Op::Delete,
+            });
+        } else if let Some(p) = line.strip_prefix("*** Update File: ") {
+            close(&mut section, &mut hunk_old, &mut hunk_new, &mut out);
+            section = Section::Update {
+                path: p.trim().to_string(),
+            };
+        } else if let Some(to) = line.strip_prefix("*** Move to: ") {
+            if let Section::Update { path } = &section {
+                out.push(Edit {
+                    path: path.clone(),
+                    op: Op::Move(to.trim().to_string()),
+                });
+            }
+        } else if line.starts_with("*** ") {
+            // `*** End Patch`, `*** End of File`, `*** Begin Patch`.
+            if line.starts_with("*** End Patch") {
+                close(&mut section, &mut hunk_old, &mut hunk_new, &mut out);
+            }
+        } else {
+            match &mut section {
+                Section::Add { lines, .. } => {
+                    lines.push(line.strip_prefix('+').unwrap_or(line).to_string());
+                }
+                Section::Update { path } => {
+                    if line.starts_with("@@") {
+                        let p = path.clone();
+                        flush_hunk(&p, &mut hunk_old, &mut hunk_new, &mut out);
+                    } else if let Some(r) = line.strip_prefix('-') {
+                        hunk_old.push(r.to_string());
+                    } else if let Some(a) = line.strip_prefix('+') {
+                        hunk_new.push(a.to_string());
+                    } else {
+                        let c = line.strip_prefix(' ').unwrap_or(line);
+                        hunk_old.push(c.to_string());
+                        hunk_new.push(c.to_string());
+                    }
+                }
+                Section::None => {}
+            }
+        }
+    }
+    close(&mut section, &mut hunk_old, &mut hunk_new, &mut out);
+    out
+}
+
+/// Splits search/replace blocks into `(search, replace)` pairs: Cline's
+/// `------- SEARCH` / `=======` / `+++++++ REPLACE`, the older `<<<<<<< SEARCH` /
+/// `>>>>>>> REPLACE`, and Roo Code's with `:start_line:` and a `-------` line after the marker.
+pub fn search_replace_blocks(diff: &str) -> Vec<(String, String)> {
+    #[derive(PartialEq)]
+    enum At {
+        Out,
+        Search,
+        Replace,
+    }
+    let mut out = Vec::new();
+    let mut at = At::Out;
+    let mut old = String::new();
+    let mut new = String::new();
+    let mut search_started = false;
+    for line in diff.split_inclusive('\n') {
+        let t = line.trim_end_matches(['\n', '\r']);
+        let tt = t.trim();
+        match at {
+            At::Out => {
+                if tt.ends_with("SEARCH")
+                    && (tt.starts_with("<<<<<<<") || tt.starts_with("-------"))
+                {
+                    at = At::Search;
+                    old.clear();
+                    new.clear();
+                    search_started = false;
+                }
+            }
+            At::Search => {
+                if tt == "=======" {
+                    at = At::Replace;
+                } else if !search_started
+                    && (tt.starts_with(":start_line:") || tt.starts_with(":end_line:"))
+                {
+                } else if !search_started && tt == "-------" {
+                    search_started = true;
+                } else {
+                    search_started = true;
+                    old.push_str(line);
+                }
+            }
+            At::Replace => {
+                if tt.ends_with("REPLACE")
+                    && (tt.starts_with(">>>>>>>") || tt.starts_with("+++++++"))
+                {
+                    out.push((std::mem::take(&mut old), std::mem::take(&mut new)));
+                    at = At::Out;
+                } else {
+                    new.push_str(line);
+                }
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the diff
+
+/// Returns the unified diff of `before` into `after` for `path` (`None`: the file did not
+/// exist), and the lines added and removed.
+pub fn unified(path: &str, before: Option<&str>, after: Option<&str>) -> (String, usize, usize) {
+    let old = before.unwrap_or("");
+    let new = after.unwrap_or("");
+    let diff = TextDiff::from_lines(old, new);
+    let (mut added, mut removed) = (0, 0);
+    for c in diff.iter_all_changes() {
+        match c.tag() {
+            ChangeTag::Insert => added += 1,
+            ChangeTag::Delete => removed += 1,
+            ChangeTag::Equal => {}
+        }
+    }
+    if added == 0 && removed == 0 {
+        return (String::new(), 0, 0);
+    }
+    let a = if before.is_some() {
+        format!("a/{}", path.trim_start_matches('/'))
+    } else {
+        "/dev/null".to_string()
+    };
+    let b = if after.is_some() {
+        format!("b/{}", path.trim_start_matches('/'))
+    } else {
+        "/dev/null".to_string()
+    };
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
+    (text, added, removed)
+}
+
+/// What is known of a file's content while the calls are replayed.
+#[derive(Clone)]
+enum Known {
+    /// Not recorded.
+    Unknown,
+    /// The file did not exist.
+    Absent,
+    Text(String),
+}
+
+fn with_newline(s: &str) -> String {
+    if s.is_empty() || s.ends_with('\n') {
+        s.to_string()
+    } else {
+        format!("{s}\n")
+    }
+}
+
+/// Builds what a session changed from its edit calls (in any order: sorted by `seq`) and its
+/// snapshots.
+pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
+    // (first seen order key, path) -> changes
+    let mut order: Vec<String> = Vec::new();
+    let mut changes: HashMap<String, Vec<(i64, FileChange)>> = HashMap::new();
+    let mut known: HashMap<String, Known> = HashMap::new();
+    // Per path: snapshots cover turns before this one (None: every turn).
+    let mut covered: HashMap<String, Option<u32>> = HashMap::new();
+
+    let mut snaps: Vec<&FileSnapshot> = snapshots.iter().collect();
+    snaps.sort_by(|a, b| a.path.cmp(&b.path).then(a.version.cmp(&b.version)));
+    let mut by_path: Vec<(String, Vec<&FileSnapshot>)> = Vec::new();
+    for s in snaps {
+        match by_path.last_mut() {
+            Some((p, v)) if *p == s.path => v.push(s),
+            _ => by_path.push((s.path.clone(), vec![s])),
+        }
+    }
+    for (path, list) in &by_path {
+        for pair in list.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if a.content == b.content {
+                continue;
+            }
+            let (diff, added, removed) = unified(path, a.content.as_deref(), b.content.as_deref());
+            let kind = match (&a.content, &b.content) {
+                (None, _) => ChangeKind::Created,
+                (_, None) => ChangeKind::Deleted,
+                _ => ChangeKind::Modified,
+            };
+            let key = i64::from(a.turn_index.unwrap_or(u32::MAX)) * 1_000_000 - 1;
+            if !changes.contains_key(path) {
+                order.push(path.clone());
+            }
+            changes.entry(path.clone()).or_default().push((
+                key,
+                FileChange {
+                    turn: a.turn_index,
+                    source: a.origin.clone(),
+                    kind,
+                    exact: true,
+                    timestamp: b.taken_at.clone().or_else(|| a.taken_at.clone()),
+                    diff,
+                    added,
+                    removed,
+                    renamed_to: None,
+                },
+            ));
+        }
+        if let Some(last) = list.last() {
+            covered.insert(path.clone(), last.turn_index);
+            known.insert(
+                path.clone(),
+                match &last.content {
+                    Some(t) => Known::Text(t.clone()),
+                    None => Known::Absent,
+                },
+            );
+        }
+    }
+
+    let mut calls: Vec<&EditCall> = calls.iter().filter(|c| !c.failed).collect();
+    calls.sort_by_key(|c| c.seq);
+    for call in calls {
+        for edit in edits_of(&call.tool_name, &call.input) {
+            let path = edit.path.clone();
+            if let Some(cover) = covered.get(&path) {
+                match (cover, call.turn) {
+                    (None, _) => continue,
+                    (Some(c), Some(t)) if t < *c => continue,
+                    _ => {}
+                }
+            }
+            let state = known.get(&path).cloned().unwrap_or(Known::Unknown);
+            let (before, after, exact, kind, next, renamed) = match edit.op {
+                Op::Create(content) => {
+                    let before = match &state {
+                        Known::Text(t) => Some(t.clone()),
+                        _ => None,
+                    };
+                    let kind = if before.is_some() {
+                        ChangeKind::Modified
+                    } else {
+                        ChangeKind::Created
+                    };
+                    let next = Known::Text(content.clone());
+                    (before, Some(content), true, kind, next, None)
+                }
+                Op::Write(content) => {
+                    let (before, exact, kind) = match &state {
+                        Known::Text(t) => (Some(t.clone()), true, ChangeKind::Modified),
+                        Known::Absent => (None, true, ChangeKind::Created),
+                        // A whole-file write whose previous content is not recorded: all of
+                        // it is shown as added.
+                        Known::Unknown => (None, false, ChangeKind::Created),
+                    };
+                    let next = Known::Text(content.clone());
+                    (before, Some(content), exact, kind, next, None)
+                }
+                Op::Replace { old, new, all } => match &state {
+                    Known::Text(t) if !old.is_empty() && t.contains(&old) => {
+                        let after = if all {
+                            t.replace(&old, &new)
+                        } else {
+                            t.replacen(&old, &new, 1)
+                        };
+                        let next = Known::Text(after.clone());
+                        (
+                            Some(t.clone()),
+                            Some(after),
+                            true,
+                            ChangeKind::Modified,
+                            next,
+                            None,
+                        )
+                    }
+                    Known::Absent if old.is_empty() => {
+                        let next = Known::Text(new.clone());
+                        (None, Some(new), true, ChangeKind::Created, next, None)
+                    }
+                    _ => (
+                        Some(with_newline(&old)),
+                        Some(with_newline(&new)),
+                        false,
+                        ChangeKind::Modified,
+                        Known::Unknown,
+                        None,
+                    ),
+                },
+                Op::Fragment(code) => (
+                    Some(String::new()),
+                    Some(with_newline(&code)),
+                    false,
+                    ChangeKind::Modified,
+                    Known::Unknown,
+                    None,
+                ),
+                Op::Delete => {
+                    let before = match &state {
+                        Known::Text(t) => Some(t.clone()),
+                        _ => None,
+                    };
+                    let exact = matches!(state, Known::Text(_));
+                    (
+                        before,
+                        None,
+                        exact,
+                        ChangeKind::Deleted,
+                        Known::Absent,
+                        None,
+                    )
+                }
+                Op::Move(to) => {
+                    known.insert(to.clone(), state.clone());
+                    (
+                        None,
+                        None,
+                        true,
+                        ChangeKind::Renamed,
+                        Known::Absent,
+                        Some(to),
+                    )
+                }
+            };
+            known.insert(path.clone(), next);
+            let (diff, added, removed) = if kind == ChangeKind::Renamed {
+                (String::new(), 0, 0)
+            } else {
+                let (d, a, r) = unified(&path, before.as_deref(), after.as_deref());
+                // A delete of a file whose content is unknown still says it happened.
+                if d.is_empty() && kind != ChangeKind::Deleted {
+                    continue;
+                }
+                (d, a, r)
+            };
+            if !changes.contains_key(&path) {
+                order.push(path.clone());
+            }
+            changes.entry(path.clone()).or_default().push((
+                i64::from(call.turn.unwrap_or(u32::MAX)) * 1_000_000 + call.seq.clamp(0, 999_999),
+                FileChange {
+                    turn: call.turn,
+                    source: call.tool_name.clone(),
+                    kind,
+                    exact,
+                    timestamp: call.timestamp.clone(),
+                    diff,
+                    added,
+                    removed,
+                    renamed_to: renamed,
+                },
+            ));
+        }
+    }
+    let mut out = SessionDiff::default();
+    for path in order {
+        let mut list = changes.remove(&path).unwrap_or_default();
+        list.sort_by_key(|(k, _)| *k);
+        out.files.push(FileDiff {
+            path,
+            changes: list.into_iter().map(|(_, c)| c).collect(),
+            added: 0,
+            removed: 0,
+        });
+    }
+    out.recount();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(seq: i64, tool: &str, input: Value, turn: u32) -> EditCall {
+        EditCall {
+            seq,
+            tool_name: tool.into(),
+            input: input.to_string(),
+            turn: Some(turn),
+            ..EditCall::default()
+        }
+    }
+
+    #[test]
+    fn claude_write_then_edit_is_exact() {
+        let calls = [
+            call(
+                1,
+                "Write",
+                serde_json::json!({"file_path": "/p/a.txt", "content": "one\ntwo\nthree\n"}),
+                0,
+            ),
+            call(
+                2,
+                "Edit",
+                serde_json::json!({"file_path": "/p/a.txt", "old_string": "two", "new_string": "2"}),
+                1,
+            ),
+        ];
+        let d = build(&calls, &[]);
+        assert_eq!(d.files.len(), 1);
+        let f = &d.files[0];
+        assert_eq!(f.changes.len(), 2);
+        assert_eq!(f.changes[0].kind, ChangeKind::Created);
+        assert!(
+            !f.changes[0].exact,
+            "the file's earlier content is not known"
+        );
+        assert_eq!(
+            f.changes[1].diff,
+            "--- a/p/a.txt\n+++ b/p/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
+        );
+        assert!(f.changes[1].exact);
+        assert_eq!((d.added, d.removed), (4, 1));
+        let t1 = d.clone().only_turn(1);
+        assert_eq!(t1.files[0].changes.len(), 1);
+        assert!(d.for_path("a.txt").is_some());
+        assert!(d.for_path("/elsewhere/b.txt").is_none());
+    }
+
+    #[test]
+    fn failed_edits_are_skipped() {
+        let mut c = call(
+            1,
+            "Edit",
+            serde_json::json!({"file_path": "a", "old_string": "x", "new_string": "y"}),
+            0,
+        );
+        c.failed = true;
+        assert!(build(&[c], &[]).files.is_empty());
+    }
+
+    #[test]
+    fn patches_are_normalised() {
+        let patch = "*** Begin Patch\n*** Add File: new.txt\n+hello\n+world\n*** Update File: src/a.rs\n@@ fn main\n fn main() {\n-    old();\n+    new();\n }\n*** Delete File: gone.txt\n*** End Patch\n";
+        let edits = parse_patch(patch);
+        assert_eq!(edits.len(), 3);
+        assert_eq!(edits[0].op, Op::Create("hello\nworld\n".into()));
+        assert_eq!(
+            edits[1].op,
+            Op::Replace {
+                old: "fn main() {\n    old();\n}\n".into(),
+                new: "fn main() {\n    new();\n}\n".into(),
+                all: false
+            }
+        );
+        assert_eq!(edits[2].op, Op::Delete);
+        // In a shell command's arguments, as Codex writes it.
+        let input = serde_json::json!({"command": ["apply_patch", patch]}).to_string();
+        assert_eq!(edits_of("shell", &input).len(), 3);
+    }
+
+    #[test]
+    fn search_replace_blocks_of_cline_and_roo() {
+        let cline = "------- SEARCH\na\nb\n=======\na\nB\n+++++++ REPLACE\n";
+        assert_eq!(
+            search_replace_blocks(cline),
+            vec![("a\nb\n".to_string(), "a\nB\n".to_string())]
+        );
+        let roo = "<<<<<<< SEARCH\n:start_line:3\n-------\nx\n=======\ny\n>>>>>>> REPLACE";
+        assert_eq!(
+            search_replace_blocks(roo),
+            vec![("x\n".to_string(), "y\n".to_string())]
+        );
+    }
+
+    #[test]
+    fn snapshots_win_for_the_turns_they_cover() {
+        let snap = |v: u32, turn: Option<u32>, c: &str| FileSnapshot {
+            path: "/p/f.txt".into(),
+            version: v,
+            turn_index: turn,
+            content: Some(c.into()),
+            taken_at: None,
+            origin: "claude-file-history".into(),
+        };
+        let snaps = [snap(1, Some(0), "a\n"), snap(2, Some(1), "b\n")];
+        let calls = [
+            // Covered by the snapshots (turn 0): not shown twice.
+            call(
+                1,
+                "Edit",
+                serde_json::json!({"file_path": "/p/f.txt", "old_string": "a", "new_string": "b"}),
+                0,
+            ),
+            // After the last snapshot: applied to its content, exactly.
+            call(
+                2,
+                "Edit",
+                serde_json::json!({"file_path": "/p/f.txt", "old_string": "b", "new_string": "c"}),
+                1,
+            ),
+        ];
+        let d = build(&calls, &snaps);
+        let f = &d.files[0];
+        assert_eq!(f.changes.len(), 2);
+        assert_eq!(f.changes[0].source, "claude-file-history");
+        assert_eq!(
+            f.changes[0].diff,
+            "--- a/p/f.txt\n+++ b/p/f.txt\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+        assert_eq!(f.changes[1].source, "Edit");
+        assert!(f.changes[1].exact);
+        assert_eq!(
+            f.changes[1].diff,
+            "--- a/p/f.txt\n+++ b/p/f.txt\n@@ -1 +1 @@\n-b\n+c\n"
+        );
+    }
+
+    #[test]
+    fn aider_edit_blocks() {
+        let c = call(
+            1,
+            "aider_edit",
+            serde_json::json!({"file": "hello.py", "search": "print('hi')\n", "replace": "print('hello')\n"}),
+            0,
+        );
+        let d = build(&[c], &[]);
+        assert_eq!(
+            d.files[0].changes[0].diff,
+            "--- a/hello.py\n+++ b/hello.py\n@@ -1 +1 @@\n-print('hi')\n+print('hello')\n"
+        );
+        assert!(!d.files[0].changes[0].exact);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_any_input(tool in "[A-Za-z_]{0,12}", input in ".{0,400}") {
+            let _ = edits_of(&tool, &input);
+            let _ = parse_patch(&input);
+            let _ = search_replace_blocks(&input);
+            let _ = build(&[EditCall { seq: 0, tool_name: tool, input, turn: Some(0), ..EditCall::default() }], &[]);
+        }
+
+        #[test]
+        fn applying_the_diff_of_a_replacement_gives_the_new_text(
+            lines in proptest::collection::vec("[a-c]{0,3}", 0..8),
+            pick in 0usize..8,
+            repl in "[x-z]{1,3}",
+        ) {
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let old = lines.get(pick).cloned().unwrap_or_default();
+            proptest::prop_assume!(!old.is_empty());
+            let calls = [
+                EditCall { seq: 0, tool_name: "Write".into(), input: serde_json::json!({"file_path": "f", "content": text}).to_string(), turn: Some(0), ..EditCall::default() },
+                EditCall { seq: 1, tool_name: "Edit".into(), input: serde_json::json!({"file_path": "f", "old_string": old, "new_string": repl}).to_string(), turn: Some(1), ..EditCall::default() },
+            ];
+            let d = build(&calls, &[]);
+            let last = d.files[0].changes.last().unwrap();
+            proptest::prop_assert!(last.exact);
+            proptest::prop_assert!(last.added >= 1 && last.removed >= 1);
+        }
+    }
+}
