@@ -7,6 +7,7 @@
 //! leaves the last committed state.
 
 mod export;
+mod forget;
 mod history;
 mod read;
 mod schema;
@@ -22,6 +23,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 pub use export::{ExportMessage, ToolResultRow};
+pub use forget::{Forgotten, ForgetSelection};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
     like_escape, ContinuationLink, DoctorFileStats, IssueRow, ListFilter, MessageRow,
