@@ -101,12 +101,21 @@ fn read(store: &str, args: &[&str]) -> (i32, String) {
         .env("TRAIL_NOW", NOW)
         .args(args));
     assert!(code == 0 || code == 1, "{args:?} on {store}: exit {code}: {err}");
+    if out.is_empty() {
+        eprintln!("{args:?} on {store}: exit {code}, nothing on stdout: {err}");
+    }
     (code, out)
 }
 
+/// The command's JSON, without what differs from run to run (`elapsed_ms`).
 fn json(store: &str, args: &[&str]) -> Value {
     let (_, out) = read(store, args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+    let mut v: Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
+    if let Some(o) = v.as_object_mut() {
+        o.remove("elapsed_ms");
+    }
+    v
 }
 
 fn ids(list: &Value) -> Vec<String> {
@@ -179,7 +188,7 @@ fn team_store_answers_as_the_local_store_does() {
         &["usage", "--tz", "Europe/Paris", "--json"],
         &["usage", "--since", "2026-11-20T12:30:00Z", "--json"],
         &["usage", "--by", "block", "--json"],
-        &["standup", "--since", "2025-01-01", "--json"],
+        &["standup", "--since", "2025-01-01", "--until", "2026-11-22", "--json"],
         &["tips", "--json"],
         &["improve", "--json"],
         &["why", "/home/demo/projects/recipe-box/src/scale.py", "--json"],

@@ -162,13 +162,13 @@ impl RemoteBackend for PgBackend {
         let mut client = self.client.borrow_mut();
         let client = &mut *client;
         let store = Store::open_in_memory()?;
-        let ids = self.ids_for(client, need)?;
-        // Rows change while a snapshot is read only through a sync's whole-session
-        // transactions; one repeatable-read transaction sees one state of them.
+        // Rows change only through a sync's whole-session transactions; one repeatable-read
+        // transaction sees one state of them.
         client
             .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             .map_err(remote)?;
         let result = (|| -> Result<(), QueryError> {
+            let ids = self.ids_for(client, need)?;
             let tx = store
                 .connection()
                 .unchecked_transaction()
@@ -304,7 +304,7 @@ impl RemoteBackend for PgBackend {
             "SELECT m.session_id, m.seq, m.turn_index,
                     ts_rank('{{0.1, 0.5, 0.75, 1.0}}', m.search_vector, q.q)::float8,
                     coalesce(m.timestamp, s.updated_at), coalesce(m.id, 0)
-             FROM (SELECT $1::tsquery AS q) q, messages m JOIN sessions s ON s.id = m.session_id
+             FROM (SELECT $1::text::tsquery AS q) q, messages m JOIN sessions s ON s.id = m.session_id
              WHERE m.search_vector @@ q.q AND {}{filter}
              LIMIT {}",
             Self::scope_sql(2, 3),

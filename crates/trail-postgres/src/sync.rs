@@ -525,9 +525,9 @@ fn push_batch(
     // Sessions first (children reference them).
     {
         let cols = SESSIONS.column_list();
-        let mut w = tx.copy_in(&format!(
-            "COPY sessions ({cols}, host, store_id, pushed_at, sync_digest, redacted) FROM STDIN"
-        ))?;
+        let all = format!("{cols}, host, store_id, pushed_at, sync_digest, redacted");
+        let staged = stage(&mut tx, "sessions")?;
+        let mut w = tx.copy_in(&format!("COPY {staged} ({all}) FROM STDIN"))?;
         let mut stmt = conn.prepare_cached(&format!("SELECT {cols} FROM sessions WHERE id = ?1"))?;
         let mut line = Vec::new();
         for s in batch {
@@ -557,6 +557,7 @@ fn push_batch(
             }
         }
         w.finish()?;
+        unstage(&mut tx, "sessions", &all)?;
     }
     for table in CHILDREN {
         copy_child(&mut tx, conn, table, batch, o.redactor, summary, counts)?;
@@ -594,11 +595,12 @@ fn copy_child(
 ) -> Result<()> {
     let cols = table.column_list();
     let is_messages = table.name == "messages";
-    let target = if is_messages {
-        format!("COPY messages ({cols}, search_vector) FROM STDIN")
+    let all = if is_messages {
+        format!("{cols}, search_vector")
     } else {
-        format!("COPY {} ({cols}) FROM STDIN", table.name)
+        cols.clone()
     };
+    let target = format!("COPY {} ({all}) FROM STDIN", stage(tx, table.name)?);
     let redacted: &[&str] = REDACTED
         .iter()
         .find(|(t, _)| *t == table.name)
@@ -649,6 +651,27 @@ fn copy_child(
         }
     }
     w.finish()?;
+    unstage(tx, table.name, &all)?;
+    Ok(())
+}
+
+/// The staging table rows of `table` are copied into. PostgreSQL refuses `COPY FROM` into a
+/// table with row-level security, so rows are copied into a temporary table of the same shape
+/// (this connection's own, emptied at commit), then inserted, where the policies apply.
+fn stage(tx: &mut postgres::Transaction<'_>, table: &str) -> Result<String> {
+    let name = format!("trail_stage_{table}");
+    tx.batch_execute(&format!(
+        "CREATE TEMP TABLE IF NOT EXISTS {name} (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+    ))?;
+    Ok(name)
+}
+
+/// Moves the staged rows of `table` into it (the row-level security policies check each).
+fn unstage(tx: &mut postgres::Transaction<'_>, table: &str, columns: &str) -> Result<()> {
+    tx.batch_execute(&format!(
+        "INSERT INTO {table} ({columns}) SELECT {columns} FROM trail_stage_{table};
+         TRUNCATE trail_stage_{table};"
+    ))?;
     Ok(())
 }
 

@@ -203,8 +203,13 @@ impl Mirrored {
         self.columns.join(", ")
     }
 
-    /// The column list without `id`.
+    /// The columns a snapshot copies: all but the local integer `id` (`sessions.id` is the
+    /// session's own id and stays).
     pub fn columns_without_id(&self) -> Vec<&'static str> {
-        self.columns.iter().copied().filter(|c| *c != "id").collect()
+        self.columns
+            .iter()
+            .copied()
+            .filter(|c| !self.has_id || *c != "id")
+            .collect()
     }
 }
