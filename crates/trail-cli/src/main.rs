@@ -196,7 +196,10 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    if team_store.is_none() && (cli.user.is_some() || cli.host.is_some()) && command.reads_team_store() {
+    if team_store.is_none()
+        && (cli.user.is_some() || cli.host.is_some())
+        && command.reads_team_store()
+    {
         eprintln!("error: --user and --host filter a team store: give --store postgres://...");
         return ExitCode::from(2);
     }

@@ -209,11 +209,12 @@ FROM turns;
 
 -- One row per store that pushed: when it last synced (the team's freshness).
 CREATE TABLE sync_stores (
-    store_id TEXT PRIMARY KEY,
+    store_id TEXT NOT NULL,
     pushed_by TEXT NOT NULL DEFAULT current_user,
     host TEXT NOT NULL,
     last_sync_at TEXT NOT NULL,
-    sessions BIGINT NOT NULL
+    sessions BIGINT NOT NULL,
+    PRIMARY KEY (store_id, pushed_by)
 );
 
 -- Row-level security: everyone reads every row; a role writes only rows it pushed. The table

@@ -48,7 +48,9 @@ pub enum PgError {
     #[error("the team store has schema version {found}, newer than this trail supports ({supported}); upgrade trail")]
     TooNew { found: i64, supported: i64 },
     /// The server's schema is older and this role may not migrate it.
-    #[error("the team store needs its migrations ({0}); run `trail db migrate` as the database's owner")]
+    #[error(
+        "the team store needs its migrations ({0}); run `trail db migrate` as the database's owner"
+    )]
     NeedsMigration(String),
 }
 
@@ -87,7 +89,17 @@ pub(crate) fn server_message(e: &postgres::Error) -> String {
             }
             m
         }
-        None => e.to_string(),
+        None => {
+            // The client's own errors ("error performing TLS handshake") keep the cause in
+            // their source chain.
+            let mut m = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                m.push_str(&format!(": {s}"));
+                source = s.source();
+            }
+            m
+        }
     }
 }
 

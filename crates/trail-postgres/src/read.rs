@@ -57,7 +57,9 @@ impl PgBackend {
 
     /// The scope condition on sessions `s`, with its two values at `$a` and `$b`.
     fn scope_sql(a: usize, b: usize) -> String {
-        format!("(${a}::text IS NULL OR s.pushed_by = ${a}) AND (${b}::text IS NULL OR s.host = ${b})")
+        format!(
+            "(${a}::text IS NULL OR s.pushed_by = ${a}) AND (${b}::text IS NULL OR s.host = ${b})"
+        )
     }
 
     /// Ids of the sessions in scope that the need covers (`None`: no rows beyond `sessions`).
@@ -137,7 +139,9 @@ fn copy_rows(
                 Type::INT8 => row
                     .get::<_, Option<i64>>(i)
                     .map_or(Value::Null, Value::Integer),
-                Type::FLOAT8 => row.get::<_, Option<f64>>(i).map_or(Value::Null, Value::Real),
+                Type::FLOAT8 => row
+                    .get::<_, Option<f64>>(i)
+                    .map_or(Value::Null, Value::Real),
                 Type::BOOL => row
                     .get::<_, Option<bool>>(i)
                     .map_or(Value::Null, |b| Value::Integer(b as i64)),
@@ -268,25 +272,45 @@ impl RemoteBackend for PgBackend {
             bind(" AND s.source = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.repo {
-            bind(" AND s.repository ILIKE ?", format!("%{}%", like_escape(v)), &mut filter);
+            bind(
+                " AND s.repository ILIKE ?",
+                format!("%{}%", like_escape(v)),
+                &mut filter,
+            );
         }
         if let Some(v) = &o.cwd {
-            bind(" AND s.cwd ILIKE ?", format!("%{}%", like_escape(v)), &mut filter);
+            bind(
+                " AND s.cwd ILIKE ?",
+                format!("%{}%", like_escape(v)),
+                &mut filter,
+            );
         }
         if let Some(v) = &o.branch {
             bind(" AND s.branch = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.since {
-            bind(" AND coalesce(m.timestamp, s.updated_at) >= ?", v.clone(), &mut filter);
+            bind(
+                " AND coalesce(m.timestamp, s.updated_at) >= ?",
+                v.clone(),
+                &mut filter,
+            );
         }
         if let Some(v) = &o.until {
-            bind(" AND coalesce(m.timestamp, s.created_at) < ?", v.clone(), &mut filter);
+            bind(
+                " AND coalesce(m.timestamp, s.created_at) < ?",
+                v.clone(),
+                &mut filter,
+            );
         }
         if let Some(v) = &o.role {
             bind(" AND m.role = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.model {
-            bind(" AND s.models ILIKE ?", format!("%{}%", like_escape(v)), &mut filter);
+            bind(
+                " AND s.models ILIKE ?",
+                format!("%{}%", like_escape(v)),
+                &mut filter,
+            );
         }
         if let Some(v) = &o.session {
             bind(" AND m.session_id = ?", v.clone(), &mut filter);
@@ -311,12 +335,14 @@ impl RemoteBackend for PgBackend {
             CANDIDATES + 1
         );
         let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|b| b.as_ref()).collect();
-        let rows = client.query(&sql, &refs).map_err(|e| match e.as_db_error() {
-            Some(db) if db.code().code().starts_with("42") || db.code().code() == "22023" => {
-                QueryError::Store(StoreError::InvalidQuery(db.message().to_string()))
-            }
-            _ => remote(e),
-        })?;
+        let rows = client
+            .query(&sql, &refs)
+            .map_err(|e| match e.as_db_error() {
+                Some(db) if db.code().code().starts_with("42") || db.code().code() == "22023" => {
+                    QueryError::Store(StoreError::InvalidQuery(db.message().to_string()))
+                }
+                _ => remote(e),
+            })?;
         struct Candidate {
             session_id: String,
             seq: i64,
@@ -347,8 +373,9 @@ impl RemoteBackend for PgBackend {
             SearchSort::Relevance => {
                 candidates.sort_by(|a, b| a.score.total_cmp(&b.score).then_with(|| tie(a, b)))
             }
-            SearchSort::Recent => candidates
-                .sort_by(|a, b| b.timestamp.cmp(&a.timestamp).then_with(|| tie(a, b))),
+            SearchSort::Recent => {
+                candidates.sort_by(|a, b| b.timestamp.cmp(&a.timestamp).then_with(|| tie(a, b)))
+            }
         }
         let mut seen: HashSet<(String, Option<i64>)> = HashSet::new();
         let mut hits = Vec::new();
@@ -371,7 +398,9 @@ impl RemoteBackend for PgBackend {
             if !seen.insert((c.session_id.clone(), c.turn)) {
                 continue;
             }
-            let r = client.query_one(&meta, &[&c.session_id, &c.seq]).map_err(remote)?;
+            let r = client
+                .query_one(&meta, &[&c.session_id, &c.seq])
+                .map_err(remote)?;
             let fields = searched_fields(
                 r.get::<_, Option<&str>>(9),
                 r.get::<_, Option<&str>>(10),
@@ -415,7 +444,10 @@ impl RemoteBackend for PgBackend {
             .next()
             .unwrap_or("")
             .to_ascii_lowercase();
-        if !matches!(first.as_str(), "select" | "with" | "values" | "table" | "explain") {
+        if !matches!(
+            first.as_str(),
+            "select" | "with" | "values" | "table" | "explain"
+        ) {
             return Err(SqlError::Denied(format!("{first:?} is not a SELECT")).into());
         }
         let started = Instant::now();
@@ -452,7 +484,11 @@ impl RemoteBackend for PgBackend {
             .iter()
             .map(|c| c.name().to_string())
             .collect();
-        let types: Vec<Type> = statement.columns().iter().map(|c| c.type_().clone()).collect();
+        let types: Vec<Type> = statement
+            .columns()
+            .iter()
+            .map(|c| c.type_().clone())
+            .collect();
         let no_params: [&(dyn ToSql + Sync); 0] = [];
         let mut iter = tx
             .query_raw(&statement, no_params.iter().copied())
@@ -521,14 +557,22 @@ impl RemoteBackend for PgBackend {
                 .collect();
             out.push(TableDoc {
                 description: match name.as_str() {
-                    "sessions" => "one row per session, with who pushed it (pushed_by, host)".into(),
-                    "messages" => "every message; search_vector is what full-text search sees".into(),
+                    "sessions" => {
+                        "one row per session, with who pushed it (pushed_by, host)".into()
+                    }
+                    "messages" => {
+                        "every message; search_vector is what full-text search sees".into()
+                    }
                     "search_index" => "Chronicle's search table: one row per turn".into(),
                     "sync_stores" => "each store that pushed, and when it last synced".into(),
                     "trail_schema" => "migrations applied".into(),
                     _ => String::new(),
                 },
-                kind: if kind == "VIEW" { "view".into() } else { "table".into() },
+                kind: if kind == "VIEW" {
+                    "view".into()
+                } else {
+                    "table".into()
+                },
                 name,
                 columns,
             });
@@ -556,7 +600,10 @@ impl RemoteBackend for PgBackend {
             .client
             .borrow_mut()
             .query_one(
-                &format!("SELECT count(*) FROM sessions s WHERE {}", Self::scope_sql(1, 2)),
+                &format!(
+                    "SELECT count(*) FROM sessions s WHERE {}",
+                    Self::scope_sql(1, 2)
+                ),
                 &[&self.scope.user, &self.scope.host],
             )
             .map_err(remote)?;
@@ -569,11 +616,21 @@ impl RemoteBackend for PgBackend {
 fn cell_of(row: &postgres::Row, i: usize, ty: &Type) -> Cell {
     let text = |v: Option<String>| v.map_or(Cell::Null, Cell::Text);
     match *ty {
-        Type::INT2 => row.get::<_, Option<i16>>(i).map_or(Cell::Null, |v| Cell::Integer(v.into())),
-        Type::INT4 => row.get::<_, Option<i32>>(i).map_or(Cell::Null, |v| Cell::Integer(v.into())),
-        Type::INT8 => row.get::<_, Option<i64>>(i).map_or(Cell::Null, Cell::Integer),
-        Type::OID => row.get::<_, Option<u32>>(i).map_or(Cell::Null, |v| Cell::Integer(v.into())),
-        Type::FLOAT4 => row.get::<_, Option<f32>>(i).map_or(Cell::Null, |v| Cell::Real(v.into())),
+        Type::INT2 => row
+            .get::<_, Option<i16>>(i)
+            .map_or(Cell::Null, |v| Cell::Integer(v.into())),
+        Type::INT4 => row
+            .get::<_, Option<i32>>(i)
+            .map_or(Cell::Null, |v| Cell::Integer(v.into())),
+        Type::INT8 => row
+            .get::<_, Option<i64>>(i)
+            .map_or(Cell::Null, Cell::Integer),
+        Type::OID => row
+            .get::<_, Option<u32>>(i)
+            .map_or(Cell::Null, |v| Cell::Integer(v.into())),
+        Type::FLOAT4 => row
+            .get::<_, Option<f32>>(i)
+            .map_or(Cell::Null, |v| Cell::Real(v.into())),
         Type::FLOAT8 => row.get::<_, Option<f64>>(i).map_or(Cell::Null, Cell::Real),
         Type::BOOL => row
             .get::<_, Option<bool>>(i)
@@ -625,7 +682,9 @@ impl<'a> FromSql<'a> for Numeric {
         if sign == 0xC000 {
             return Ok(Numeric("NaN".into()));
         }
-        let digits: Vec<i16> = (0..ndigits).map(|k| word(8 + 2 * k)).collect::<Result<_, _>>()?;
+        let digits: Vec<i16> = (0..ndigits)
+            .map(|k| word(8 + 2 * k))
+            .collect::<Result<_, _>>()?;
         // Integer part: base-10000 groups 0..=weight.
         let mut int = String::new();
         for g in 0..=weight.max(-1) {

@@ -24,7 +24,10 @@ pub fn version(client: &mut Client) -> Result<i64> {
         return Ok(0);
     }
     Ok(client
-        .query_one("SELECT coalesce(max(version), 0)::bigint FROM trail_schema", &[])?
+        .query_one(
+            "SELECT coalesce(max(version), 0)::bigint FROM trail_schema",
+            &[],
+        )?
         .get(0))
 }
 
@@ -43,7 +46,10 @@ pub fn migrate(client: &mut Client) -> Result<usize> {
         )
         .map_err(|e| PgError::NeedsMigration(crate::server_message(&e)))?;
         let now: i64 = tx
-            .query_one("SELECT coalesce(max(version), 0)::bigint FROM trail_schema", &[])?
+            .query_one(
+                "SELECT coalesce(max(version), 0)::bigint FROM trail_schema",
+                &[],
+            )?
             .get(0);
         if now > CURRENT {
             return Err(PgError::TooNew {
@@ -57,7 +63,10 @@ pub fn migrate(client: &mut Client) -> Result<usize> {
         }
         tx.batch_execute(MIGRATIONS[now as usize])
             .map_err(|e| PgError::NeedsMigration(crate::server_message(&e)))?;
-        tx.execute("INSERT INTO trail_schema (version) VALUES ($1)", &[&(now + 1)])?;
+        tx.execute(
+            "INSERT INTO trail_schema (version) VALUES ($1)",
+            &[&(now + 1)],
+        )?;
         tx.commit()?;
         applied += 1;
     }

@@ -16,7 +16,14 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 /// The message kinds search sees (the local view `message_search_source` says the same).
-pub const SEARCHED_KINDS: [&str; 6] = ["prompt", "text", "tool_call", "tool_result", "error", "summary"];
+pub const SEARCHED_KINDS: [&str; 6] = [
+    "prompt",
+    "text",
+    "tool_call",
+    "tool_result",
+    "error",
+    "summary",
+];
 
 /// `tsvector` positions stop at this (PostgreSQL's limit); later words keep this position.
 const MAX_POSITION: usize = 16_383;
@@ -292,9 +299,13 @@ fn phrase(words: &[String], prefix: bool) -> String {
 
 /// Whether `word` (folded) matches a mark.
 fn marked(word: &str, marks: &[(String, bool)]) -> bool {
-    marks
-        .iter()
-        .any(|(m, prefix)| if *prefix { word.starts_with(m.as_str()) } else { word == m })
+    marks.iter().any(|(m, prefix)| {
+        if *prefix {
+            word.starts_with(m.as_str())
+        } else {
+            word == m
+        }
+    })
 }
 
 /// Whether a field holds a marked word (the field a hit is shown from).
@@ -304,7 +315,13 @@ pub fn field_matches(field: &str, marks: &[(String, bool)]) -> bool {
 
 /// A snippet of `text` around its first marked word: about `max_words` words, matches between
 /// `start` and `end`, `…` where text was left out (as the local store's `snippet()` shows it).
-pub fn snippet(text: &str, marks: &[(String, bool)], start: char, end: char, max_words: usize) -> String {
+pub fn snippet(
+    text: &str,
+    marks: &[(String, bool)],
+    start: char,
+    end: char,
+    max_words: usize,
+) -> String {
     // Word spans by byte offset, the same cut as `words`.
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut open: Option<usize> = None;
@@ -332,7 +349,11 @@ pub fn snippet(text: &str, marks: &[(String, bool)], start: char, end: char, max
     let first = hit.saturating_sub(max_words / 4);
     let last = (first + max_words).min(spans.len());
     let from = if first == 0 { 0 } else { spans[first].0 };
-    let to = if last == spans.len() { text.len() } else { spans[last - 1].1 };
+    let to = if last == spans.len() {
+        text.len()
+    } else {
+        spans[last - 1].1
+    };
     let mut out = String::new();
     if first > 0 {
         out.push('…');
@@ -372,9 +393,15 @@ mod tests {
     fn queries_become_tsqueries() {
         let t = |q: &str| translate(q).unwrap().text;
         assert_eq!(t("cargo test"), "(('cargo')) & (('test'))");
-        assert_eq!(t("\"cargo test --release\""), "(('cargo' <-> 'test' <-> 'release'))");
+        assert_eq!(
+            t("\"cargo test --release\""),
+            "(('cargo' <-> 'test' <-> 'release'))"
+        );
         assert_eq!(t("mismatch*"), "(('mismatch':*))");
-        assert_eq!(t("timeout retry OR backoff"), "(('timeout')) & (('retry') | ('backoff'))");
+        assert_eq!(
+            t("timeout retry OR backoff"),
+            "(('timeout')) & (('retry') | ('backoff'))"
+        );
         assert_eq!(t("a NOT b"), "(('a')) & !(('b'))");
         assert_eq!(t("it's"), "(('it' <-> 's'))");
         assert!(translate("OR x").is_err());

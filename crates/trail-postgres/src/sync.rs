@@ -237,7 +237,7 @@ pub fn sync(
     let mut others: HashMap<String, String> = HashMap::new();
     if !dry_run_on_empty {
         for r in client.query(
-            "SELECT id, sync_digest FROM sessions WHERE store_id = $1",
+            "SELECT id, sync_digest FROM sessions WHERE store_id = $1 AND pushed_by = current_user",
             &[&store_id],
         )? {
             remote.insert(r.get(0), r.get(1));
@@ -333,20 +333,38 @@ pub fn sync(
         batch_bytes += sizes.get(&s.id).copied().unwrap_or(0) as usize;
         batch.push(s);
         if batch_bytes >= BATCH_BYTES || batch.len() >= batch_limit {
-            push_batch(store, client, &batch, o, &store_id, &now, &mut summary, &mut counts)?;
+            push_batch(
+                store,
+                client,
+                &batch,
+                o,
+                &store_id,
+                &now,
+                &mut summary,
+                &mut counts,
+            )?;
             progress.advance(batch.len() as u64);
             batch.clear();
             batch_bytes = 0;
         }
     }
     if !batch.is_empty() {
-        push_batch(store, client, &batch, o, &store_id, &now, &mut summary, &mut counts)?;
+        push_batch(
+            store,
+            client,
+            &batch,
+            o,
+            &store_id,
+            &now,
+            &mut summary,
+            &mut counts,
+        )?;
         progress.advance(batch.len() as u64);
     }
     let total = included.len() as i64 - summary.plan.owned_by_others.len() as i64;
     client.execute(
         "INSERT INTO sync_stores (store_id, host, last_sync_at, sessions) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (store_id) DO UPDATE SET host = excluded.host,
+         ON CONFLICT (store_id, pushed_by) DO UPDATE SET host = excluded.host,
              last_sync_at = excluded.last_sync_at, sessions = excluded.sessions",
         &[&store_id, &o.host, &now, &total],
     )?;
@@ -528,7 +546,8 @@ fn push_batch(
         let all = format!("{cols}, host, store_id, pushed_at, sync_digest, redacted");
         let staged = stage(&mut tx, "sessions")?;
         let mut w = tx.copy_in(&format!("COPY {staged} ({all}) FROM STDIN"))?;
-        let mut stmt = conn.prepare_cached(&format!("SELECT {cols} FROM sessions WHERE id = ?1"))?;
+        let mut stmt =
+            conn.prepare_cached(&format!("SELECT {cols} FROM sessions WHERE id = ?1"))?;
         let mut line = Vec::new();
         for s in batch {
             let mut rows = stmt.query([&s.id])?;
@@ -614,7 +633,11 @@ fn copy_child(
     let mut w = tx.copy_in(&target)?;
     let kind_at = table.columns.iter().position(|c| *c == "kind");
     let field_at = |name: &str| table.columns.iter().position(|c| *c == name);
-    let (text_at, input_at, output_at) = (field_at("text"), field_at("tool_input"), field_at("tool_output"));
+    let (text_at, input_at, output_at) = (
+        field_at("text"),
+        field_at("tool_input"),
+        field_at("tool_output"),
+    );
     let mut line = Vec::new();
     let mut cells: Vec<Option<String>> = Vec::new();
     for s in batch {
@@ -633,7 +656,9 @@ fn copy_child(
             }
             if is_messages {
                 summary.messages += 1;
-                let kind = kind_at.and_then(|k| r.get_ref(k).ok()).and_then(|v| v.as_str().ok().map(str::to_string));
+                let kind = kind_at
+                    .and_then(|k| r.get_ref(k).ok())
+                    .and_then(|v| v.as_str().ok().map(str::to_string));
                 let searched = kind.as_deref().is_some_and(|k| SEARCHED_KINDS.contains(&k));
                 if searched {
                     let get = |at: Option<usize>| at.and_then(|i| cells[i].as_deref());

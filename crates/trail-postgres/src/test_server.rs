@@ -80,31 +80,65 @@ impl TestServer {
         if let Some((uid, gid)) = owner {
             chown_tree(parent, uid, gid)?;
         }
-        run(
-            command(bin, "initdb", as_root)
-                .args(["-D"])
-                .arg(&data)
-                .args(["-U", ADMIN, "--auth=trust", "--encoding=UTF8", "--locale=C"])
-                .args(["--no-sync"]),
-        )?;
+        run(command(bin, "initdb", as_root)
+            .args(["-D"])
+            .arg(&data)
+            .args(["-U", ADMIN, "--auth=trust", "--encoding=UTF8", "--locale=C"])
+            .args(["--no-sync"]))?;
         let mut tls_ca = None;
         if tls {
+            // A certificate authority of the test's own, and a server certificate it signed
+            // (rustls refuses a CA certificate presented as the server's).
+            let ca_key = dir.join("ca.key");
+            let ca = dir.join("ca.crt");
+            let csr = dir.join("server.csr");
+            let ext = dir.join("server.ext");
             let cert = data.join("server.crt");
             let key = data.join("server.key");
             run(Command::new("openssl")
-                .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"])
-                .args(["-subj", "/CN=localhost"])
-                .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+                .args([
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                ])
+                .args(["-subj", "/CN=trail test CA"])
+                .arg("-keyout")
+                .arg(&ca_key)
+                .arg("-out")
+                .arg(&ca))?;
+            run(Command::new("openssl")
+                .args([
+                    "req",
+                    "-newkey",
+                    "rsa:2048",
+                    "-nodes",
+                    "-subj",
+                    "/CN=localhost",
+                ])
                 .arg("-keyout")
                 .arg(&key)
+                .arg("-out")
+                .arg(&csr))?;
+            std::fs::write(
+                &ext,
+                "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
+                 keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
+            )
+            .map_err(|e| e.to_string())?;
+            run(Command::new("openssl")
+                .args(["x509", "-req", "-days", "2", "-CAcreateserial"])
+                .arg("-in")
+                .arg(&csr)
+                .arg("-CA")
+                .arg(&ca)
+                .arg("-CAkey")
+                .arg(&ca_key)
+                .arg("-extfile")
+                .arg(&ext)
                 .arg("-out")
                 .arg(&cert))?;
             set_mode(&key, 0o600)?;
             if let Some((uid, gid)) = owner {
                 chown_tree(&data, uid, gid)?;
             }
-            let ca = dir.join("ca.crt");
-            std::fs::copy(&cert, &ca).map_err(|e| e.to_string())?;
             tls_ca = Some(ca);
         }
         let port = free_port()?;
@@ -126,7 +160,9 @@ impl TestServer {
         if tls {
             cmd.args(["-c", "ssl=on"]);
         }
-        let child = cmd.spawn().map_err(|e| format!("cannot start postgres: {e}"))?;
+        let child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start postgres: {e}"))?;
         let server = TestServer {
             dir,
             port,
@@ -143,7 +179,8 @@ impl TestServer {
             match postgres::Client::connect(&self.admin_url(), postgres::NoTls) {
                 Ok(_) => return Ok(()),
                 Err(e) if started.elapsed() > Duration::from_secs(30) => {
-                    let log = std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default();
+                    let log =
+                        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default();
                     return Err(format!("the test server did not start: {e}\n{log}"));
                 }
                 Err(_) => std::thread::sleep(Duration::from_millis(50)),

@@ -84,14 +84,16 @@ impl Query {
     pub fn file_history(&self, r: &FileHistoryRequest) -> Result<FileHistory> {
         let place = Place::of(r)?;
         let limit = if r.limit == 0 { 50 } else { r.limit };
-        let rows = self.reader(|| Need::FileNamed(file_name(&r.path)))?.file_history(
-            &FileMatch {
-                absolute: place.absolute.clone(),
-                relative: place.relative.clone(),
-                repository: None,
-            },
-            MAX_CANDIDATE_ROWS,
-        )?;
+        let rows = self
+            .reader(|| Need::FileNamed(file_name(&r.path)))?
+            .file_history(
+                &FileMatch {
+                    absolute: place.absolute.clone(),
+                    relative: place.relative.clone(),
+                    repository: None,
+                },
+                MAX_CANDIDATE_ROWS,
+            )?;
         // A session may record one file under two spellings (relative and absolute): one row
         // per turn, the first (strongest, newest) kept.
         let mut seen = std::collections::HashSet::new();

@@ -104,20 +104,22 @@ impl Query {
         let (since, until) = r.filter.bounds(clock)?;
         let after = r.cursor.as_deref().map(decode_cursor).transpose()?;
         let limit = (r.limit > 0).then_some(r.limit);
-        let mut sessions = self.reader(|| Need::SessionTable)?.list_sessions(&ListFilter {
-            source: r.filter.source_name()?,
-            repo: r.filter.repo.clone(),
-            cwd: r.filter.cwd.clone(),
-            branch: r.filter.branch.clone(),
-            model: r.filter.model.clone(),
-            since,
-            until,
-            // One more than asked tells whether there is a next page.
-            limit: limit.map(|l| l + 1),
-            include_subagents: r.include_subagents,
-            after,
-            oldest_first: r.oldest_first,
-        })?;
+        let mut sessions = self
+            .reader(|| Need::SessionTable)?
+            .list_sessions(&ListFilter {
+                source: r.filter.source_name()?,
+                repo: r.filter.repo.clone(),
+                cwd: r.filter.cwd.clone(),
+                branch: r.filter.branch.clone(),
+                model: r.filter.model.clone(),
+                since,
+                until,
+                // One more than asked tells whether there is a next page.
+                limit: limit.map(|l| l + 1),
+                include_subagents: r.include_subagents,
+                after,
+                oldest_first: r.oldest_first,
+            })?;
         let next_cursor = match limit {
             Some(l) if sessions.len() > l => {
                 sessions.truncate(l);
@@ -180,9 +182,7 @@ impl Query {
 
     /// The sessions whose parent is `id` (subagents, forks), oldest first.
     pub fn children(&self, id: &str) -> Result<Vec<SessionRow>> {
-        Ok(self
-            .reader(|| Need::SessionTable)?
-            .subagent_sessions(id)?)
+        Ok(self.reader(|| Need::SessionTable)?.subagent_sessions(id)?)
     }
 }
 

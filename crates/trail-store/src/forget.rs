@@ -154,14 +154,15 @@ impl Store {
             for id in ids {
                 let prefix = format!("{}%", like_escape(id));
                 // A main session's subagents (`ID:agent-...`) come back with it.
-                let rows = find.query_map(params![id, prefix, format!("{}:%", like_escape(id))], |r| {
-                    Ok(Forgotten {
-                        id: r.get(0)?,
-                        source: r.get(1)?,
-                        source_path: r.get(2)?,
-                        forgotten_at: r.get(3)?,
-                    })
-                })?;
+                let rows =
+                    find.query_map(params![id, prefix, format!("{}:%", like_escape(id))], |r| {
+                        Ok(Forgotten {
+                            id: r.get(0)?,
+                            source: r.get(1)?,
+                            source_path: r.get(2)?,
+                            forgotten_at: r.get(3)?,
+                        })
+                    })?;
                 for f in rows {
                     let f = f?;
                     if !out.contains(&f) {

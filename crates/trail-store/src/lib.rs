@@ -23,7 +23,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 pub use export::{ExportMessage, ToolResultRow};
-pub use forget::{Forgotten, ForgetSelection};
+pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
     like_escape, ContinuationLink, DoctorFileStats, IssueRow, ListFilter, MessageRow,

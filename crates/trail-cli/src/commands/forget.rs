@@ -76,13 +76,17 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         return Ok(0);
     }
     if args.ids.is_empty() && args.repo.is_none() && args.before.is_none() {
-        return Err(CliError::usage("name the sessions to forget: ID..., --repo or --before"));
+        return Err(CliError::usage(
+            "name the sessions to forget: ID..., --repo or --before",
+        ));
     }
     let clock = Clock {
         now: ctx.now()?,
         zone: DayZone::utc(),
     };
-    let before = clock.resolve(args.before.as_deref()).map_err(CliError::usage)?;
+    let before = clock
+        .resolve(args.before.as_deref())
+        .map_err(CliError::usage)?;
     let ids = args
         .ids
         .iter()
@@ -121,7 +125,11 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     for f in &forgotten {
         ctx.ui.line(&format!(
             "{} {}",
-            if args.dry_run { "would forget" } else { "forgot" },
+            if args.dry_run {
+                "would forget"
+            } else {
+                "forgot"
+            },
             f.id
         ))?;
     }

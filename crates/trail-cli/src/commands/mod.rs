@@ -2,8 +2,8 @@
 
 pub mod db;
 pub mod doctor;
-pub mod forget;
 pub mod export;
+pub mod forget;
 pub mod import;
 pub mod improve;
 pub mod index;

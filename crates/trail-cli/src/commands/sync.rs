@@ -73,11 +73,10 @@ impl SyncProgress for Bar {
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let url = sync_url(ctx, args.url.as_deref())?;
     if !ctx.store_path.exists() {
-        return Err(CliError::usage(format!(
-            "no store at {} yet",
-            ctx.store_path.display()
-        ))
-        .with_hint("run `trail index` first"));
+        return Err(
+            CliError::usage(format!("no store at {} yet", ctx.store_path.display()))
+                .with_hint("run `trail index` first"),
+        );
     }
     let redactor = if args.no_redact {
         Redactor::disabled()
@@ -102,9 +101,11 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let bar = (ctx.ui.stderr_tty && !args.json && !args.dry_run).then(|| {
         let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         pb.set_style(
-            ProgressStyle::with_template("{spinner} syncing [{bar:30}] {pos}/{len} sessions ({eta})")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{spinner} syncing [{bar:30}] {pos}/{len} sessions ({eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
         );
         Bar(pb)
     });
@@ -140,10 +141,13 @@ fn expand(rules: &[SyncRule], home: Option<&PathBuf>) -> Vec<SyncRule> {
     rules
         .iter()
         .map(|r| SyncRule {
-            folder: r.folder.as_ref().map(|f| match (f.strip_prefix("~/"), home) {
-                (Some(rest), Some(h)) => h.join(rest).to_string_lossy().into_owned(),
-                _ => f.clone(),
-            }),
+            folder: r
+                .folder
+                .as_ref()
+                .map(|f| match (f.strip_prefix("~/"), home) {
+                    (Some(rest), Some(h)) => h.join(rest).to_string_lossy().into_owned(),
+                    _ => f.clone(),
+                }),
             ..r.clone()
         })
         .collect()
@@ -157,7 +161,11 @@ fn print(ctx: &mut Ctx, s: &SyncSummary, url: &str) -> CliResult<()> {
             Style::Bold,
             &format!("Would push to {target} as {} from {}:", s.user, s.host),
         ))?;
-        for (label, ids) in [("new", &p.new), ("changed", &p.changed), ("remove", &p.removed)] {
+        for (label, ids) in [
+            ("new", &p.new),
+            ("changed", &p.changed),
+            ("remove", &p.removed),
+        ] {
             for id in ids {
                 ctx.ui.line(&format!("  {label:<8} {id}"))?;
             }
@@ -188,7 +196,11 @@ fn print(ctx: &mut Ctx, s: &SyncSummary, url: &str) -> CliResult<()> {
     if s.redacted {
         let total: u64 = s.redactions.values().sum();
         if total > 0 {
-            let kinds: Vec<String> = s.redactions.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            let kinds: Vec<String> = s
+                .redactions
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
             ctx.ui
                 .status(&format!("Redacted {total} secrets ({}).", kinds.join(", ")));
         }
@@ -199,7 +211,12 @@ fn print(ctx: &mut Ctx, s: &SyncSummary, url: &str) -> CliResult<()> {
         ctx.ui.status(&format!(
             "{} sessions were left alone: another role pushed them first ({}).",
             p.owned_by_others.len(),
-            p.owned_by_others.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+            p.owned_by_others
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if s.migrations > 0 {
