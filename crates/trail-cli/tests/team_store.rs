@@ -6,6 +6,8 @@
 //! every comparison below is between two runs of the same command, `--store FILE` and
 //! `--store postgres://...`.
 
+#![allow(clippy::print_stderr)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -169,36 +171,45 @@ fn team_store_answers_as_the_local_store_does() {
         "{summary}"
     );
     let file = local.store().to_string_lossy().into_owned();
-    let pg = team.url("alice");
+    assert_same_answers(
+        &file,
+        &team.url("alice"),
+        &[
+            "imperial",
+            "weather",
+            "test*",
+            "\"cups to grams\"",
+            "error OR warning",
+            "scale NOT recipe",
+            "src/scale.py",
+            "nothing-like-this-anywhere",
+        ],
+        "/home/demo/projects/recipe-box/src/scale.py",
+    );
+}
 
-    let list = json(&file, &["list", "--all", "--limit", "1000", "--json"]);
+/// The same commands on the local store `file` and the team store `pg` print the same JSON
+/// (search: the same hits; their order may differ).
+fn assert_same_answers(file: &str, pg: &str, queries: &[&str], why: &str) {
+    let list = json(file, &["list", "--all", "--limit", "100000", "--json"]);
     assert_eq!(
-        json(&pg, &["list", "--all", "--limit", "1000", "--json"]),
+        json(pg, &["list", "--all", "--limit", "100000", "--json"]),
         list
     );
     assert_eq!(
-        json(&pg, &["list", "--json"]),
-        json(&file, &["list", "--json"])
+        json(pg, &["list", "--json"]),
+        json(file, &["list", "--json"])
     );
     for id in ids(&list) {
         assert_eq!(
-            json(&pg, &["show", &id, "--json"]),
-            json(&file, &["show", &id, "--json"]),
+            json(pg, &["show", &id, "--json"]),
+            json(file, &["show", &id, "--json"]),
             "show {id}"
         );
     }
-    for q in [
-        "imperial",
-        "weather",
-        "test*",
-        "\"cups to grams\"",
-        "error OR warning",
-        "scale NOT recipe",
-        "src/scale.py",
-        "nothing-like-this-anywhere",
-    ] {
-        let (lc, lo) = read(&file, &["search", q, "--json", "--limit", "500"]);
-        let (pc, po) = read(&pg, &["search", q, "--json", "--limit", "500"]);
+    for q in queries {
+        let (lc, lo) = read(file, &["search", q, "--json", "--limit", "500"]);
+        let (pc, po) = read(pg, &["search", q, "--json", "--limit", "500"]);
         assert_eq!(pc, lc, "search {q}: exit code");
         let (l, p): (Value, Value) = (
             serde_json::from_str(&lo).unwrap(),
@@ -225,11 +236,7 @@ fn team_store_answers_as_the_local_store_does() {
         ],
         &["tips", "--json"],
         &["improve", "--json"],
-        &[
-            "why",
-            "/home/demo/projects/recipe-box/src/scale.py",
-            "--json",
-        ],
+        &["why", why, "--json"],
         &[
             "sql",
             "SELECT id, source, summary, created_at FROM sessions ORDER BY id",
@@ -237,8 +244,50 @@ fn team_store_answers_as_the_local_store_does() {
         ],
         &["sql", "SELECT count(*) AS n FROM turns", "--json"],
     ] {
-        assert_eq!(json(&pg, args), json(&file, args), "{args:?}");
+        assert_eq!(json(pg, args), json(file, args), "{args:?}");
     }
+}
+
+/// The shared corpus (real files of every agent, read in place): the same answers from both
+/// stores.
+#[test]
+fn the_shared_corpus_answers_the_same_from_both_stores() {
+    let corpus = common::repo_root().join("../shared/corpus");
+    if !corpus.is_dir() {
+        eprintln!("skipped: shared corpus not found at {}", corpus.display());
+        return;
+    }
+    let Some(team) = Team::start("the_shared_corpus_answers_the_same_from_both_stores") else {
+        return;
+    };
+    let empty_home = tempfile::tempdir().unwrap();
+    let local = Local::indexed(Some(empty_home.path()));
+    for source in [
+        "claude-code",
+        "codex",
+        "copilot-cli",
+        "copilot-vscode",
+        "gemini",
+        "vscode-export",
+    ] {
+        let (code, out, err) = run(local.cmd().arg("index").arg(corpus.join(source)));
+        assert_eq!(code, 0, "{source}: {out}{err}");
+    }
+    local.sync(&team.url("alice"), &["--no-redact"]);
+    assert_same_answers(
+        &local.store().to_string_lossy(),
+        &team.url("alice"),
+        &[
+            "\"markdown formatting\"",
+            "error",
+            "test* NOT pass*",
+            "cargo OR npm OR pytest",
+            "src/main.rs",
+            "README.md",
+            "café",
+        ],
+        "/tmp/nowhere/README.md",
+    );
 }
 
 #[test]

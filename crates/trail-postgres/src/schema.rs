@@ -13,7 +13,7 @@ const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_team_store.sql")]
 pub const CURRENT: i64 = MIGRATIONS.len() as i64;
 
 /// The advisory lock key migrations hold (`trail` in ASCII).
-const LOCK: i64 = 0x7472_6169_6c;
+const LOCK: i64 = 0x0074_7261_696c;
 
 /// The server's schema version (0 for a database trail never touched).
 pub fn version(client: &mut Client) -> Result<i64> {

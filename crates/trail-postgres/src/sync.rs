@@ -35,8 +35,9 @@ use crate::{schema, PgError, Result};
 /// every session is then sent again once.
 const SYNC_FORMAT: u32 = 1;
 
-/// Bytes of text per transaction (sessions are never split).
-const BATCH_BYTES: usize = 24 << 20;
+/// Messages per transaction at most (sessions are never split): a size known without reading
+/// any text, so a sync that sends little reads little.
+const BATCH_MESSAGES: i64 = 20_000;
 /// Sessions per transaction at most.
 const BATCH_SESSIONS: usize = 400;
 
@@ -191,6 +192,8 @@ struct LocalSession {
     repository: Option<String>,
     cwd: Option<String>,
     parent: Option<String>,
+    /// Messages it holds (`sessions.message_count`), to size batches.
+    messages: i64,
     digest: String,
 }
 
@@ -215,6 +218,9 @@ pub fn sync(
     let dry_run_on_empty = o.dry_run && schema::version(client)? == 0;
     let user: String = client.query_one("SELECT current_user::text", &[])?.get(0);
     let store_id = store_id(store, !o.dry_run)?;
+    // One read transaction: the digests and the rows sent are of one state of the store, even
+    // while `trail index` writes (WAL readers do not block it). Rolled back when dropped.
+    let _snapshot = store.connection().unchecked_transaction()?;
     let local = local_sessions(store, o.redactor.enabled())?;
     let roots = roots_of(&local);
     let by_id: HashMap<&str, &LocalSession> = local.iter().map(|s| (s.id.as_str(), s)).collect();
@@ -323,16 +329,15 @@ pub fn sync(
     let mut counts = RedactionCounts::default();
     let now = trail_store::now_iso();
     let mut batch: Vec<&LocalSession> = Vec::new();
-    let mut batch_bytes = 0usize;
-    let sizes = session_sizes(store)?;
+    let mut batch_messages = 0i64;
     let batch_limit = match o.batch_sessions {
         0 => BATCH_SESSIONS,
         n => n,
     };
     for s in to_push {
-        batch_bytes += sizes.get(&s.id).copied().unwrap_or(0) as usize;
+        batch_messages += s.messages;
         batch.push(s);
-        if batch_bytes >= BATCH_BYTES || batch.len() >= batch_limit {
+        if batch_messages >= BATCH_MESSAGES || batch.len() >= batch_limit {
             push_batch(
                 store,
                 client,
@@ -345,7 +350,7 @@ pub fn sync(
             )?;
             progress.advance(batch.len() as u64);
             batch.clear();
-            batch_bytes = 0;
+            batch_messages = 0;
         }
     }
     if !batch.is_empty() {
@@ -446,6 +451,7 @@ fn local_sessions(store: &Store, redacted: bool) -> Result<Vec<LocalSession>> {
             repository: r.get(2)?,
             cwd: r.get(1)?,
             parent: r.get(12)?,
+            messages: r.get(19)?,
             digest: format!("{:032x}", h.digest128()),
             id,
         });
@@ -472,17 +478,6 @@ fn roots_of(local: &[LocalSession]) -> HashMap<&str, &str> {
         out.insert(s.id.as_str(), at);
     }
     out
-}
-
-/// Roughly how many bytes of text each session holds (to size batches).
-fn session_sizes(store: &Store) -> Result<HashMap<String, i64>> {
-    let mut stmt = store.connection().prepare(
-        "SELECT session_id, sum(length(coalesce(text, '')) + length(coalesce(tool_input, ''))
-             + length(coalesce(tool_output, '')) + 64)
-         FROM messages GROUP BY session_id",
-    )?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Sends one batch of sessions in one transaction.
