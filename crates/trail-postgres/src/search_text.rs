@@ -392,7 +392,7 @@ mod tests {
     #[test]
     fn queries_become_tsqueries() {
         let t = |q: &str| translate(q).unwrap().text;
-        assert_eq!(t("cargo test"), "(('cargo')) & (('test'))");
+        assert_eq!(t("cargo test"), "((('cargo'))) & (('test'))");
         assert_eq!(
             t("\"cargo test --release\""),
             "(('cargo' <-> 'test' <-> 'release'))"
@@ -400,9 +400,9 @@ mod tests {
         assert_eq!(t("mismatch*"), "(('mismatch':*))");
         assert_eq!(
             t("timeout retry OR backoff"),
-            "(('timeout')) & (('retry') | ('backoff'))"
+            "((('timeout'))) & (('retry') | ('backoff'))"
         );
-        assert_eq!(t("a NOT b"), "(('a')) & !(('b'))");
+        assert_eq!(t("a NOT b"), "((('a'))) & !(('b'))");
         assert_eq!(t("it's"), "(('it' <-> 's'))");
         assert!(translate("OR x").is_err());
         assert!(translate("--- ***").is_err());
