@@ -5,7 +5,8 @@ generated stores ("machines") synced into one database, with the sync time of ea
 p50 as the team grows.
 
 usage: python3 bench/postgres.py [--store STORE | --total-mib 100] [--machines 5,10,20]
-                                 [--machine-mib 200] [--runs 20] [--no-build] [--skip-team]
+                                 [--machine-mib 200] [--runs 20] [--no-build]
+                                 [--skip-team] [--skip-single]
 
 Without --store, a corpus is generated with ../shared/bench/gen_claude_corpus.py (--total-mib)
 and indexed by the release binary. A store given with --store is copied first (a sync writes the
@@ -121,6 +122,49 @@ def p50(samples):
     return statistics.median(samples) * 1000
 
 
+def single(a, trail, work, server):
+    """One store: first sync, no-change sync, search and usage on the team store."""
+    if a.store:
+        store = os.path.join(work, "store.db")
+        shutil.copyfile(a.store, store)
+    else:
+        store = make_store(trail, work, a.total_mib, 42, "one")
+    size = os.path.getsize(store)
+    server.sql("postgres", "CREATE DATABASE one")
+    url = server.url("bench", "one")
+    first, out = timed([trail, "--store", store, "sync", url, "--json", "--no-redact"])
+    summary = json.loads(out)
+    sessions = len(summary["plan"]["new"])
+    first_redacted = None
+    server.sql("postgres", "CREATE DATABASE redacted")
+    first_redacted, _ = timed([trail, "--store", store, "sync", server.url("bench", "redacted"), "--json"])
+    server.sql("one", "VACUUM ANALYZE")
+    nochange = [timed([trail, "--store", store, "sync", url, "--json", "--no-redact"])[0] for _ in range(5)]
+    search = []
+    for _ in range(max(1, a.runs // len(QUERIES))):
+        for q in QUERIES:
+            search.append(timed([trail, "--store", url, "search", q, "--json"])[0])
+    local_search = []
+    for q in QUERIES:
+        local_search.append(timed([trail, "--store", store, "search", q, "--json"])[0])
+    usage = [timed([trail, "--store", url, "usage", "--json"])[0] for _ in range(a.runs)]
+    usage_model = [timed([trail, "--store", url, "usage", "--by", "model", "--json"])[0] for _ in range(a.runs)]
+    local_usage = [timed([trail, "--store", store, "usage", "--json"])[0] for _ in range(a.runs)]
+    results = {
+        "store_mib": round(size / 2**20, 1),
+        "sessions": sessions,
+        "first_sync_s": round(first, 2),
+        "first_sync_redacted_s": round(first_redacted, 2),
+        "no_change_sync_ms_p50": round(p50(nochange), 1),
+        "search_ms_p50": round(p50(search), 1),
+        "search_ms_p50_local": round(p50(local_search), 1),
+        "usage_ms_p50": round(p50(usage), 1),
+        "usage_by_model_ms_p50": round(p50(usage_model), 1),
+        "usage_ms_p50_local": round(p50(local_usage), 1),
+    }
+    print(json.dumps(results, indent=2), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--store")
@@ -130,50 +174,14 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--skip-team", action="store_true")
+    ap.add_argument("--skip-single", action="store_true")
     a = ap.parse_args()
     trail = trail_bin(not a.no_build)
     work = tempfile.mkdtemp(prefix="trail-bench-pg-")
     server = Server(work)
     try:
-        if a.store:
-            store = os.path.join(work, "store.db")
-            shutil.copyfile(a.store, store)
-        else:
-            store = make_store(trail, work, a.total_mib, 42, "one")
-        size = os.path.getsize(store)
-        server.sql("postgres", "CREATE DATABASE one")
-        url = server.url("bench", "one")
-        first, out = timed([trail, "--store", store, "sync", url, "--json", "--no-redact"])
-        summary = json.loads(out)
-        sessions = len(summary["plan"]["new"])
-        first_redacted = None
-        server.sql("postgres", "CREATE DATABASE redacted")
-        first_redacted, _ = timed([trail, "--store", store, "sync", server.url("bench", "redacted"), "--json"])
-        server.sql("one", "VACUUM ANALYZE")
-        nochange = [timed([trail, "--store", store, "sync", url, "--json", "--no-redact"])[0] for _ in range(5)]
-        search = []
-        for _ in range(max(1, a.runs // len(QUERIES))):
-            for q in QUERIES:
-                search.append(timed([trail, "--store", url, "search", q, "--json"])[0])
-        local_search = []
-        for q in QUERIES:
-            local_search.append(timed([trail, "--store", store, "search", q, "--json"])[0])
-        usage = [timed([trail, "--store", url, "usage", "--json"])[0] for _ in range(a.runs)]
-        usage_model = [timed([trail, "--store", url, "usage", "--by", "model", "--json"])[0] for _ in range(a.runs)]
-        local_usage = [timed([trail, "--store", store, "usage", "--json"])[0] for _ in range(a.runs)]
-        results = {
-            "store_mib": round(size / 2**20, 1),
-            "sessions": sessions,
-            "first_sync_s": round(first, 2),
-            "first_sync_redacted_s": round(first_redacted, 2),
-            "no_change_sync_ms_p50": round(p50(nochange), 1),
-            "search_ms_p50": round(p50(search), 1),
-            "search_ms_p50_local": round(p50(local_search), 1),
-            "usage_ms_p50": round(p50(usage), 1),
-            "usage_by_model_ms_p50": round(p50(usage_model), 1),
-            "usage_ms_p50_local": round(p50(local_usage), 1),
-        }
-        print(json.dumps(results, indent=2), flush=True)
+        if not a.skip_single:
+            single(a, trail, work, server)
         if not a.skip_team:
             steps = sorted(int(m) for m in a.machines.split(","))
             server.sql("postgres", "CREATE DATABASE team")

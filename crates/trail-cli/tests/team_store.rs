@@ -244,7 +244,11 @@ fn assert_same_answers(file: &str, pg: &str, queries: &[&str], why: &str) {
         ],
         &["sql", "SELECT count(*) AS n FROM turns", "--json"],
         // PostgreSQL's sum of integers is a numeric: read back as the same integer.
-        &["sql", "SELECT sum(input_tokens) AS t, max(turn_count) AS m FROM sessions", "--json"],
+        &[
+            "sql",
+            "SELECT sum(input_tokens) AS t, max(turn_count) AS m FROM sessions",
+            "--json",
+        ],
     ] {
         assert_eq!(json(pg, args), json(file, args), "{args:?}");
     }

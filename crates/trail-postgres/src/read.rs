@@ -46,8 +46,13 @@ fn remote(e: postgres::Error) -> QueryError {
 impl PgBackend {
     /// Connects to `url` and checks its schema is this trail's (readers never migrate).
     pub fn open(url: &str, scope: TeamScope) -> Result<PgBackend, PgError> {
+        let started = Instant::now();
         let mut client = crate::connect(url)?;
         schema::check_readable(&mut client)?;
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "team store opened"
+        );
         Ok(PgBackend {
             client: RefCell::new(client),
             url: url.to_string(),
@@ -113,6 +118,10 @@ impl PgBackend {
     }
 }
 
+/// Joins a child table to the chosen sessions' ids (`$1`, a text array): a hash or index join,
+/// where `session_id = ANY($1)` compared each row with every id.
+const CHOSEN: &str = "JOIN unnest($1::text[]) AS chosen(chosen_id) ON chosen_id = session_id";
+
 /// Copies rows of `query` into `table` of the snapshot (without `id`: the snapshot assigns its
 /// own, in the order given).
 fn copy_rows(
@@ -163,9 +172,14 @@ impl RemoteBackend for PgBackend {
     }
 
     fn snapshot(&self, need: &Need) -> trail_query::Result<Store> {
+        let started = Instant::now();
         let mut client = self.client.borrow_mut();
         let client = &mut *client;
         let store = Store::open_in_memory()?;
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "snapshot store created"
+        );
         // Rows change only through a sync's whole-session transactions; one repeatable-read
         // transaction sees one state of them.
         client
@@ -191,6 +205,7 @@ impl RemoteBackend for PgBackend {
                     .join(", ")
             );
             copy_rows(client, &tx, &SESSIONS, &session_query, &[u, h])?;
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "sessions copied");
             if let Some(ids) = &ids {
                 for table in CHILDREN {
                     let (usage_only, usage_rows, bounds) = match need {
@@ -212,7 +227,7 @@ impl RemoteBackend for PgBackend {
                     if table.name == "usage" {
                         // Only counted requests in the range: the reports read no others.
                         let q = format!(
-                            "SELECT {} FROM usage WHERE session_id = ANY($1) AND counted = 1
+                            "SELECT {} FROM usage {CHOSEN} WHERE counted = 1
                                AND ($2::text IS NULL OR timestamp >= $2)
                                AND ($3::text IS NULL OR timestamp < $3){order}",
                             table.columns_without_id().join(", "),
@@ -222,7 +237,7 @@ impl RemoteBackend for PgBackend {
                         continue;
                     }
                     let q = format!(
-                        "SELECT {} FROM {} WHERE session_id = ANY($1){order}",
+                        "SELECT {} FROM {} {CHOSEN}{order}",
                         table.columns_without_id().join(", "),
                         table.name,
                     );
@@ -252,10 +267,12 @@ impl RemoteBackend for PgBackend {
         })();
         let _ = client.batch_execute("COMMIT");
         result?;
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "snapshot made");
         Ok(store)
     }
 
     fn search(&self, o: &SearchOptions) -> trail_query::Result<SearchResults> {
+        let started = Instant::now();
         let tsq = translate(&o.query).map_err(StoreError::InvalidQuery)?;
         let mut client = self.client.borrow_mut();
         let mut params: Vec<Box<dyn ToSql + Sync>> = vec![
@@ -363,6 +380,11 @@ impl RemoteBackend for PgBackend {
                 local_id: r.get(5),
             })
             .collect();
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            candidates = candidates.len(),
+            "search candidates read"
+        );
         let capped = candidates.len() > CANDIDATES;
         candidates.truncate(CANDIDATES);
         let ranked = candidates.len();
@@ -377,58 +399,65 @@ impl RemoteBackend for PgBackend {
                 candidates.sort_by(|a, b| b.timestamp.cmp(&a.timestamp).then_with(|| tie(a, b)))
             }
         }
+        // One hit per turn: its best message; then the chosen messages in one query.
         let mut seen: HashSet<(String, Option<i64>)> = HashSet::new();
-        let mut hits = Vec::new();
-        let meta = client
-            .prepare(
-                "SELECT s.summary, s.source, s.repository, s.branch, s.cwd, m.role, m.kind,
+        let chosen: Vec<&Candidate> = candidates
+            .iter()
+            .filter(|c| seen.insert((c.session_id.clone(), c.turn)))
+            .take(o.limit)
+            .collect();
+        let sessions: Vec<&str> = chosen.iter().map(|c| c.session_id.as_str()).collect();
+        let seqs: Vec<i64> = chosen.iter().map(|c| c.seq).collect();
+        let rows = client
+            .query(
+                "SELECT k.ord, s.summary, s.source, s.repository, s.branch, s.cwd, m.role, m.kind,
                         m.tool_name, coalesce(m.timestamp, s.updated_at), m.text,
                         left(m.tool_input, 1000),
                         CASE WHEN length(m.tool_output) > 800
                              THEN left(m.tool_output, 600) || E'\\n…\\n' || right(m.tool_output, 200)
                              ELSE m.tool_output END
-                 FROM messages m JOIN sessions s ON s.id = m.session_id
-                 WHERE m.session_id = $1 AND m.seq = $2",
+                 FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(sid, seq, ord)
+                 JOIN messages m ON m.session_id = k.sid AND m.seq = k.seq
+                 JOIN sessions s ON s.id = m.session_id
+                 ORDER BY k.ord",
+                &[&sessions, &seqs],
             )
             .map_err(remote)?;
-        for c in &candidates {
-            if hits.len() >= o.limit {
-                break;
-            }
-            if !seen.insert((c.session_id.clone(), c.turn)) {
+        let names = ["text", "tool_input", "tool_output"];
+        let mut hits = Vec::with_capacity(rows.len());
+        for r in rows {
+            let ord: i64 = r.get(0);
+            let Some(c) = usize::try_from(ord - 1).ok().and_then(|i| chosen.get(i)) else {
                 continue;
-            }
-            let r = client
-                .query_one(&meta, &[&c.session_id, &c.seq])
-                .map_err(remote)?;
+            };
             let fields = searched_fields(
-                r.get::<_, Option<&str>>(9),
                 r.get::<_, Option<&str>>(10),
                 r.get::<_, Option<&str>>(11),
+                r.get::<_, Option<&str>>(12),
             );
-            let names = ["text", "tool_input", "tool_output"];
             let at = (0..3)
                 .find(|&i| field_matches(&fields[i], &tsq.marks))
                 .or_else(|| (0..3).find(|&i| !fields[i].is_empty()))
                 .unwrap_or(0);
             hits.push(SearchHit {
                 session_id: c.session_id.clone(),
-                title: r.get(0),
-                source: r.get(1),
-                repository: r.get(2),
-                branch: r.get(3),
-                cwd: r.get(4),
+                title: r.get(1),
+                source: r.get(2),
+                repository: r.get(3),
+                branch: r.get(4),
+                cwd: r.get(5),
                 turn: c.turn,
                 seq: c.seq,
-                role: r.get(5),
-                kind: r.get(6),
-                tool_name: r.get(7),
-                timestamp: r.get(8),
+                role: r.get(6),
+                kind: r.get(7),
+                tool_name: r.get(8),
+                timestamp: r.get(9),
                 field: names[at].to_string(),
                 snippet: snippet(&fields[at], &tsq.marks, HIT_START, HIT_END, 24),
                 score: c.score,
             });
         }
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "search done");
         Ok(SearchResults {
             fts_query: tsq.text,
             hits,

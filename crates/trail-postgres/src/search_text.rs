@@ -49,6 +49,10 @@ pub fn words(text: &str) -> Vec<String> {
 }
 
 fn fold(word: &str) -> String {
+    // Nearly every word is ASCII: no decomposition needed.
+    if word.is_ascii() {
+        return word.to_ascii_lowercase();
+    }
     word.nfd()
         .filter(|c| !is_combining_mark(*c))
         .flat_map(char::to_lowercase)
