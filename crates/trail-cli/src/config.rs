@@ -69,21 +69,25 @@ pub fn data_dir(env: &Env) -> Option<PathBuf> {
         .or_else(|| env.home().map(|h| h.join(".local/share")))
 }
 
-/// Where the process runs, for the browser's scopes: the folder, its git repository
-/// (`owner/name` of the remote) and branch, and the machine's name.
-pub fn here(env: &Env) -> trail_tui::Here {
-    let folder = std::env::current_dir().ok();
-    let repository = folder.as_deref().and_then(trail_ingest::git::repository_of);
-    let branch = folder.as_deref().and_then(trail_ingest::git::branch_of);
-    let host = env
-        .get("HOSTNAME")
+/// This machine's name: `$HOSTNAME`, else `/etc/hostname`.
+pub fn host_name(env: &Env) -> Option<String> {
+    env.get("HOSTNAME")
         .map(|h| h.to_string_lossy().into_owned())
         .or_else(|| {
             std::fs::read_to_string("/etc/hostname")
                 .ok()
                 .map(|h| h.trim().to_string())
         })
-        .filter(|h| !h.is_empty());
+        .filter(|h| !h.is_empty())
+}
+
+/// Where the process runs, for the browser's scopes: the folder, its git repository
+/// (`owner/name` of the remote) and branch, and the machine's name.
+pub fn here(env: &Env) -> trail_tui::Here {
+    let folder = std::env::current_dir().ok();
+    let repository = folder.as_deref().and_then(trail_ingest::git::repository_of);
+    let branch = folder.as_deref().and_then(trail_ingest::git::branch_of);
+    let host = host_name(env);
     trail_tui::Here {
         repository,
         folder,
@@ -268,6 +272,8 @@ pub struct Config {
     pub prices: BTreeMap<String, PriceConfig>,
     /// `[index]`: where `index` looks besides the agents' own folders.
     pub index: IndexConfig,
+    /// `[sync]`: the team store and what may leave this machine.
+    pub sync: SyncConfig,
 }
 
 /// `[index]`
@@ -278,6 +284,21 @@ pub struct IndexConfig {
     /// a project (Aider's chat histories, SpecStory's copies), as `TRAIL_PROJECT_ROOTS` is.
     /// `~/` is the home folder.
     pub project_roots: Vec<String>,
+}
+
+/// `[sync]`: where `trail sync` pushes and what it may push (rules applied before anything is
+/// sent; `[[sync.exclude]]` / `[[sync.include]]` with `repo`, `folder`, `agent`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SyncConfig {
+    /// The team store (`postgres://...`); `TRAIL_SYNC_URL` and the command line win.
+    pub url: Option<String>,
+    /// This machine's name on the team store (default: the host name).
+    pub host: Option<String>,
+    /// Only sessions matching one of these are pushed (none: every session).
+    pub include: Vec<trail_postgres::SyncRule>,
+    /// Sessions matching any of these are never pushed.
+    pub exclude: Vec<trail_postgres::SyncRule>,
 }
 
 /// `[usage]`

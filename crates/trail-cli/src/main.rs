@@ -23,9 +23,17 @@ use crate::output::{ColorChoice, Ui};
 #[derive(Debug, Parser)]
 #[command(name = "trail", version, about, long_about = None, propagate_version = true)]
 struct Cli {
-    /// Use this store instead of $TRAIL_STORE or ~/.local/share/trail/trail.db
-    #[arg(long, global = true, value_name = "PATH")]
+    /// Use this store instead of $TRAIL_STORE or ~/.local/share/trail/trail.db; a
+    /// postgres://... URL reads a team store (list, show, search, sql, usage, standup, tips,
+    /// improve, why)
+    #[arg(long, global = true, value_name = "PATH|URL")]
     store: Option<PathBuf>,
+    /// On a team store: only sessions this database role pushed
+    #[arg(long, global = true, value_name = "ROLE")]
+    user: Option<String>,
+    /// On a team store: only sessions pushed from this machine
+    #[arg(long, global = true, value_name = "NAME")]
+    host: Option<String>,
     /// Look for agent history under this folder instead of the home directory (try `examples/home`)
     #[arg(long, global = true, value_name = "DIR", env = "TRAIL_HOME")]
     home: Option<PathBuf>,
@@ -82,12 +90,59 @@ enum Command {
     Tui(commands::tui::Args),
     /// Serve a local web viewer for every session (127.0.0.1 only; --watch keeps it fresh)
     Serve(commands::serve::Args),
+    /// Push new and changed sessions to a team store on PostgreSQL (redacted; --dry-run)
+    Sync(commands::sync::Args),
+    /// Manage the team store's schema (`trail db migrate`)
+    Db(commands::db::Args),
+    /// Remove sessions from the store for good; the next sync removes them from the team store
+    Forget(commands::forget::Args),
+}
+
+impl Command {
+    /// Whether the command reads a team store (`--store postgres://...`) as well as a local
+    /// one; the others work on the local store only.
+    fn reads_team_store(&self) -> bool {
+        matches!(
+            self,
+            Command::List(_)
+                | Command::Show(_)
+                | Command::Search(_)
+                | Command::Sql(_)
+                | Command::Usage(_)
+                | Command::Standup(_)
+                | Command::Tips(_)
+                | Command::Improve(_)
+                | Command::Why(_)
+                | Command::Db(_)
+        )
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Index(_) => "index",
+            Command::Resume(_) => "resume",
+            Command::Doctor(_) => "doctor",
+            Command::Statusline(_) => "statusline",
+            Command::Export(_) => "export",
+            Command::Import(_) => "import",
+            Command::Mcp(_) => "mcp",
+            Command::Tui(_) => "tui",
+            Command::Serve(_) => "serve",
+            Command::Sync(_) => "sync",
+            Command::Forget(_) => "forget",
+            _ => "this command",
+        }
+    }
 }
 
 /// What every command receives.
 pub struct Ctx {
     pub env: Env,
     pub store_path: PathBuf,
+    /// `--store postgres://...` (or `TRAIL_STORE`): the team store reads go to.
+    pub team_store: Option<String>,
+    /// `--user` / `--host`: whose sessions a team store's reads see.
+    pub team_scope: trail_postgres::TeamScope,
     pub home: Option<PathBuf>,
     pub ui: Ui,
     /// The config file, read once.
@@ -132,9 +187,32 @@ fn main() -> ExitCode {
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }
+    let team_store = store_path
+        .to_str()
+        .filter(|s| trail_postgres::is_postgres_url(s))
+        .map(str::to_string);
+    if team_store.is_some() && !command.reads_team_store() {
+        eprintln!(
+            "error: `trail {}` works on the local store; a team store (postgres://...) is read with list, show, search, sql, usage, standup, tips, improve and why",
+            command.name()
+        );
+        return ExitCode::from(2);
+    }
+    if team_store.is_none()
+        && (cli.user.is_some() || cli.host.is_some())
+        && command.reads_team_store()
+    {
+        eprintln!("error: --user and --host filter a team store: give --store postgres://...");
+        return ExitCode::from(2);
+    }
     let mut ctx = Ctx {
         env,
         store_path,
+        team_store,
+        team_scope: trail_postgres::TeamScope {
+            user: cli.user.clone(),
+            host: cli.host.clone(),
+        },
         home: cli.home.clone(),
         ui,
         config: loaded,
@@ -171,6 +249,9 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Mcp(a) => commands::mcp::run(ctx, a),
         Command::Tui(a) => commands::tui::run(ctx, a),
         Command::Serve(a) => commands::serve::run(ctx, a),
+        Command::Sync(a) => commands::sync::run(ctx, a),
+        Command::Db(a) => commands::db::run(ctx, a),
+        Command::Forget(a) => commands::forget::run(ctx, a),
     }
 }
 

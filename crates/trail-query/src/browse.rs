@@ -13,7 +13,9 @@ impl Query {
     /// Returns, for each of `ids` that has any, how many sessions descend from it (subagents,
     /// forks, their own subagents), so a list of root sessions can show `+N` beside each.
     pub fn descendant_counts(&self, ids: &[String]) -> Result<HashMap<String, i64>> {
-        Ok(self.store().descendant_counts(ids)?)
+        Ok(self
+            .reader(|| crate::Need::SessionTable)?
+            .descendant_counts(ids)?)
     }
 }
 

@@ -26,6 +26,13 @@ pub enum QueryError {
     /// `git` could not answer (not a repository, no such line, git missing).
     #[error("{0}")]
     Git(String),
+    /// The team store failed (cannot connect, a query failed on the server).
+    #[error("team store: {0}")]
+    Remote(String),
+    /// The team store refused something the caller asked (a role without the right, a
+    /// query it cannot read).
+    #[error("{0}")]
+    RemoteRefused(String),
 }
 
 impl QueryError {
@@ -34,7 +41,11 @@ impl QueryError {
     /// answer these as usage errors (exit 2, MCP `isError`, HTTP 4xx), never as crashes.
     pub fn is_caller_error(&self) -> bool {
         match self {
-            QueryError::NoStore(_) | QueryError::Invalid(_) | QueryError::Git(_) => true,
+            QueryError::NoStore(_)
+            | QueryError::Invalid(_)
+            | QueryError::Git(_)
+            | QueryError::RemoteRefused(_) => true,
+            QueryError::Remote(_) => false,
             QueryError::Store(e) => matches!(
                 e,
                 StoreError::NotFound(_)

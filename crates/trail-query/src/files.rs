@@ -7,7 +7,7 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 use trail_store::{FileMatch, FileTouchRow};
 
-use crate::{Query, QueryError, Result};
+use crate::{Need, Query, QueryError, Result};
 
 /// Which file, and how much of its history.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -93,15 +93,17 @@ impl Query {
         let limit = if r.limit == 0 { 50 } else { r.limit };
         // The store asks `place` about each session before reading its turns, so it reads
         // only what the answer needs.
-        let touches: Vec<FileTouchRow> = self.store.file_history(
-            &FileMatch {
-                absolute: place.absolute.clone(),
-                relative: place.relative.clone(),
-                repository: None,
-            },
-            limit,
-            |row| place.matches(row),
-        )?;
+        let touches: Vec<FileTouchRow> = self
+            .reader(|| Need::FileNamed(file_name(&r.path)))?
+            .file_history(
+                &FileMatch {
+                    absolute: place.absolute.clone(),
+                    relative: place.relative.clone(),
+                    repository: None,
+                },
+                limit,
+                |row| place.matches(row),
+            )?;
         Ok(FileHistory {
             absolute: place.absolute,
             relative: place.relative,
@@ -138,7 +140,9 @@ impl Query {
         let blame = blame_line(Path::new(&absolute), line)?;
         let mut verdict = None;
         if let Some(commit) = &blame.commit {
-            let referencing = self.store.sessions_referencing_commit(commit)?;
+            let referencing = self
+                .reader(|| Need::FileNamed(file_name(&r.path)))?
+                .sessions_referencing_commit(commit)?;
             if let Some((session_id, turn)) = referencing.into_iter().next() {
                 verdict = Some(WhyVerdict::ReferencedCommit { session_id, turn });
             }
@@ -299,6 +303,13 @@ impl Place {
         };
         same_repo || in_checkout
     }
+}
+
+/// The last part of a path as written (`src/main.rs` -> `main.rs`): a remote copies only
+/// the sessions that touched a file of that name.
+fn file_name(path: &str) -> String {
+    let path = path.trim().trim_end_matches(['/', '\\']);
+    path.rsplit(['/', '\\']).next().unwrap_or(path).to_string()
 }
 
 /// The folder holding `.git` (a folder, or a file in a worktree) above `start`.

@@ -10,6 +10,7 @@
 //!
 //! No printing, no environment: the caller passes the store's path and the clock.
 
+mod backend;
 mod browse;
 mod diff;
 mod error;
@@ -23,6 +24,7 @@ pub mod time;
 
 use std::path::{Path, PathBuf};
 
+pub use backend::{Need, RemoteBackend};
 pub use browse::InlineFilters;
 pub use error::{QueryError, Result};
 pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyChange, WhyVerdict};
@@ -45,10 +47,16 @@ pub use trail_store::{
 
 use trail_store::Store;
 
-/// A session store opened for frontends' reads.
+use crate::backend::Reader;
+
+/// A session store opened for frontends' reads: the local SQLite store, or a team store
+/// ([`Query::from_remote`]).
 pub struct Query {
+    /// The local store; for a team store, an empty in-memory one (nothing is indexed into a
+    /// team store: `trail sync` pushes to it).
     store: Store,
     path: PathBuf,
+    remote: Option<Box<dyn RemoteBackend>>,
 }
 
 impl Query {
@@ -63,6 +71,7 @@ impl Query {
         Ok(Query {
             store,
             path: path.to_path_buf(),
+            remote: None,
         })
     }
 
@@ -77,16 +86,50 @@ impl Query {
         Ok(Query {
             store,
             path: path.to_path_buf(),
+            remote: None,
         })
     }
 
     /// Wraps an open store (tests, and frontends that index and then read).
     pub fn from_store(store: Store) -> Query {
         let path = store.path().to_path_buf();
-        Query { store, path }
+        Query {
+            store,
+            path,
+            remote: None,
+        }
     }
 
-    /// The store's file.
+    /// Reads from a team store (PostgreSQL: `trail_postgres::PgBackend`). The answers are the
+    /// local store's for the same data (see [`RemoteBackend`]).
+    pub fn from_remote(remote: Box<dyn RemoteBackend>) -> Result<Query> {
+        let path = PathBuf::from(remote.describe());
+        Ok(Query {
+            store: Store::open_in_memory()?,
+            path,
+            remote: Some(remote),
+        })
+    }
+
+    /// Whether this reads a team store.
+    pub fn is_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// The store a read runs on: the local one, or a snapshot holding what `need` asks for.
+    pub(crate) fn reader(&self, need: impl FnOnce() -> Need) -> Result<Reader<'_>> {
+        match &self.remote {
+            None => Ok(Reader::Local(&self.store)),
+            Some(r) => Ok(Reader::Snapshot(r.snapshot(&need())?)),
+        }
+    }
+
+    /// The team store, when this reads one.
+    pub(crate) fn remote(&self) -> Option<&dyn RemoteBackend> {
+        self.remote.as_deref()
+    }
+
+    /// The store's file (for a team store, its URL without the password).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -103,11 +146,17 @@ impl Query {
 
     /// When an index run last finished (ISO time), if ever.
     pub fn last_indexed_at(&self) -> Result<Option<String>> {
+        if let Some(r) = self.remote() {
+            return r.last_synced_at();
+        }
         Ok(self.store.last_indexed_at()?)
     }
 
     /// How many sessions the store holds (main sessions and subagents).
     pub fn session_count(&self) -> Result<i64> {
+        if let Some(r) = self.remote() {
+            return r.session_count();
+        }
         Ok(self
             .store
             .connection()

@@ -8,7 +8,7 @@ use trail_report::{
 };
 
 use crate::time::Clock;
-use crate::{parse_source, Query, QueryError, Result};
+use crate::{parse_source, Need, Query, QueryError, Result};
 
 /// The reports there are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,8 +110,14 @@ impl Query {
         options: &UsageOptions,
     ) -> Result<UsageReport> {
         let (filter, zone) = f.resolve(clock)?;
+        // The rollup's days are UTC days: another zone, or a range cut inside a day, reads
+        // the requests themselves.
+        let rows = !zone.is_utc() || filter.since.is_some() || filter.until.is_some();
         Ok(trail_report::usage_with(
-            &self.store,
+            &*self.reader(|| Need::Usage {
+                filter: filter.clone(),
+                rows,
+            })?,
             &filter,
             by,
             prices,
@@ -130,7 +136,10 @@ impl Query {
     ) -> Result<BlocksReport> {
         let (filter, zone) = f.resolve(clock)?;
         Ok(trail_report::blocks(
-            &self.store,
+            &*self.reader(|| Need::Usage {
+                filter: filter.clone(),
+                rows: true,
+            })?,
             &filter,
             prices,
             &zone,
@@ -142,7 +151,11 @@ impl Query {
     /// What happened in the range (default: the last 24 hours), by repository and branch.
     pub fn standup(&self, f: &ReportFilter, clock: &Clock) -> Result<Standup> {
         let (filter, zone) = f.resolve(clock)?;
-        let mut report = trail_report::standup(&self.store, &filter, clock.now)?;
+        let mut report = trail_report::standup(
+            &*self.reader(|| Need::Activity(filter.clone()))?,
+            &filter,
+            clock.now,
+        )?;
         report.time_zone = zone.name().to_string();
         Ok(report)
     }
@@ -150,13 +163,20 @@ impl Query {
     /// Usage patterns with their numbers.
     pub fn tips(&self, f: &ReportFilter, prices: &PriceTable, clock: &Clock) -> Result<Tips> {
         let (filter, _) = f.resolve(clock)?;
-        Ok(trail_report::tips(&self.store, &filter, prices)?)
+        Ok(trail_report::tips(
+            &*self.reader(|| Need::Activity(filter.clone()))?,
+            &filter,
+            prices,
+        )?)
     }
 
     /// Where the agents struggled, with evidence.
     pub fn improve(&self, f: &ReportFilter, clock: &Clock) -> Result<ImproveReport> {
         let (filter, _) = f.resolve(clock)?;
-        Ok(trail_report::improve(&self.store, &filter)?)
+        Ok(trail_report::improve(
+            &*self.reader(|| Need::Activity(filter.clone()))?,
+            &filter,
+        )?)
     }
 }
 

@@ -34,15 +34,16 @@ impl Query {
     /// conversation). A source whose agent cannot resume from a command line is an error that
     /// says how to read the session instead.
     pub fn reopen(&self, id_or_prefix: &str) -> Result<Reopen> {
-        let mut id = self.resolve_id(id_or_prefix)?;
-        let mut row = self.store.session(&id)?;
+        let store = self.reader(|| crate::Need::SessionTable)?;
+        let mut id = store.resolve_session_id(id_or_prefix.trim())?;
+        let mut row = store.session(&id)?;
         let mut seen = vec![id.clone()];
         while let Some(parent) = row.parent_session_id.clone() {
             // A link cycle (corrupt data) must not loop forever.
             if seen.contains(&parent) {
                 break;
             }
-            match self.store.find_session(&parent)? {
+            match store.find_session(&parent)? {
                 Some(p) => {
                     seen.push(parent.clone());
                     id = parent;
@@ -51,7 +52,7 @@ impl Query {
                 None => break,
             }
         }
-        let native = self.store.native_id(&id)?;
+        let native = store.native_id(&id)?;
         reopen_command(&row, native.as_deref()).ok_or_else(|| {
             QueryError::Invalid(format!(
                 "{} sessions cannot be reopened from the command line ({id}); read it with `trail show {id}`",

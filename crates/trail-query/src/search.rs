@@ -73,7 +73,7 @@ impl Query {
                 }
                 _ => None,
             };
-        Ok(self.store.search(&SearchOptions {
+        let options = SearchOptions {
             query: r.query.clone(),
             source: r.filter.source_name()?,
             repo: r.filter.repo.clone(),
@@ -95,7 +95,11 @@ impl Query {
                 0 => 20,
                 n => n.min(MAX_HITS),
             },
-        })?)
+        };
+        match self.remote() {
+            Some(remote) => remote.search(&options),
+            None => Ok(self.store.search(&options)?),
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use trail_store::{ContinuationLink, ListFilter, MessageRow, SessionDetail, SessionRow};
 
 use crate::time::Clock;
-use crate::{parse_source, Query, QueryError, Result};
+use crate::{parse_source, Need, Query, QueryError, Result};
 
 /// Which sessions: every field optional, all given ones must hold. Times are as people write
 /// them (`7d`, `2026-11-01`, RFC 3339), read by the request's [`Clock`].
@@ -89,17 +89,14 @@ pub struct DetailRequest {
 impl Query {
     /// Resolves an exact id or a unique prefix to the session's id.
     pub fn resolve_id(&self, id_or_prefix: &str) -> Result<String> {
-        let id = id_or_prefix.trim();
-        if id.is_empty() {
-            return Err(QueryError::Invalid("a session id is empty".into()));
-        }
-        Ok(self.store.resolve_session_id(id)?)
+        resolve(&*self.reader(|| Need::SessionTable)?, id_or_prefix)
     }
 
     /// One session's row.
     pub fn session(&self, id_or_prefix: &str) -> Result<SessionRow> {
-        let id = self.resolve_id(id_or_prefix)?;
-        Ok(self.store.session(&id)?)
+        let store = self.reader(|| Need::SessionTable)?;
+        let id = resolve(&store, id_or_prefix)?;
+        Ok(store.session(&id)?)
     }
 
     /// Sessions, most recently active first, one page at a time.
@@ -107,20 +104,22 @@ impl Query {
         let (since, until) = r.filter.bounds(clock)?;
         let after = r.cursor.as_deref().map(decode_cursor).transpose()?;
         let limit = (r.limit > 0).then_some(r.limit);
-        let mut sessions = self.store.list_sessions(&ListFilter {
-            source: r.filter.source_name()?,
-            repo: r.filter.repo.clone(),
-            cwd: r.filter.cwd.clone(),
-            branch: r.filter.branch.clone(),
-            model: r.filter.model.clone(),
-            since,
-            until,
-            // One more than asked tells whether there is a next page.
-            limit: limit.map(|l| l + 1),
-            include_subagents: r.include_subagents,
-            after,
-            oldest_first: r.oldest_first,
-        })?;
+        let mut sessions = self
+            .reader(|| Need::SessionTable)?
+            .list_sessions(&ListFilter {
+                source: r.filter.source_name()?,
+                repo: r.filter.repo.clone(),
+                cwd: r.filter.cwd.clone(),
+                branch: r.filter.branch.clone(),
+                model: r.filter.model.clone(),
+                since,
+                until,
+                // One more than asked tells whether there is a next page.
+                limit: limit.map(|l| l + 1),
+                include_subagents: r.include_subagents,
+                after,
+                oldest_first: r.oldest_first,
+            })?;
         let next_cursor = match limit {
             Some(l) if sessions.len() > l => {
                 sessions.truncate(l);
@@ -138,17 +137,20 @@ impl Query {
     /// checkpoints.
     pub fn detail(&self, r: &DetailRequest) -> Result<SessionDetail> {
         let id = self.resolve_id(&r.id)?;
-        let session = self.store.session(&id)?;
+        let store = self.reader(|| Need::SessionRows(vec![id.clone()]))?;
+        let session = store.session(&id)?;
         check_turn_range(&session, r.from_turn, r.to_turn)?;
         // Only the turns asked for are read (a one-turn preview of a huge session stays cheap).
         let range = (r.from_turn.is_some() || r.to_turn.is_some())
             .then(|| (r.from_turn.unwrap_or(0), r.to_turn.unwrap_or(i64::MAX)));
-        Ok(self.store.session_detail_turns(&id, range)?)
+        Ok(store.session_detail_turns(&id, range)?)
     }
 
     /// Continuation links (`trail resume ID --in AGENT`) touching any of `ids`, either way.
     pub fn continuation_links(&self, ids: &[&str]) -> Result<Vec<ContinuationLink>> {
-        Ok(self.store.continuation_links(ids)?)
+        Ok(self
+            .reader(|| Need::SessionTable)?
+            .continuation_links(ids)?)
     }
 
     /// Calls `f` with the messages of `session` from `from_seq` on, in order, until it returns
@@ -164,7 +166,9 @@ impl Query {
         f: impl FnMut(MessageRow) -> bool,
     ) -> Result<()> {
         check_turn_range(session, from_turn, to_turn)?;
-        Ok(self.store.for_each_message_from(&session.id, from_seq, f)?)
+        Ok(self
+            .reader(|| Need::SessionRows(vec![session.id.clone()]))?
+            .for_each_message_from(&session.id, from_seq, f)?)
     }
 
     /// Each id's shortest prefix that opens exactly that session (at least 8 characters after
@@ -173,13 +177,22 @@ impl Query {
         &self,
         ids: impl IntoIterator<Item = &'a str>,
     ) -> Result<std::collections::HashMap<String, String>> {
-        Ok(self.store.short_ids(ids)?)
+        Ok(self.reader(|| Need::SessionTable)?.short_ids(ids)?)
     }
 
     /// The sessions whose parent is `id` (subagents, forks), oldest first.
     pub fn children(&self, id: &str) -> Result<Vec<SessionRow>> {
-        Ok(self.store.subagent_sessions(id)?)
+        Ok(self.reader(|| Need::SessionTable)?.subagent_sessions(id)?)
     }
+}
+
+/// Resolves an id or unique prefix on `store`.
+fn resolve(store: &trail_store::Store, id_or_prefix: &str) -> Result<String> {
+    let id = id_or_prefix.trim();
+    if id.is_empty() {
+        return Err(QueryError::Invalid("a session id is empty".into()));
+    }
+    Ok(store.resolve_session_id(id)?)
 }
 
 /// Refuses a turn range outside the session's turns, or one whose first turn comes after its

@@ -47,12 +47,18 @@ impl SqlRequest {
 impl Query {
     /// Runs one read-only statement.
     pub fn sql(&self, r: &SqlRequest) -> Result<SqlResult> {
+        if let Some(remote) = self.remote() {
+            return remote.sql(&r.sql, r.limits);
+        }
         let db = ReadOnlySql::open(&self.path)?;
         Ok(db.query(&r.sql, r.limits)?)
     }
 
     /// Every table and view with a line on each column.
     pub fn schema(&self) -> Result<Vec<TableDoc>> {
+        if let Some(remote) = self.remote() {
+            return remote.schema();
+        }
         Ok(ReadOnlySql::open(&self.path)?.schema()?)
     }
 

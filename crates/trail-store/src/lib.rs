@@ -7,6 +7,7 @@
 //! leaves the last committed state.
 
 mod export;
+mod forget;
 mod history;
 mod read;
 mod schema;
@@ -23,6 +24,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 pub use export::{ExportMessage, ToolResultRow};
+pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
     like_escape, ContinuationLink, DoctorFileStats, EditCallRow, IssueRow, ListFilter, MessageRow,

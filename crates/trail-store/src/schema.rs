@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0010_usage_counted_time.sql"),
     include_str!("../migrations/0011_tool_call_index.sql"),
     include_str!("../migrations/0012_file_snapshots.sql"),
+    include_str!("../migrations/0013_forget.sql"),
 ];
 
 /// The schema version this build writes.

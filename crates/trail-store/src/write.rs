@@ -368,6 +368,10 @@ fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
         .unwrap_or_default();
     let mut listed: HashSet<String> = session_ids.iter().cloned().collect();
     for session in &record.sessions {
+        // A session removed with `trail forget` stays gone until `trail forget --restore`.
+        if crate::forget::is_forgotten(tx, session.meta.id.as_str())? {
+            continue;
+        }
         let existed = session_exists(tx, session.meta.id.as_str())?;
         if !record.continuation {
             if existed {
@@ -474,7 +478,7 @@ fn session_exists(tx: &Transaction<'_>, id: &str) -> Result<bool> {
 }
 
 /// Deletes everything stored under a session except its `sessions` row.
-fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<()> {
+pub(crate) fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<()> {
     // Full-text rows go one by one, for the reason given in `insert_messages`.
     let turn_ids: Vec<i64> = tx
         .prepare_cached("SELECT id FROM turns WHERE session_id = ?1")?

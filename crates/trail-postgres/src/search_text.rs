@@ -1,0 +1,438 @@
+//! What full-text search sees, cut the way the local store cuts it, and the query syntax
+//! translated to `tsquery`.
+//!
+//! The local store's FTS5 tokenizer (`unicode61 remove_diacritics 2`) makes a word of every run
+//! of letters and digits, folds case and drops diacritics. PostgreSQL's parser does not: it keeps
+//! `src/main.rs` as one file-name token, `foo-bar` as a compound plus its parts, and so on, so
+//! `main` would not find `src/main.rs` there while it does locally. trail therefore builds the
+//! `tsvector` itself (lexemes with positions, as `tsvector` input text) from the same text the
+//! local index sees (the caps of `message_search_source`, escape sequences stripped), and
+//! builds the `tsquery` from the same words: the server does the matching (GIN) and the ranking
+//! (`ts_rank`), on exactly the local store's words.
+
+use std::collections::BTreeMap;
+
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+/// The message kinds search sees (the local view `message_search_source` says the same).
+pub const SEARCHED_KINDS: [&str; 6] = [
+    "prompt",
+    "text",
+    "tool_call",
+    "tool_result",
+    "error",
+    "summary",
+];
+
+/// `tsvector` positions stop at this (PostgreSQL's limit); later words keep this position.
+const MAX_POSITION: usize = 16_383;
+/// PostgreSQL refuses longer lexemes; FTS5 would index them, but no one searches for them.
+const MAX_LEXEME_BYTES: usize = 2_047;
+
+/// The words of `text`: runs of letters and digits, lower-cased, diacritics dropped.
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() || (is_combining_mark(c) && !word.is_empty()) {
+            word.push(c);
+        } else if !word.is_empty() {
+            out.push(fold(&word));
+            word.clear();
+        }
+    }
+    if !word.is_empty() {
+        out.push(fold(&word));
+    }
+    out
+}
+
+fn fold(word: &str) -> String {
+    // Nearly every word is ASCII: no decomposition needed.
+    if word.is_ascii() {
+        return word.to_ascii_lowercase();
+    }
+    word.nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The three searched fields of a message as the local index sees them: text, the first 1,000
+/// characters of the tool input, and the tool output (its first 600 and last 200 characters
+/// when longer than 800), escape sequences stripped.
+pub fn searched_fields(
+    text: Option<&str>,
+    tool_input: Option<&str>,
+    tool_output: Option<&str>,
+) -> [String; 3] {
+    let strip = |s: &str| trail_store::strip_ansi(s).into_owned();
+    let input: Option<String> = tool_input.map(|s| s.chars().take(1000).collect());
+    let output = tool_output.map(|s| {
+        let n = s.chars().count();
+        if n > 800 {
+            let head: String = s.chars().take(600).collect();
+            let tail: String = s.chars().skip(n - 200).collect();
+            format!("{head}\n…\n{tail}")
+        } else {
+            s.to_string()
+        }
+    });
+    [
+        text.map(strip).unwrap_or_default(),
+        input.as_deref().map(strip).unwrap_or_default(),
+        output.as_deref().map(strip).unwrap_or_default(),
+    ]
+}
+
+/// The `tsvector` (as PostgreSQL's input text) of a message's three fields. Fields are weighted
+/// A (text), B (tool input), C (tool output) for ranking, and a gap of one position between
+/// fields keeps a phrase from matching across two of them (FTS5 phrases stay in one column).
+pub fn tsvector_text(fields: &[String; 3]) -> String {
+    let mut lexemes: BTreeMap<String, Vec<(usize, char)>> = BTreeMap::new();
+    let mut position = 0usize;
+    for (field, weight) in fields.iter().zip(['A', 'B', 'C']) {
+        for w in words(field) {
+            position += 1;
+            if w.len() > MAX_LEXEME_BYTES {
+                continue;
+            }
+            lexemes
+                .entry(w)
+                .or_default()
+                .push((position.min(MAX_POSITION), weight));
+        }
+        position += 1;
+    }
+    let mut out = String::new();
+    for (lexeme, positions) in lexemes {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        push_quoted(&mut out, &lexeme);
+        out.push(':');
+        // At most 256 positions per lexeme are kept by PostgreSQL; keep the first ones.
+        let mut last = 0;
+        let mut first = true;
+        for (p, weight) in positions.into_iter().take(256) {
+            if p == last {
+                continue;
+            }
+            last = p;
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(&p.to_string());
+            out.push(weight);
+        }
+    }
+    out
+}
+
+/// Quotes a lexeme for `tsvector` / `tsquery` input (`'` doubled, `\` escaped).
+fn push_quoted(out: &mut String, lexeme: &str) {
+    out.push('\'');
+    for c in lexeme.chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+/// One item of a user query (the local store's lexer, in the same order of rules).
+#[derive(Debug, Clone, PartialEq)]
+enum Lexeme {
+    Term { words: Vec<String>, prefix: bool },
+    And,
+    Or,
+    Not,
+}
+
+fn lex(q: &str) -> Vec<Lexeme> {
+    let mut out = Vec::new();
+    let mut chars = q.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+            continue;
+        }
+        if c == '"' {
+            chars.next();
+            let mut text = String::new();
+            for c in chars.by_ref() {
+                if c == '"' {
+                    break;
+                }
+                text.push(c);
+            }
+            let mut prefix = false;
+            while chars.peek() == Some(&'*') {
+                chars.next();
+                prefix = true;
+            }
+            out.push(Lexeme::Term {
+                words: words(&text),
+                prefix,
+            });
+            continue;
+        }
+        let mut word = String::new();
+        while let Some(&c) = chars.peek() {
+            if c.is_whitespace() || c == '"' {
+                break;
+            }
+            word.push(c);
+            chars.next();
+        }
+        out.push(match word.as_str() {
+            "AND" => Lexeme::And,
+            "OR" => Lexeme::Or,
+            "NOT" => Lexeme::Not,
+            _ => {
+                let stem = word.trim_end_matches('*');
+                Lexeme::Term {
+                    prefix: stem.len() != word.len(),
+                    words: words(stem),
+                }
+            }
+        });
+    }
+    // A term without a letter or digit holds no word: the local store ignores it too.
+    out.retain(|l| !matches!(l, Lexeme::Term { words, .. } if words.is_empty()));
+    out
+}
+
+/// A query translated: the `tsquery` text, and the words worth marking in a snippet (each with
+/// whether it is a prefix).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TsQuery {
+    pub text: String,
+    pub marks: Vec<(String, bool)>,
+}
+
+/// Translates a query in the local store's syntax (see `trail_store::translate_query`) into
+/// `tsquery` input text. A query the local store refuses is refused with its message, so both
+/// engines accept the same queries and say the same things about the others.
+pub fn translate(q: &str) -> Result<TsQuery, String> {
+    trail_store::translate_query(q)?;
+    let lexemes = lex(q);
+    let mut marks: Vec<(String, bool)> = Vec::new();
+    let mut after_not = false;
+    for l in &lexemes {
+        match l {
+            Lexeme::Term { words, prefix } => {
+                if !after_not {
+                    let n = words.len();
+                    for (i, w) in words.iter().enumerate() {
+                        let m = (w.clone(), *prefix && i + 1 == n);
+                        if !marks.contains(&m) {
+                            marks.push(m);
+                        }
+                    }
+                }
+                after_not = false;
+            }
+            Lexeme::Not => after_not = true,
+            Lexeme::And | Lexeme::Or => {}
+        }
+    }
+    // query := group ((AND)? group | NOT group)*; group := term (OR term)*. The local
+    // translation succeeded, so the shape is valid.
+    let mut out = String::new();
+    let mut i = 0;
+    let mut first = true;
+    while i < lexemes.len() {
+        let negate = match lexemes[i] {
+            Lexeme::And => {
+                i += 1;
+                false
+            }
+            Lexeme::Not => {
+                i += 1;
+                true
+            }
+            _ => false,
+        };
+        let mut alternatives = Vec::new();
+        while let Some(Lexeme::Term { words, prefix }) = lexemes.get(i) {
+            alternatives.push(phrase(words, *prefix));
+            i += 1;
+            if lexemes.get(i) == Some(&Lexeme::Or) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if alternatives.is_empty() {
+            return Err("the query cannot be read".to_string());
+        }
+        let group = format!("({})", alternatives.join(" | "));
+        if first {
+            out = group;
+            first = false;
+        } else if negate {
+            out = format!("({out}) & !{group}");
+        } else {
+            out = format!("({out}) & {group}");
+        }
+    }
+    Ok(TsQuery { text: out, marks })
+}
+
+fn phrase(words: &[String], prefix: bool) -> String {
+    let n = words.len();
+    let parts: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let mut s = String::new();
+            push_quoted(&mut s, w);
+            if prefix && i + 1 == n {
+                s.push_str(":*");
+            }
+            s
+        })
+        .collect();
+    format!("({})", parts.join(" <-> "))
+}
+
+/// Whether `word` (folded) matches a mark.
+fn marked(word: &str, marks: &[(String, bool)]) -> bool {
+    marks.iter().any(|(m, prefix)| {
+        if *prefix {
+            word.starts_with(m.as_str())
+        } else {
+            word == m
+        }
+    })
+}
+
+/// Whether a field holds a marked word (the field a hit is shown from).
+pub fn field_matches(field: &str, marks: &[(String, bool)]) -> bool {
+    words(field).iter().any(|w| marked(w, marks))
+}
+
+/// A snippet of `text` around its first marked word: about `max_words` words, matches between
+/// `start` and `end`, `…` where text was left out (as the local store's `snippet()` shows it).
+pub fn snippet(
+    text: &str,
+    marks: &[(String, bool)],
+    start: char,
+    end: char,
+    max_words: usize,
+) -> String {
+    // Word spans by byte offset, the same cut as `words`.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let inside = c.is_alphanumeric() || (is_combining_mark(c) && open.is_some());
+        match (inside, open) {
+            (true, None) => open = Some(i),
+            (false, Some(s)) => {
+                spans.push((s, i));
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = open {
+        spans.push((s, text.len()));
+    }
+    if spans.is_empty() {
+        return String::new();
+    }
+    let hit = spans
+        .iter()
+        .position(|&(a, b)| marked(&fold(&text[a..b]), marks))
+        .unwrap_or(0);
+    let first = hit.saturating_sub(max_words / 4);
+    let last = (first + max_words).min(spans.len());
+    let from = if first == 0 { 0 } else { spans[first].0 };
+    let to = if last == spans.len() {
+        text.len()
+    } else {
+        spans[last - 1].1
+    };
+    let mut out = String::new();
+    if first > 0 {
+        out.push('…');
+    }
+    let mut at = from;
+    for &(a, b) in &spans[first..last] {
+        out.push_str(&text[at..a]);
+        if marked(&fold(&text[a..b]), marks) {
+            out.push(start);
+            out.push_str(&text[a..b]);
+            out.push(end);
+        } else {
+            out.push_str(&text[a..b]);
+        }
+        at = b;
+    }
+    out.push_str(&text[at..to]);
+    if last < spans.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_cut_as_fts5_unicode61_cuts_them() {
+        assert_eq!(words("src/main.rs:12"), ["src", "main", "rs", "12"]);
+        assert_eq!(words("Café E0308 foo-bar"), ["cafe", "e0308", "foo", "bar"]);
+        assert_eq!(words("  --release  "), ["release"]);
+        assert!(words("*** --- ").is_empty());
+    }
+
+    #[test]
+    fn queries_become_tsqueries() {
+        let t = |q: &str| translate(q).unwrap().text;
+        assert_eq!(t("cargo test"), "((('cargo'))) & (('test'))");
+        assert_eq!(
+            t("\"cargo test --release\""),
+            "(('cargo' <-> 'test' <-> 'release'))"
+        );
+        assert_eq!(t("mismatch*"), "(('mismatch':*))");
+        assert_eq!(
+            t("timeout retry OR backoff"),
+            "((('timeout'))) & (('retry') | ('backoff'))"
+        );
+        assert_eq!(t("a NOT b"), "((('a'))) & !(('b'))");
+        assert_eq!(t("it's"), "(('it' <-> 's'))");
+        assert!(translate("OR x").is_err());
+        assert!(translate("--- ***").is_err());
+        let marks = translate("alpha NOT beta gam*").unwrap().marks;
+        assert_eq!(marks, [("alpha".into(), false), ("gam".into(), true)]);
+    }
+
+    #[test]
+    fn tsvectors_keep_fields_apart_and_weighted() {
+        let v = tsvector_text(&["fix bug".into(), "bug".into(), String::new()]);
+        assert_eq!(v, "'bug':2A,4B 'fix':1A");
+    }
+
+    #[test]
+    fn snippets_mark_whole_words() {
+        let marks = vec![("main".to_string(), false)];
+        let s = snippet("open src/main.rs now", &marks, '[', ']', 24);
+        assert_eq!(s, "open src/[main].rs now");
+    }
+
+    #[test]
+    fn long_fields_are_cut_like_the_local_view() {
+        let out: String = "x".repeat(900);
+        let [_, _, o] = searched_fields(None, None, Some(&out));
+        assert_eq!(o.chars().count(), 600 + 3 + 200);
+        let [_, i, _] = searched_fields(None, Some(&"y".repeat(1200)), None);
+        assert_eq!(i.len(), 1000);
+    }
+}
