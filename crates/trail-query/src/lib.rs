@@ -52,9 +52,9 @@ use crate::backend::Reader;
 /// A session store opened for frontends' reads: the local SQLite store, or a team store
 /// ([`Query::from_remote`]).
 pub struct Query {
-    /// The local store; for a team store, an empty in-memory one (nothing is indexed into a
-    /// team store: `trail sync` pushes to it).
-    store: Store,
+    /// The local store; for a team store, an empty in-memory one made when first asked for
+    /// (nothing is indexed into a team store: `trail sync` pushes to it).
+    store: std::cell::OnceCell<Store>,
     path: PathBuf,
     remote: Option<Box<dyn RemoteBackend>>,
 }
@@ -69,7 +69,7 @@ impl Query {
         }
         let store = Store::open(path)?;
         Ok(Query {
-            store,
+            store: store.into(),
             path: path.to_path_buf(),
             remote: None,
         })
@@ -84,7 +84,7 @@ impl Query {
         }
         let store = Store::open_read_only(path)?;
         Ok(Query {
-            store,
+            store: store.into(),
             path: path.to_path_buf(),
             remote: None,
         })
@@ -94,7 +94,7 @@ impl Query {
     pub fn from_store(store: Store) -> Query {
         let path = store.path().to_path_buf();
         Query {
-            store,
+            store: store.into(),
             path,
             remote: None,
         }
@@ -105,7 +105,7 @@ impl Query {
     pub fn from_remote(remote: Box<dyn RemoteBackend>) -> Result<Query> {
         let path = PathBuf::from(remote.describe());
         Ok(Query {
-            store: Store::open_in_memory()?,
+            store: std::cell::OnceCell::new(),
             path,
             remote: Some(remote),
         })
@@ -119,7 +119,7 @@ impl Query {
     /// The store a read runs on: the local one, or a snapshot holding what `need` asks for.
     pub(crate) fn reader(&self, need: impl FnOnce() -> Need) -> Result<Reader<'_>> {
         match &self.remote {
-            None => Ok(Reader::Local(&self.store)),
+            None => Ok(Reader::Local(self.store())),
             Some(r) => Ok(Reader::Snapshot(r.snapshot(&need())?)),
         }
     }
@@ -136,12 +136,13 @@ impl Query {
 
     /// The underlying store (for the ingest, which writes).
     pub fn store(&self) -> &Store {
-        &self.store
+        self.store.get_or_init(empty_store)
     }
 
     /// The underlying store, mutably (the ingest writes through it).
     pub fn store_mut(&mut self) -> &mut Store {
-        &mut self.store
+        self.store.get_or_init(empty_store);
+        self.store.get_mut().expect("initialized just above")
     }
 
     /// When an index run last finished (ISO time), if ever.
@@ -149,7 +150,7 @@ impl Query {
         if let Some(r) = self.remote() {
             return r.last_synced_at();
         }
-        Ok(self.store.last_indexed_at()?)
+        Ok(self.store().last_indexed_at()?)
     }
 
     /// How many sessions the store holds (main sessions and subagents).
@@ -158,11 +159,16 @@ impl Query {
             return r.session_count();
         }
         Ok(self
-            .store
+            .store()
             .connection()
             .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
             .map_err(trail_store::StoreError::from)?)
     }
+}
+
+/// The empty in-memory store a team store's `Query` lends when asked for its local store.
+fn empty_store() -> Store {
+    Store::open_in_memory().expect("an in-memory SQLite store opens")
 }
 
 /// Validates a source name (`claude-code`, `codex`...), with the list of known ones on error.

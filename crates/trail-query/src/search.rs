@@ -98,7 +98,7 @@ impl Query {
         };
         match self.remote() {
             Some(remote) => remote.search(&options),
-            None => Ok(self.store.search(&options)?),
+            None => Ok(self.store().search(&options)?),
         }
     }
 }
