@@ -16,6 +16,6 @@ impl Query {
 
     /// [`Query::session_diff`] for an exact session id.
     pub fn session_diff_of(&self, id: &str, turn: Option<u32>) -> Result<SessionDiff> {
-        Ok(self.store.session_diff(id, turn)?)
+        Ok(self.store().session_diff(id, turn)?)
     }
 }

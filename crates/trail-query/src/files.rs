@@ -206,7 +206,7 @@ impl Query {
         };
         // A few sessions at most: each is a diff to build.
         for id in editors.into_iter().take(3) {
-            let diff = self.store.session_diff(id, None)?;
+            let diff = self.store().session_diff(id, None)?;
             let paths = [history.absolute.as_deref(), history.relative.as_deref()];
             let found = paths
                 .into_iter()

@@ -1202,9 +1202,8 @@ fn file_before(lines: &[&str], at: usize) -> Option<(String, usize)> {
         if let Some(name) = file_name_of(l) {
             return Some((name, i));
         }
-        if fence_marker(l).is_none() {
-            return None;
-        }
+        // Only fence lines may stand between a file name and its block.
+        fence_marker(l)?;
     }
     None
 }
