@@ -36,21 +36,26 @@ impl Store {
         ))
     }
 
-    /// Returns the texts of the prompts that sessions of `source` run in `cwd` received between
-    /// `from` and `to` (store timestamps, inclusive).
-    pub fn prompts_between(
-        &self,
-        source: &str,
-        cwd: &str,
-        from: &str,
-        to: &str,
-    ) -> Result<Vec<String>> {
+    /// Returns the sessions of `source` run in `cwd`, with their first and last times.
+    pub fn sessions_in(&self, source: &str, cwd: &str) -> Result<Vec<(String, String, String)>> {
         let mut stmt = self.connection().prepare_cached(
-            "SELECT m.text FROM sessions s JOIN messages m ON m.session_id = s.id
-             WHERE s.cwd = ?1 AND s.source = ?2 AND m.kind = 'prompt'
-               AND m.timestamp >= ?3 AND m.timestamp <= ?4",
+            "SELECT id, coalesce(created_at, ''), coalesce(updated_at, '') FROM sessions
+             WHERE cwd = ?1 AND source = ?2",
         )?;
-        let rows = stmt.query_map(params![cwd, source, from, to], |r| {
+        let rows = stmt.query_map(params![cwd, source], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Returns the texts of the prompts a session received between `from` and `to` (store
+    /// timestamps, inclusive).
+    pub fn prompts_between(&self, session: &str, from: &str, to: &str) -> Result<Vec<String>> {
+        let mut stmt = self.connection().prepare_cached(
+            "SELECT text FROM messages
+             WHERE session_id = ?1 AND kind = 'prompt' AND timestamp >= ?2 AND timestamp <= ?3",
+        )?;
+        let rows = stmt.query_map(params![session, from, to], |r| {
             r.get::<_, Option<String>>(0)
         })?;
         let mut out = Vec::new();
