@@ -11,24 +11,21 @@ impl Store {
     pub fn has_session(&self, id: &str) -> Result<bool> {
         Ok(self
             .connection()
-            .query_row("SELECT 1 FROM sessions WHERE id = ?1", [id], |_| Ok(()))
-            .optional()?
-            .is_some())
+            .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+            .exists([id])?)
     }
 
     /// Returns the next free `seq` and the turn count of a stored session (`(0, 0)` when the
     /// store does not hold it), so an append continues after what is stored.
     pub fn session_extent(&self, id: &str) -> Result<(u32, u32)> {
-        let next: i64 = self.connection().query_row(
-            "SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?1",
-            [id],
-            |r| r.get(0),
-        )?;
+        let next: i64 = self
+            .connection()
+            .prepare_cached("SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?1")?
+            .query_row([id], |r| r.get(0))?;
         let turns: Option<i64> = self
             .connection()
-            .query_row("SELECT turn_count FROM sessions WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .prepare_cached("SELECT turn_count FROM sessions WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
             .optional()?;
         Ok((
             u32::try_from(next).unwrap_or(0),
