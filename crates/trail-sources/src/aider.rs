@@ -1197,9 +1197,8 @@ fn file_before(lines: &[&str], at: usize) -> Option<(String, usize)> {
         if let Some(name) = file_name_of(l) {
             return Some((name, i));
         }
-        if fence_marker(l).is_none() {
-            return None;
-        }
+        // Only fences lie between a name and its block.
+        fence_marker(l)?;
     }
     None
 }

@@ -290,7 +290,7 @@ pub fn retain_prompts(
     // The session's times are those of the prompts it keeps.
     let mut times = session.messages.iter().filter_map(|m| m.timestamp.clone());
     if let Some(first) = times.next() {
-        let last = times.last().unwrap_or_else(|| first.clone());
+        let last = times.next_back().unwrap_or_else(|| first.clone());
         session.meta.created_at = Some(first);
         session.meta.updated_at = Some(last);
     }
