@@ -3,6 +3,8 @@
 //! store already holds from the transcripts is taken out, and what remains is numbered after
 //! what is stored, so nothing is indexed twice.
 
+use std::collections::HashMap;
+
 use trail_model::{time, Message, SourceKind, UpdateMode};
 use trail_sources::claude_history;
 use trail_store::{FileRecord, Store, StoreError};
@@ -23,6 +25,9 @@ pub(crate) fn drop_held_elsewhere(
         return Ok(());
     }
     let mut kept = Vec::with_capacity(record.sessions.len());
+    // Claude Code sessions per folder, read once per record: a history holds many undated
+    // prompts per folder.
+    let mut by_folder: HashMap<String, Vec<(String, String, String)>> = HashMap::new();
     for mut s in std::mem::take(&mut record.sessions) {
         let real = claude_history::stand_in_for(&s);
         if let Some(real) = &real {
@@ -43,7 +48,13 @@ pub(crate) fn drop_held_elsewhere(
         let mut keep = Vec::with_capacity(s.messages.len());
         for m in &s.messages {
             let dup = match (&real, s.meta.cwd.as_deref()) {
-                (None, Some(cwd)) => stored_prompt(store, cwd, m)?,
+                (None, Some(cwd)) => {
+                    if !by_folder.contains_key(cwd) {
+                        let found = store.sessions_in(SourceKind::ClaudeCode.as_str(), cwd)?;
+                        by_folder.insert(cwd.to_string(), found);
+                    }
+                    stored_prompt(store, &by_folder[cwd], m)?
+                }
                 _ => false,
             };
             keep.push(!dup);
@@ -58,8 +69,13 @@ pub(crate) fn drop_held_elsewhere(
     Ok(())
 }
 
-/// Whether a Claude Code session run in `cwd` has this prompt, within a minute of it.
-fn stored_prompt(store: &Store, cwd: &str, m: &Message) -> Result<bool, StoreError> {
+/// Whether one of `sessions` (Claude Code sessions of the prompt's folder: id, first and last
+/// time) has this prompt, within a minute of it.
+fn stored_prompt(
+    store: &Store,
+    sessions: &[(String, String, String)],
+    m: &Message,
+) -> Result<bool, StoreError> {
     let Some(ts) = m.timestamp.as_deref() else {
         return Ok(false);
     };
@@ -69,9 +85,18 @@ fn stored_prompt(store: &Store, cwd: &str, m: &Message) -> Result<bool, StoreErr
     ) else {
         return Ok(false);
     };
-    let texts = store.prompts_between(SourceKind::ClaudeCode.as_str(), cwd, &from, &to)?;
     let want = m.text.trim();
-    Ok(texts.iter().any(|t| same_prompt(t.trim(), want)))
+    for (id, first, last) in sessions {
+        // Only sessions whose time span meets the minute around the prompt.
+        if first.as_str() > to.as_str() || (!last.is_empty() && last.as_str() < from.as_str()) {
+            continue;
+        }
+        let texts = store.prompts_between(id, &from, &to)?;
+        if texts.iter().any(|t| same_prompt(t.trim(), want)) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn same_prompt(a: &str, b: &str) -> bool {

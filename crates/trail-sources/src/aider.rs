@@ -89,6 +89,9 @@ const HEADER: &str = "# aider chat started at ";
 const TITLE_CHARS: usize = 200;
 /// Version of the resume state layout; a mismatch makes the next parse start over.
 const STATE_VERSION: u32 = 1;
+/// Most bytes one parse reads when the ingest asks for pieces: a history is mostly short
+/// messages (status lines, prompts, edits), several times a transcript's per byte.
+const PIECE_BYTES: u64 = 8 << 20;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
@@ -211,7 +214,6 @@ struct Open {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct StatusRun {
     seq: u32,
-    native: String,
     turn: Option<u32>,
     timestamp: Option<String>,
     lines: Vec<String>,
@@ -390,6 +392,7 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         // Stop between blocks once the budget is spent (never inside an answer).
         if request
             .max_bytes
+            .map(|b| b.min(PIECE_BYTES))
             .is_some_and(|b| bytes_read - n as u64 >= b)
             && p.at_boundary(&text)
         {
@@ -737,7 +740,6 @@ impl Parser {
             open.title_is_command = command;
         }
         self.push(Message {
-            native_id: Some(format!("line-{line}")),
             role: Some(Role::User),
             kind: Some(MessageKind::Prompt),
             text: text.clone(),
@@ -759,7 +761,6 @@ impl Parser {
     fn run_call(&mut self, line: u64, command: &str) {
         let now = self.open().now.clone();
         self.push(Message {
-            native_id: Some(format!("line-{line}")),
             role: Some(Role::Assistant),
             kind: Some(MessageKind::ToolCall),
             text: command.to_string(),
@@ -786,10 +787,8 @@ impl Parser {
             (o.model.clone(), o.now.clone(), o.edit_format.clone())
         };
         let (thinking, answer) = split_reasoning(&text);
-        let native = format!("line-{}", line + first as u64);
         if let Some(t) = thinking.filter(|t| !t.trim().is_empty()) {
             self.push(Message {
-                native_id: Some(native.clone()),
                 role: Some(Role::Assistant),
                 kind: Some(MessageKind::Thinking),
                 text: t,
@@ -817,7 +816,6 @@ impl Parser {
             let prose = prose.trim_matches('\n');
             if !prose.trim().is_empty() {
                 let seq = self.push(Message {
-                    native_id: Some(native.clone()),
                     role: Some(Role::Assistant),
                     kind: Some(MessageKind::Text),
                     text: prose.to_string(),
@@ -835,7 +833,6 @@ impl Parser {
             k += 1;
             let call_id = format!("edit-{}-{k}", line + first as u64);
             let seq = self.push(Message {
-                native_id: Some(native.clone()),
                 role: Some(Role::Assistant),
                 kind: Some(MessageKind::ToolCall),
                 text: e.file.clone(),
@@ -936,7 +933,6 @@ impl Parser {
         if open.status_run.is_none() {
             open.status_run = Some(StatusRun {
                 seq: open.seq,
-                native: format!("line-{line}"),
                 turn: open.turns.checked_sub(1),
                 timestamp: open.now.clone(),
                 lines: Vec::new(),
@@ -961,7 +957,6 @@ impl Parser {
         if run.lines.len() > run.written {
             self.delta.messages.push(Message {
                 seq: run.seq,
-                native_id: Some(run.native.clone()),
                 role: Some(Role::System),
                 kind: Some(MessageKind::Meta),
                 text: run.lines.join("\n"),

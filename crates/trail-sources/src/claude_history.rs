@@ -45,6 +45,10 @@ pub const FILE_NAME: &str = "history.jsonl";
 pub const TRANSCRIPT_DELETED: &str = "deleted";
 const TITLE_CHARS: usize = 200;
 const STATE_VERSION: u32 = 1;
+/// Most bytes one parse reads when the ingest asks for pieces: a history line is one short
+/// prompt, so a piece of the ingest's size would hold several times the messages (and memory)
+/// a transcript's would.
+const PIECE_BYTES: u64 = 8 << 20;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
@@ -147,67 +151,65 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
     // Sessions made or extended by this parse, in order of first line.
     let mut order: Vec<String> = Vec::new();
     let mut built: BTreeMap<String, Session> = BTreeMap::new();
-    let outcome =
-        jsonl::read_lines_limited(path, start, start_line, request.max_bytes, |pos, raw| {
-            let line: Line =
-                serde_json::from_str(raw).map_err(|e| format!("not a history line: {e}"))?;
-            let ts = line.timestamp.as_ref().and_then(time::from_json);
-            let sid = line
-                .session_id
-                .as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty());
-            if sid.is_some_and(|s| on_disk.contains(s)) {
-                return Ok(());
+    let budget = request.max_bytes.map(|b| b.min(PIECE_BYTES));
+    let outcome = jsonl::read_lines_limited(path, start, start_line, budget, |_, raw| {
+        let line: Line =
+            serde_json::from_str(raw).map_err(|e| format!("not a history line: {e}"))?;
+        let ts = line.timestamp.as_ref().and_then(time::from_json);
+        let sid = line
+            .session_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty());
+        if sid.is_some_and(|s| on_disk.contains(s)) {
+            return Ok(());
+        }
+        let project = line.project.clone().filter(|p| !p.is_empty());
+        let native = match sid {
+            Some(s) => s.to_string(),
+            None => {
+                let day = ts.as_deref().map_or("undated", |t| &t[..10]).to_string();
+                let hash =
+                    xxhash_rust::xxh3::xxh3_64(project.as_deref().unwrap_or_default().as_bytes());
+                format!("{day}-{:08x}", hash as u32)
             }
-            let project = line.project.clone().filter(|p| !p.is_empty());
-            let native = match sid {
-                Some(s) => s.to_string(),
-                None => {
-                    let day = ts.as_deref().map_or("undated", |t| &t[..10]).to_string();
-                    let hash = xxhash_rust::xxh3::xxh3_64(
-                        project.as_deref().unwrap_or_default().as_bytes(),
-                    );
-                    format!("{day}-{:08x}", hash as u32)
-                }
-            };
-            let session = built.entry(native.clone()).or_insert_with(|| {
-                order.push(native.clone());
-                let known = st.sessions.contains_key(&native);
-                new_session(&native, sid, project.as_deref(), known)
-            });
-            let counters = st.sessions.entry(native).or_insert((0, 0));
-            let text = expand_pastes(&line.display, line.pasted.as_ref());
-            if session.meta.title.is_none() && session.mode == UpdateMode::Replace {
-                session.meta.title = Some(truncate_chars(text.trim(), TITLE_CHARS).to_string());
-                session.meta.title_rank = TitleRank::FIRST_PROMPT;
-            }
-            if let Some(t) = &ts {
-                session.meta.observe_timestamp(t);
-            }
-            let extra = line
-                .pasted
-                .as_ref()
-                .filter(|p| p.as_object().is_some_and(|o| !o.is_empty()))
-                .map(Value::to_string);
-            session.messages.push(Message {
-                seq: counters.0,
-                native_id: Some(format!("line-{}", pos.number)),
-                role: Some(Role::User),
-                kind: Some(MessageKind::Prompt),
-                text,
-                timestamp: ts,
-                on_main_chain: true,
-                turn_index: Some(counters.1),
-                extra,
-                prompt_source: Some(PromptSource::Typed),
-                ..Message::default()
-            });
-            counters.0 += 1;
-            counters.1 += 1;
-            session.turn_count = counters.1;
-            Ok(())
-        })?;
+        };
+        let session = built.entry(native.clone()).or_insert_with(|| {
+            order.push(native.clone());
+            let known = st.sessions.contains_key(&native);
+            new_session(&native, sid, project.as_deref(), known)
+        });
+        let counters = st.sessions.entry(native).or_insert((0, 0));
+        let text = expand_pastes(&line.display, line.pasted.as_ref());
+        if session.meta.title.is_none() && session.mode == UpdateMode::Replace {
+            session.meta.title = Some(truncate_chars(text.trim(), TITLE_CHARS).to_string());
+            session.meta.title_rank = TitleRank::FIRST_PROMPT;
+        }
+        if let Some(t) = &ts {
+            session.meta.observe_timestamp(t);
+        }
+        let extra = line
+            .pasted
+            .as_ref()
+            .filter(|p| p.as_object().is_some_and(|o| !o.is_empty()))
+            .map(Value::to_string);
+        session.messages.push(Message {
+            seq: counters.0,
+            role: Some(Role::User),
+            kind: Some(MessageKind::Prompt),
+            text,
+            timestamp: ts,
+            on_main_chain: true,
+            turn_index: Some(counters.1),
+            extra,
+            prompt_source: Some(PromptSource::Typed),
+            ..Message::default()
+        });
+        counters.0 += 1;
+        counters.1 += 1;
+        session.turn_count = counters.1;
+        Ok(())
+    })?;
     let mut sessions = Vec::new();
     for native in order {
         if let Some(mut s) = built.remove(&native) {

@@ -11,24 +11,21 @@ impl Store {
     pub fn has_session(&self, id: &str) -> Result<bool> {
         Ok(self
             .connection()
-            .query_row("SELECT 1 FROM sessions WHERE id = ?1", [id], |_| Ok(()))
-            .optional()?
-            .is_some())
+            .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+            .exists([id])?)
     }
 
     /// Returns the next free `seq` and the turn count of a stored session (`(0, 0)` when the
     /// store does not hold it), so an append continues after what is stored.
     pub fn session_extent(&self, id: &str) -> Result<(u32, u32)> {
-        let next: i64 = self.connection().query_row(
-            "SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?1",
-            [id],
-            |r| r.get(0),
-        )?;
+        let next: i64 = self
+            .connection()
+            .prepare_cached("SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?1")?
+            .query_row([id], |r| r.get(0))?;
         let turns: Option<i64> = self
             .connection()
-            .query_row("SELECT turn_count FROM sessions WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .prepare_cached("SELECT turn_count FROM sessions WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
             .optional()?;
         Ok((
             u32::try_from(next).unwrap_or(0),
@@ -36,21 +33,26 @@ impl Store {
         ))
     }
 
-    /// Returns the texts of the prompts that sessions of `source` run in `cwd` received between
-    /// `from` and `to` (store timestamps, inclusive).
-    pub fn prompts_between(
-        &self,
-        source: &str,
-        cwd: &str,
-        from: &str,
-        to: &str,
-    ) -> Result<Vec<String>> {
+    /// Returns the sessions of `source` run in `cwd`, with their first and last times.
+    pub fn sessions_in(&self, source: &str, cwd: &str) -> Result<Vec<(String, String, String)>> {
         let mut stmt = self.connection().prepare_cached(
-            "SELECT m.text FROM sessions s JOIN messages m ON m.session_id = s.id
-             WHERE s.cwd = ?1 AND s.source = ?2 AND m.kind = 'prompt'
-               AND m.timestamp >= ?3 AND m.timestamp <= ?4",
+            "SELECT id, coalesce(created_at, ''), coalesce(updated_at, '') FROM sessions
+             WHERE cwd = ?1 AND source = ?2",
         )?;
-        let rows = stmt.query_map(params![cwd, source, from, to], |r| {
+        let rows = stmt.query_map(params![cwd, source], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Returns the texts of the prompts a session received between `from` and `to` (store
+    /// timestamps, inclusive).
+    pub fn prompts_between(&self, session: &str, from: &str, to: &str) -> Result<Vec<String>> {
+        let mut stmt = self.connection().prepare_cached(
+            "SELECT text FROM messages
+             WHERE session_id = ?1 AND kind = 'prompt' AND timestamp >= ?2 AND timestamp <= ?3",
+        )?;
+        let rows = stmt.query_map(params![session, from, to], |r| {
             r.get::<_, Option<String>>(0)
         })?;
         let mut out = Vec::new();
