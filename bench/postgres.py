@@ -6,7 +6,14 @@ p50 as the team grows.
 
 usage: python3 bench/postgres.py [--store STORE | --total-mib 100] [--machines 5,10,20]
                                  [--machine-mib 200] [--runs 20] [--no-build]
-                                 [--skip-team] [--skip-single]
+                                 [--skip-team] [--skip-single] [--workdir DIR]
+                                 [--stores-dir DIR] [--prepare-only]
+
+The team part makes one store per machine: a corpus of --machine-mib generated with a seed of
+its own (1000 + machine number, so every machine's sessions differ), indexed by the release
+binary, then the corpus is deleted. With --stores-dir the stores are kept there and reused by the
+next run (mNN.db; --prepare-only makes them and stops), so the sync figures can be measured
+again without generating 20 corpora; a stored store is copied before it is synced.
 
 Without --store, a corpus is generated with ../shared/bench/gen_claude_corpus.py (--total-mib)
 and indexed by the release binary. A store given with --store is copied first (a sync writes the
@@ -105,7 +112,25 @@ def timed(cmd, env=None):
     return elapsed, out.stdout
 
 
+def machine_store(trail, a, work, n):
+    """Machine n's store: kept in --stores-dir when given (made once), else made in work."""
+    name = "m%02d" % n
+    if a.stores_dir:
+        kept = os.path.join(a.stores_dir, name + ".db")
+        if not os.path.exists(kept):
+            made = make_store(trail, a.stores_dir, a.machine_mib, 1000 + n, name + "-new")
+            os.rename(made, kept)
+            shutil.rmtree(os.path.join(a.stores_dir, "home-" + name + "-new"), ignore_errors=True)
+        if a.prepare_only:
+            return kept
+        store = os.path.join(work, name + ".db")
+        shutil.copyfile(kept, store)
+        return store
+    return make_store(trail, work, a.machine_mib, 1000 + n, name)
+
+
 def make_store(trail, work, mib, seed, name):
+    """Generates a corpus, indexes it, deletes the corpus; returns the store."""
     corpus = os.path.join(work, "corpus-" + name)
     subprocess.run([sys.executable, GEN, corpus, "--total-mib", str(mib), "--seed", str(seed),
                     "--files", str(max(20, int(mib * 2))), "--large", "0", "--jobs", "2"],
@@ -115,6 +140,7 @@ def make_store(trail, work, mib, seed, name):
     os.symlink(os.path.join(corpus, "projects"), os.path.join(home, ".claude", "projects"))
     store = os.path.join(work, name + ".db")
     subprocess.run([trail, "--store", store, "--home", home, "index"], check=True, capture_output=True)
+    shutil.rmtree(corpus)
     return store
 
 
@@ -175,45 +201,73 @@ def main():
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--skip-team", action="store_true")
     ap.add_argument("--skip-single", action="store_true")
+    ap.add_argument("--workdir", help="parent folder of the run's scratch folder (default: the system's)")
+    ap.add_argument("--stores-dir", help="keep the machines' stores here and reuse them")
+    ap.add_argument("--prepare-only", action="store_true", help="make the machines' stores and stop")
     a = ap.parse_args()
     trail = trail_bin(not a.no_build)
-    work = tempfile.mkdtemp(prefix="trail-bench-pg-")
+    steps = sorted(int(m) for m in a.machines.split(","))
+    if a.prepare_only:
+        if not a.stores_dir:
+            sys.exit("--prepare-only needs --stores-dir")
+        os.makedirs(a.stores_dir, exist_ok=True)
+        for n in range(steps[-1]):
+            t = time.perf_counter()
+            store = machine_store(trail, a, a.stores_dir, n)
+            print(json.dumps({"machine": n, "store_mib": round(os.path.getsize(store) / 2**20, 1),
+                              "made_s": round(time.perf_counter() - t, 1)}), flush=True)
+        return
+    work = tempfile.mkdtemp(prefix="trail-bench-pg-", dir=a.workdir)
     server = Server(work)
     try:
         if not a.skip_single:
             single(a, trail, work, server)
         if not a.skip_team:
-            steps = sorted(int(m) for m in a.machines.split(","))
-            server.sql("postgres", "CREATE DATABASE team")
-            team_url = server.url("bench", "team")
-            subprocess.run([trail, "db", "migrate", team_url], check=True, capture_output=True)
-            synced = 0
-            for step in steps:
-                times = []
-                while synced < step:
-                    m = "m%02d" % synced
-                    server.sql("team", "CREATE ROLE %s LOGIN IN ROLE trail_writer, trail_reader" % m)
-                    s = make_store(trail, work, a.machine_mib, 1000 + synced, m)
-                    env = dict(os.environ, HOSTNAME="machine-%02d" % synced)
-                    t, _ = timed([trail, "--store", s, "sync", server.url(m, "team"), "--json"], env=env)
-                    times.append(t)
-                    shutil.rmtree(os.path.join(work, "corpus-" + m))
-                    synced += 1
-                server.sql("team", "VACUUM ANALYZE")
-                search = []
-                for q in QUERIES:
-                    search.append(timed([trail, "--store", team_url, "search", q, "--json"])[0])
-                usage = [timed([trail, "--store", team_url, "usage", "--json"])[0] for _ in range(5)]
-                print(json.dumps({
-                    "machines": step,
-                    "machine_mib": a.machine_mib,
-                    "sync_s_each_p50": round(statistics.median(times), 2),
-                    "search_ms_p50": round(p50(search), 1),
-                    "usage_ms_p50": round(p50(usage), 1),
-                }), flush=True)
+            team(a, trail, work, server, steps)
     finally:
         server.stop()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def team(a, trail, work, server, steps):
+    """Machines synced one after another into one database, each as its own role and host;
+    after each step, search and usage over the whole team."""
+    server.sql("postgres", "CREATE DATABASE team")
+    team_url = server.url("bench", "team")
+    subprocess.run([trail, "db", "migrate", team_url], check=True, capture_output=True)
+    synced = 0
+    for step in steps:
+        times = []
+        sessions = 0
+        while synced < step:
+            m = "m%02d" % synced
+            server.sql("team", "CREATE ROLE %s LOGIN IN ROLE trail_writer, trail_reader" % m)
+            s = machine_store(trail, a, work, synced)
+            env = dict(os.environ, HOSTNAME="machine-%02d" % synced)
+            t, out = timed([trail, "--store", s, "sync", server.url(m, "team"), "--json"], env=env)
+            sessions += len(json.loads(out)["plan"]["new"])
+            times.append(t)
+            print(json.dumps({"machine": synced, "store_mib": round(os.path.getsize(s) / 2**20, 1),
+                              "sync_s": round(t, 2)}), flush=True)
+            os.remove(s)
+            synced += 1
+        server.sql("team", "VACUUM ANALYZE")
+        search = []
+        for _ in range(max(1, a.runs // len(QUERIES))):
+            for q in QUERIES:
+                search.append(timed([trail, "--store", team_url, "search", q, "--json"])[0])
+        usage = [timed([trail, "--store", team_url, "usage", "--json"])[0] for _ in range(5)]
+        usage_user = [timed([trail, "--store", team_url, "usage", "--user", "m00", "--json"])[0]
+                      for _ in range(5)]
+        print(json.dumps({
+            "machines": step,
+            "machine_mib": a.machine_mib,
+            "sync_s_each_p50": round(statistics.median(times), 2),
+            "sync_s_each_max": round(max(times), 2),
+            "search_ms_p50": round(p50(search), 1),
+            "usage_ms_p50": round(p50(usage), 1),
+            "usage_one_user_ms_p50": round(p50(usage_user), 1),
+        }), flush=True)
 
 
 if __name__ == "__main__":

@@ -129,12 +129,6 @@ fn json(store: &str, args: &[&str]) -> Value {
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
     if let Some(o) = v.as_object_mut() {
         o.remove("elapsed_ms");
-        // `why`'s `change` (the session's diff of the file, from `trail diff`) is built from the
-        // local store's edit calls and snapshots only: a team store does not carry snapshots
-        // yet, so its `why` answers without it (said in issue 20's closing note).
-        if args.first() == Some(&"why") {
-            o.remove("change");
-        }
     }
     v
 }
@@ -211,6 +205,12 @@ fn assert_same_answers(file: &str, pg: &str, queries: &[&str], why: &str) {
             json(pg, &["show", &id, "--json"]),
             json(file, &["show", &id, "--json"]),
             "show {id}"
+        );
+        // What the session changed: its edit calls and file snapshots, from either store.
+        assert_eq!(
+            json(pg, &["diff", &id, "--json"]),
+            json(file, &["diff", &id, "--json"]),
+            "diff {id}"
         );
     }
     for q in queries {
@@ -300,6 +300,61 @@ fn the_shared_corpus_answers_the_same_from_both_stores() {
         ],
         "/tmp/nowhere/README.md",
     );
+}
+
+/// Sessions whose changes are known from file snapshots (Claude Code's file-history backups,
+/// VS Code's chat editing snapshots; the repo's own fixtures): `diff` and `why` give the same
+/// answers from the team store, which carries the snapshots, as from the local store.
+#[test]
+fn diffs_and_why_answer_from_snapshots_on_the_team_store() {
+    let Some(team) = Team::start("diffs_and_why_answer_from_snapshots_on_the_team_store") else {
+        return;
+    };
+    let empty_home = tempfile::tempdir().unwrap();
+    let local = Local::indexed(Some(empty_home.path()));
+    let fixtures = common::repo_root().join("crates/trail-sources/tests/fixtures");
+    let (code, _, err) = run(local.cmd().args(["index", "--root"]).arg(format!(
+        "claude-code={}",
+        fixtures.join("claude-file-history").display()
+    )).arg("--root").arg(format!(
+        "copilot-vscode={}",
+        fixtures.join("copilot-vscode-editing").display()
+    )));
+    assert_eq!(code, 0, "{err}");
+    let file = local.store().to_string_lossy().into_owned();
+    let snapshots = json(
+        &file,
+        &["sql", "SELECT count(*) AS n FROM file_snapshots", "--json"],
+    )["rows"][0][0]
+        .as_i64()
+        .unwrap();
+    assert!(snapshots >= 3, "the fixtures hold snapshots ({snapshots})");
+    local.sync(&team.url("alice"), &["--no-redact"]);
+    assert_eq!(
+        team.count("SELECT count(*) FROM file_snapshots"),
+        snapshots
+    );
+    let pg = team.url("alice");
+    for id in ["7a8b9c0d", "5e1f2a3b"] {
+        let local_diff = json(&file, &["diff", id, "--json"]);
+        assert!(
+            !local_diff["files"].as_array().unwrap().is_empty(),
+            "{id}: {local_diff}"
+        );
+        assert_eq!(json(&pg, &["diff", id, "--json"]), local_diff, "diff {id}");
+        for turn in ["0", "1"] {
+            assert_eq!(
+                json(&pg, &["diff", id, "--turn", turn, "--json"]),
+                json(&file, &["diff", id, "--turn", turn, "--json"]),
+                "diff {id} --turn {turn}"
+            );
+        }
+    }
+    for path in ["/home/demo/notes/todo.md", "/home/demo/app/greet.py"] {
+        let local_why = json(&file, &["why", path, "--json"]);
+        assert!(local_why["change"].is_object(), "{path}: {local_why}");
+        assert_eq!(json(&pg, &["why", path, "--json"]), local_why, "why {path}");
+    }
 }
 
 #[test]
@@ -490,6 +545,7 @@ fn database_digest(url: &str) -> String {
         ("session_files", "session_id, file_path"),
         ("session_refs", "session_id, ref_type, ref_value"),
         ("checkpoints", "session_id, checkpoint_number"),
+        ("file_snapshots", "session_id, file_path, version"),
     ] {
         let sql = format!(
             "SELECT coalesce(md5(string_agg((to_jsonb(t) - 'pushed_at' - 'store_id')::text, '|' ORDER BY {order})), '') FROM {table} t"

@@ -32,12 +32,15 @@ use crate::tables::{Mirrored, CHILDREN, SESSIONS};
 use crate::{schema, PgError, Result};
 
 /// Changes when what a sync sends for a session changes (a new column, another redaction):
-/// every session is then sent again once.
-const SYNC_FORMAT: u32 = 1;
+/// every session is then sent again once. 2: file snapshots are sent.
+const SYNC_FORMAT: u32 = 2;
 
 /// Messages per transaction at most (sessions are never split): a size known without reading
 /// any text, so a sync that sends little reads little.
-const BATCH_MESSAGES: i64 = 20_000;
+const BATCH_MESSAGES: i64 = 10_000;
+/// Bytes read per transaction at most (after the session that crosses it): what bounds the
+/// memory a sync holds, three batches at most (one being read, two being sent).
+const BATCH_BYTES: u64 = 32 << 20;
 /// Sessions per transaction at most.
 const BATCH_SESSIONS: usize = 400;
 
@@ -129,6 +132,9 @@ pub struct SyncOptions<'a> {
     /// Sessions per transaction at most (0: the default, 400). Smaller batches commit more
     /// often (tests kill a sync between two).
     pub batch_sessions: usize,
+    /// Opens another connection to the same server: with it, two batches are sent at once
+    /// (each in its own transaction). Without it, one connection sends every batch.
+    pub connect: Option<&'a (dyn Fn() -> Result<Client> + Sync)>,
 }
 
 /// Progress of a sync, for a progress bar.
@@ -328,44 +334,34 @@ pub fn sync(
     progress.start(to_push.len() as u64);
     let mut counts = RedactionCounts::default();
     let now = trail_store::now_iso();
-    let mut batch: Vec<&LocalSession> = Vec::new();
-    let mut batch_messages = 0i64;
     let batch_limit = match o.batch_sessions {
         0 => BATCH_SESSIONS,
         n => n,
     };
-    for s in to_push {
-        batch_messages += s.messages;
-        batch.push(s);
-        if batch_messages >= BATCH_MESSAGES || batch.len() >= batch_limit {
-            push_batch(
-                store,
-                client,
-                &batch,
-                o,
-                &store_id,
-                &now,
-                &mut summary,
-                &mut counts,
-            )?;
-            progress.advance(batch.len() as u64);
-            batch.clear();
-            batch_messages = 0;
-        }
+    // A second connection when there will be more than one batch: two transactions at once.
+    let messages: i64 = to_push.iter().map(|s| s.messages).sum();
+    let several = to_push.len() > batch_limit || messages > BATCH_MESSAGES;
+    let mut second = match (o.connect, several) {
+        (Some(connect), true) => Some(connect()?),
+        _ => None,
+    };
+    let mut clients: Vec<&mut Client> = vec![&mut *client];
+    if let Some(c) = second.as_mut() {
+        clients.push(c);
     }
-    if !batch.is_empty() {
-        push_batch(
-            store,
-            client,
-            &batch,
-            o,
-            &store_id,
-            &now,
-            &mut summary,
-            &mut counts,
-        )?;
-        progress.advance(batch.len() as u64);
-    }
+    push_all(
+        store,
+        clients,
+        &to_push,
+        batch_limit,
+        o,
+        &store_id,
+        &now,
+        &mut summary,
+        &mut counts,
+        progress,
+    )?;
+    drop(second);
     let total = included.len() as i64 - summary.plan.owned_by_others.len() as i64;
     client.execute(
         "INSERT INTO sync_stores (store_id, host, last_sync_at, sessions) VALUES ($1, $2, $3, $4)
@@ -480,18 +476,162 @@ fn roots_of(local: &[LocalSession]) -> HashMap<&str, &str> {
     out
 }
 
-/// Sends one batch of sessions in one transaction.
-#[allow(clippy::too_many_arguments)]
-fn push_batch(
-    store: &Store,
-    client: &mut Client,
-    batch: &[&LocalSession],
+/// One session's rows in COPY's text format, one buffer per table (`sessions`, then
+/// [`CHILDREN`] in order), read and redacted on the calling thread.
+struct EncodedSession {
+    id: String,
+    tables: Vec<Vec<u8>>,
+    messages: u64,
+    bytes: u64,
+}
+
+/// What a sender did with a batch.
+struct Sent {
+    /// Sessions committed.
+    sessions: u64,
+    messages: u64,
+    bytes: u64,
+    /// Sessions left alone: another role pushed them first.
+    taken: Vec<String>,
+}
+
+/// Reads and encodes one session (the local store is read on the calling thread only).
+fn encode_session(
+    conn: &rusqlite::Connection,
+    s: &LocalSession,
     o: &SyncOptions<'_>,
     store_id: &str,
     now: &str,
-    summary: &mut SyncSummary,
     counts: &mut RedactionCounts,
-) -> Result<()> {
+) -> Result<EncodedSession> {
+    let mut e = EncodedSession {
+        id: s.id.clone(),
+        tables: Vec::with_capacity(1 + CHILDREN.len()),
+        messages: 0,
+        bytes: 0,
+    };
+    e.tables
+        .push(encode_session_row(conn, s, o, store_id, now, counts)?);
+    for table in CHILDREN {
+        let (buf, messages) = encode_child(conn, table, &s.id, o.redactor, counts)?;
+        e.messages += messages;
+        e.tables.push(buf);
+    }
+    e.bytes = e.tables.iter().map(|t| t.len() as u64).sum();
+    Ok(e)
+}
+
+/// The columns a COPY into `table` names (the session row carries who pushed it; a message
+/// its search vector).
+fn copy_columns(table: &Mirrored) -> String {
+    let cols = table.column_list();
+    match table.name {
+        "sessions" => format!("{cols}, host, store_id, pushed_at, sync_digest, redacted"),
+        "messages" => format!("{cols}, search_vector"),
+        _ => cols,
+    }
+}
+
+fn encode_session_row(
+    conn: &rusqlite::Connection,
+    s: &LocalSession,
+    o: &SyncOptions<'_>,
+    store_id: &str,
+    now: &str,
+    counts: &mut RedactionCounts,
+) -> Result<Vec<u8>> {
+    let cols = SESSIONS.column_list();
+    let mut stmt = conn.prepare_cached(&format!("SELECT {cols} FROM sessions WHERE id = ?1"))?;
+    let mut rows = stmt.query([&s.id])?;
+    let mut line = Vec::new();
+    while let Some(r) = rows.next()? {
+        for (i, c) in SESSIONS.columns.iter().enumerate() {
+            let v = r.get_ref(i)?;
+            let redact = *c == "summary";
+            push_value(&mut line, v, redact.then_some(o.redactor), counts);
+            line.push(b'\t');
+        }
+        for v in [
+            o.host.as_str(),
+            store_id,
+            now,
+            s.digest.as_str(),
+            if o.redactor.enabled() { "t" } else { "f" },
+        ] {
+            push_text(&mut line, v);
+            line.push(b'\t');
+        }
+        line.pop();
+        line.push(b'\n');
+    }
+    Ok(line)
+}
+
+/// One session's rows of a child table; the buffer and how many messages it holds.
+fn encode_child(
+    conn: &rusqlite::Connection,
+    table: &Mirrored,
+    session_id: &str,
+    redactor: &Redactor,
+    counts: &mut RedactionCounts,
+) -> Result<(Vec<u8>, u64)> {
+    let cols = table.column_list();
+    let is_messages = table.name == "messages";
+    let redacted: &[&str] = REDACTED
+        .iter()
+        .find(|(t, _)| *t == table.name)
+        .map(|(_, c)| *c)
+        .unwrap_or(&[]);
+    let order = if table.has_id { " ORDER BY id" } else { "" };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {cols} FROM {} WHERE session_id = ?1{order}",
+        table.name
+    ))?;
+    let kind_at = table.columns.iter().position(|c| *c == "kind");
+    let field_at = |name: &str| table.columns.iter().position(|c| *c == name);
+    let (text_at, input_at, output_at) = (
+        field_at("text"),
+        field_at("tool_input"),
+        field_at("tool_output"),
+    );
+    let mut out = Vec::new();
+    let mut messages = 0u64;
+    let mut cells: Vec<Option<String>> = Vec::new();
+    let mut rows = stmt.query([session_id])?;
+    while let Some(r) = rows.next()? {
+        cells.clear();
+        for (i, c) in table.columns.iter().enumerate() {
+            let v = r.get_ref(i)?;
+            let redact = redacted.contains(c).then_some(redactor);
+            let sent = push_value(&mut out, v, redact, counts);
+            if is_messages {
+                cells.push(sent);
+            }
+            out.push(b'\t');
+        }
+        if is_messages {
+            messages += 1;
+            let kind = kind_at
+                .and_then(|k| r.get_ref(k).ok())
+                .and_then(|v| v.as_str().ok().map(str::to_string));
+            let searched = kind.as_deref().is_some_and(|k| SEARCHED_KINDS.contains(&k));
+            if searched {
+                let get = |at: Option<usize>| at.and_then(|i| cells[i].as_deref());
+                let fields = searched_fields(get(text_at), get(input_at), get(output_at));
+                push_text(&mut out, &tsvector_text(&fields));
+            } else {
+                out.extend_from_slice(b"\\N");
+            }
+        } else {
+            out.pop();
+        }
+        out.push(b'\n');
+    }
+    Ok((out, messages))
+}
+
+/// Sends one encoded batch in one transaction.
+fn send_batch(client: &mut Client, batch: &[EncodedSession], copy: CopyMode) -> Result<Sent> {
     let mut tx = client.transaction()?;
     // Two machines may push the same session id at once (a store copied between them): each
     // id is locked for the transaction, in one order everywhere (no deadlock), then whoever
@@ -506,10 +646,11 @@ fn push_batch(
         .map(|r| r.get(0))
         .collect();
     keys.sort_unstable();
-    let lock = tx.prepare("SELECT pg_advisory_xact_lock($1)")?;
-    for k in &keys {
-        tx.execute(&lock, &[k])?;
-    }
+    // One statement takes them all, in the array's order.
+    tx.execute(
+        "SELECT count(pg_advisory_xact_lock(k)) FROM unnest($1::bigint[]) AS k",
+        &[&keys],
+    )?;
     let taken: BTreeSet<String> = tx
         .query(
             "SELECT id FROM sessions WHERE id = ANY($1) AND pushed_by <> current_user",
@@ -518,66 +659,144 @@ fn push_batch(
         .iter()
         .map(|r| r.get(0))
         .collect();
-    let kept: Vec<&LocalSession> = batch
-        .iter()
-        .copied()
-        .filter(|s| !taken.contains(&s.id))
-        .collect();
-    for id in &taken {
-        summary.plan.new.retain(|n| n != id);
-        summary.plan.changed.retain(|n| n != id);
-        summary.plan.owned_by_others.push(id.clone());
-    }
-    let batch = kept.as_slice();
-    let ids: Vec<&str> = batch.iter().map(|s| s.id.as_str()).collect();
+    let kept: Vec<&EncodedSession> = batch.iter().filter(|s| !taken.contains(&s.id)).collect();
+    let ids: Vec<&str> = kept.iter().map(|s| s.id.as_str()).collect();
     tx.execute(
         "DELETE FROM sessions WHERE id = ANY($1) AND pushed_by = current_user",
         &[&ids],
     )?;
-    let conn = store.connection();
     // Sessions first (children reference them).
-    {
-        let cols = SESSIONS.column_list();
-        let all = format!("{cols}, host, store_id, pushed_at, sync_digest, redacted");
-        let staged = stage(&mut tx, "sessions")?;
-        let mut w = tx.copy_in(&format!("COPY {staged} ({all}) FROM STDIN"))?;
-        let mut stmt =
-            conn.prepare_cached(&format!("SELECT {cols} FROM sessions WHERE id = ?1"))?;
-        let mut line = Vec::new();
-        for s in batch {
-            let mut rows = stmt.query([&s.id])?;
-            while let Some(r) = rows.next()? {
-                line.clear();
-                for (i, c) in SESSIONS.columns.iter().enumerate() {
-                    let v = r.get_ref(i)?;
-                    let redact = *c == "summary";
-                    push_value(&mut line, v, redact.then_some(o.redactor), counts);
-                    line.push(b'\t');
-                }
-                for v in [
-                    o.host.as_str(),
-                    store_id,
-                    now,
-                    s.digest.as_str(),
-                    if o.redactor.enabled() { "t" } else { "f" },
-                ] {
-                    push_text(&mut line, v);
-                    line.push(b'\t');
-                }
-                line.pop();
-                line.push(b'\n');
-                summary.bytes += line.len() as u64;
-                w.write_all(&line).map_err(io_error)?;
-            }
+    for (t, table) in std::iter::once(&SESSIONS).chain(CHILDREN).enumerate() {
+        if kept.iter().all(|s| s.tables[t].is_empty()) {
+            continue;
+        }
+        let all = copy_columns(table);
+        let target = stage(&mut tx, table.name, copy)?;
+        let mut w = tx.copy_in(&format!("COPY {target} ({all}) FROM STDIN"))?;
+        for s in &kept {
+            w.write_all(&s.tables[t]).map_err(io_error)?;
         }
         w.finish()?;
-        unstage(&mut tx, "sessions", &all)?;
-    }
-    for table in CHILDREN {
-        copy_child(&mut tx, conn, table, batch, o.redactor, summary, counts)?;
+        unstage(&mut tx, table.name, &all, copy)?;
     }
     tx.commit()?;
-    Ok(())
+    Ok(Sent {
+        sessions: kept.len() as u64,
+        messages: kept.iter().map(|s| s.messages).sum(),
+        bytes: kept.iter().map(|s| s.bytes).sum(),
+        taken: taken.into_iter().collect(),
+    })
+}
+
+/// Encodes batches on this thread and sends them over `clients`, one batch per connection at a
+/// time: the server works on two transactions at once while the next batch is read. Each
+/// batch commits on its own, so a sync killed at any moment leaves whole sessions.
+#[allow(clippy::too_many_arguments)]
+fn push_all(
+    store: &Store,
+    clients: Vec<&mut Client>,
+    to_push: &[&LocalSession],
+    batch_limit: usize,
+    o: &SyncOptions<'_>,
+    store_id: &str,
+    now: &str,
+    summary: &mut SyncSummary,
+    counts: &mut RedactionCounts,
+    progress: &dyn SyncProgress,
+) -> Result<()> {
+    use std::sync::mpsc;
+    let conn = store.connection();
+    let (job_tx, job_rx) = mpsc::sync_channel::<Vec<EncodedSession>>(0);
+    let job_rx = std::sync::Mutex::new(job_rx);
+    let (done_tx, done_rx) = mpsc::channel::<Result<Sent>>();
+    let mut first_error: Option<PgError> = None;
+    let apply = |r: Result<Sent>, summary: &mut SyncSummary, first_error: &mut Option<PgError>| {
+        match r {
+            Ok(sent) => {
+                for id in &sent.taken {
+                    summary.plan.new.retain(|n| n != id);
+                    summary.plan.changed.retain(|n| n != id);
+                    summary.plan.owned_by_others.push(id.clone());
+                }
+                summary.messages += sent.messages;
+                summary.bytes += sent.bytes;
+                progress.advance(sent.sessions + sent.taken.len() as u64);
+            }
+            Err(e) => {
+                if first_error.is_none() {
+                    *first_error = Some(e);
+                }
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        for client in clients {
+            let job_rx = &job_rx;
+            let done_tx = done_tx.clone();
+            scope.spawn(move || {
+                let mode = copy_mode(client);
+                let mut failed = mode.is_err();
+                if let Err(e) = &mode {
+                    let _ = done_tx.send(Err(PgError::Server(e.to_string())));
+                }
+                loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok(batch) = job else { break };
+                    // After a failure, batches are taken and dropped (the encoder stops at the
+                    // error it is sent), so the encoder never waits on a sender that is gone.
+                    let (false, Ok(m)) = (failed, &mode) else {
+                        continue;
+                    };
+                    let result = send_batch(client, &batch, *m);
+                    failed = result.is_err();
+                    let _ = done_tx.send(result);
+                }
+            });
+        }
+        drop(done_tx);
+        let mut rest = to_push.iter().peekable();
+        'batches: while rest.peek().is_some() {
+            while let Ok(r) = done_rx.try_recv() {
+                apply(r, summary, &mut first_error);
+            }
+            if first_error.is_some() {
+                break;
+            }
+            // A batch ends at a count of sessions, of messages or of bytes read, whichever
+            // comes first (sessions are never split).
+            let mut batch: Vec<EncodedSession> = Vec::new();
+            let (mut messages, mut bytes) = (0i64, 0u64);
+            while let Some(s) = rest.next_if(|_| {
+                batch.len() < batch_limit && messages < BATCH_MESSAGES && bytes < BATCH_BYTES
+            }) {
+                match encode_session(conn, s, o, store_id, now, counts) {
+                    Ok(e) => {
+                        messages += s.messages;
+                        bytes += e.bytes;
+                        batch.push(e);
+                    }
+                    Err(e) => {
+                        first_error = Some(e);
+                        break 'batches;
+                    }
+                }
+            }
+            if job_tx.send(batch).is_err() {
+                break;
+            }
+        }
+        drop(job_tx);
+        for r in done_rx.iter() {
+            apply(r, summary, &mut first_error);
+        }
+    });
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Columns whose text is redacted before it leaves.
@@ -596,89 +815,54 @@ const REDACTED: &[(&str, &[&str])] = &[
             "next_steps",
         ],
     ),
+    ("file_snapshots", &["content"]),
 ];
 
-fn copy_child(
-    tx: &mut postgres::Transaction<'_>,
-    conn: &rusqlite::Connection,
-    table: &Mirrored,
-    batch: &[&LocalSession],
-    redactor: &Redactor,
-    summary: &mut SyncSummary,
-    counts: &mut RedactionCounts,
-) -> Result<()> {
-    let cols = table.column_list();
-    let is_messages = table.name == "messages";
-    let all = if is_messages {
-        format!("{cols}, search_vector")
-    } else {
-        cols.clone()
-    };
-    let target = format!("COPY {} ({all}) FROM STDIN", stage(tx, table.name)?);
-    let redacted: &[&str] = REDACTED
-        .iter()
-        .find(|(t, _)| *t == table.name)
-        .map(|(_, c)| *c)
-        .unwrap_or(&[]);
-    let order = if table.has_id { " ORDER BY id" } else { "" };
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {cols} FROM {} WHERE session_id = ?1{order}",
-        table.name
-    ))?;
-    let mut w = tx.copy_in(&target)?;
-    let kind_at = table.columns.iter().position(|c| *c == "kind");
-    let field_at = |name: &str| table.columns.iter().position(|c| *c == name);
-    let (text_at, input_at, output_at) = (
-        field_at("text"),
-        field_at("tool_input"),
-        field_at("tool_output"),
-    );
-    let mut line = Vec::new();
-    let mut cells: Vec<Option<String>> = Vec::new();
-    for s in batch {
-        let mut rows = stmt.query([&s.id])?;
-        while let Some(r) = rows.next()? {
-            line.clear();
-            cells.clear();
-            for (i, c) in table.columns.iter().enumerate() {
-                let v = r.get_ref(i)?;
-                let redact = redacted.contains(c).then_some(redactor);
-                let sent = push_value(&mut line, v, redact, counts);
-                if is_messages {
-                    cells.push(sent);
-                }
-                line.push(b'\t');
-            }
-            if is_messages {
-                summary.messages += 1;
-                let kind = kind_at
-                    .and_then(|k| r.get_ref(k).ok())
-                    .and_then(|v| v.as_str().ok().map(str::to_string));
-                let searched = kind.as_deref().is_some_and(|k| SEARCHED_KINDS.contains(&k));
-                if searched {
-                    let get = |at: Option<usize>| at.and_then(|i| cells[i].as_deref());
-                    let fields = searched_fields(get(text_at), get(input_at), get(output_at));
-                    push_text(&mut line, &tsvector_text(&fields));
-                } else {
-                    line.extend_from_slice(b"\\N");
-                }
-            } else {
-                line.pop();
-            }
-            line.push(b'\n');
-            summary.bytes += line.len() as u64;
-            w.write_all(&line).map_err(io_error)?;
-        }
-    }
-    w.finish()?;
-    unstage(tx, table.name, &all)?;
-    Ok(())
+/// How rows reach the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CopyMode {
+    /// `COPY` straight into the tables: row-level security does not apply to this role (the
+    /// tables' owner, or a role with BYPASSRLS), so there is no policy to check.
+    Direct,
+    /// Through a staging table (see [`stage`]).
+    Staged,
 }
 
-/// The staging table rows of `table` are copied into. PostgreSQL refuses `COPY FROM` into a
-/// table with row-level security, so rows are copied into a temporary table of the same shape
-/// (this connection's own, emptied at commit), then inserted, where the policies apply.
-fn stage(tx: &mut postgres::Transaction<'_>, table: &str) -> Result<String> {
+/// Whether this role copies straight into the tables, and the session's settings for a push.
+fn copy_mode(client: &mut Client) -> Result<CopyMode> {
+    // Large text (tool output) is compressed with lz4 when the server has it: several times
+    // faster than the default pglz, at about its ratio. A server built without it keeps pglz.
+    if client
+        .batch_execute("SET default_toast_compression = 'lz4'")
+        .is_err()
+    {
+        tracing::debug!("the server has no lz4 compression: pglz");
+    }
+    let tables: Vec<&str> = std::iter::once(SESSIONS.name)
+        .chain(CHILDREN.iter().map(|t| t.name))
+        .collect();
+    let active: bool = client
+        .query_one(
+            "SELECT coalesce(bool_or(row_security_active(t::regclass)), true)
+             FROM unnest($1::text[]) AS t",
+            &[&tables],
+        )?
+        .get(0);
+    Ok(if active {
+        CopyMode::Staged
+    } else {
+        CopyMode::Direct
+    })
+}
+
+/// The table rows of `table` are copied into. PostgreSQL refuses `COPY FROM` into a table whose
+/// row-level security applies to this role, so such a role copies into a temporary table of the
+/// same shape (this connection's own, emptied at commit), then inserts, where the policies
+/// apply. A role they do not apply to copies straight into the table.
+fn stage(tx: &mut postgres::Transaction<'_>, table: &str, copy: CopyMode) -> Result<String> {
+    if copy == CopyMode::Direct {
+        return Ok(table.to_string());
+    }
     let name = format!("trail_stage_{table}");
     tx.batch_execute(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS {name} (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
@@ -687,7 +871,15 @@ fn stage(tx: &mut postgres::Transaction<'_>, table: &str) -> Result<String> {
 }
 
 /// Moves the staged rows of `table` into it (the row-level security policies check each).
-fn unstage(tx: &mut postgres::Transaction<'_>, table: &str, columns: &str) -> Result<()> {
+fn unstage(
+    tx: &mut postgres::Transaction<'_>,
+    table: &str,
+    columns: &str,
+    copy: CopyMode,
+) -> Result<()> {
+    if copy == CopyMode::Direct {
+        return Ok(());
+    }
     tx.batch_execute(&format!(
         "INSERT INTO {table} ({columns}) SELECT {columns} FROM trail_stage_{table};
          TRUNCATE trail_stage_{table};"

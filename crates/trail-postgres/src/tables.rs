@@ -195,6 +195,19 @@ pub(crate) const CHILDREN: &[Mirrored] = &[
         ],
         has_id: false,
     },
+    Mirrored {
+        name: "file_snapshots",
+        columns: &[
+            "session_id",
+            "file_path",
+            "version",
+            "turn_index",
+            "content",
+            "taken_at",
+            "origin",
+        ],
+        has_id: false,
+    },
 ];
 
 impl Mirrored {

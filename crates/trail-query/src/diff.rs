@@ -3,7 +3,7 @@
 
 use trail_diff::SessionDiff;
 
-use crate::{Query, Result};
+use crate::{Need, Query, Result};
 
 impl Query {
     /// Returns what session `id_or_prefix` changed, per file, from every record of it (edit
@@ -16,6 +16,9 @@ impl Query {
 
     /// [`Query::session_diff`] for an exact session id.
     pub fn session_diff_of(&self, id: &str, turn: Option<u32>) -> Result<SessionDiff> {
-        Ok(self.store().session_diff(id, turn)?)
+        // A team store copies the session's rows (its edit calls and file snapshots).
+        Ok(self
+            .reader(|| Need::SessionRows(vec![id.to_string()]))?
+            .session_diff(id, turn)?)
     }
 }

@@ -204,9 +204,16 @@ impl Query {
                 v
             }
         };
-        // A few sessions at most: each is a diff to build.
-        for id in editors.into_iter().take(3) {
-            let diff = self.store().session_diff(id, None)?;
+        // A few sessions at most: each is a diff to build (from a team store, one snapshot
+        // holds their rows).
+        let editors: Vec<&str> = editors.into_iter().take(3).collect();
+        if editors.is_empty() {
+            return Ok(None);
+        }
+        let reader =
+            self.reader(|| Need::SessionRows(editors.iter().map(|s| s.to_string()).collect()))?;
+        for id in editors {
+            let diff = reader.session_diff(id, None)?;
             let paths = [history.absolute.as_deref(), history.relative.as_deref()];
             let found = paths
                 .into_iter()

@@ -98,6 +98,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         .unwrap_or_else(|| "unknown".into());
     let store = Store::open(&ctx.store_path)?;
     let mut client = trail_postgres::connect(&url)?;
+    let connect_again = || trail_postgres::connect(&url);
     let bar = (ctx.ui.stderr_tty && !args.json && !args.dry_run).then(|| {
         let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         pb.set_style(
@@ -122,6 +123,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             redactor: &redactor,
             dry_run: args.dry_run,
             batch_sessions: args.batch_sessions,
+            connect: Some(&connect_again),
         },
         progress,
     )?;
