@@ -738,17 +738,35 @@ fn an_excluded_repository_never_reaches_the_server() {
             "--json",
         ],
     );
-    let private_ids: Vec<String> = private["rows"]
+    let mut private_ids: Vec<String> = private["rows"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| r[0].as_str().unwrap().to_string())
         .collect();
     assert!(!private_ids.is_empty());
+    // A repository rule too: the tidepool session that knows its repository.
+    let by_repo = json(
+        &file,
+        &[
+            "sql",
+            "SELECT id FROM sessions WHERE repository = 'demo-org/tidepool'",
+            "--json",
+        ],
+    );
+    let repo_ids: Vec<String> = by_repo["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[0].as_str().unwrap().to_string())
+        .collect();
+    assert!(!repo_ids.is_empty());
+    private_ids.extend(repo_ids);
     let config = local.dir.path().join("config.toml");
     std::fs::write(
         &config,
-        "[sync]\n[[sync.exclude]]\nfolder = \"/home/demo/projects/recipe-box\"\n",
+        "[sync]\n[[sync.exclude]]\nfolder = \"/home/demo/projects/recipe-box\"\n\
+         [[sync.exclude]]\nrepo = \"Demo-Org/tide*\"\n",
     )
     .unwrap();
     // A dry run sends nothing at all.
@@ -777,6 +795,15 @@ fn an_excluded_repository_never_reaches_the_server() {
         team.count("SELECT count(*) FROM sessions WHERE cwd LIKE '%recipe-box%'"),
         0
     );
+    assert_eq!(
+        team.count("SELECT count(*) FROM sessions WHERE repository ILIKE 'demo-org/tidepool'"),
+        0
+    );
+    let ids_sql = format!(
+        "SELECT count(*) FROM messages WHERE session_id IN ('{}')",
+        private_ids.join("', '")
+    );
+    assert_eq!(team.count(&ids_sql), 0);
     assert_eq!(
         team.count("SELECT count(*) FROM messages WHERE text ILIKE '%recipe%' OR tool_input ILIKE '%recipe-box%'"),
         0

@@ -40,7 +40,7 @@ const SYNC_FORMAT: u32 = 2;
 const BATCH_MESSAGES: i64 = 10_000;
 /// Bytes read per transaction at most (after the session that crosses it): what bounds the
 /// memory a sync holds, three batches at most (one being read, two being sent).
-const BATCH_BYTES: u64 = 32 << 20;
+const BATCH_BYTES: u64 = 16 << 20;
 /// Sessions per transaction at most.
 const BATCH_SESSIONS: usize = 400;
 
@@ -513,7 +513,9 @@ fn encode_session(
     e.tables
         .push(encode_session_row(conn, s, o, store_id, now, counts)?);
     for table in CHILDREN {
-        let (buf, messages) = encode_child(conn, table, &s.id, o.redactor, counts)?;
+        let (mut buf, messages) = encode_child(conn, table, &s.id, o.redactor, counts)?;
+        // Held until sent: no growth slack.
+        buf.shrink_to_fit();
         e.messages += messages;
         e.tables.push(buf);
     }
