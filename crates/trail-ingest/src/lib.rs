@@ -378,7 +378,11 @@ fn index_candidates(
     let mut repo_cache: HashMap<String, Option<String>> = HashMap::new();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            plan.into_par_iter().for_each_with(tx, |tx, item| {
+            // One file per task: the plan is biggest first, and rayon's default splitting
+            // left the few 20-50 MB files in one worker's share while the other ran dry.
+            plan.into_par_iter()
+                .with_max_len(1)
+                .for_each_with(tx, |tx, item| {
                 // A failed send means the writer stopped (error): nothing more to do.
                 parse_one(sources_ref, item, chunk, &mut |parsed| {
                     tx.send(parsed).is_ok()
