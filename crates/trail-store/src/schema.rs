@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0008_index_without_escapes.sql"),
     include_str!("../migrations/0009_continuations.sql"),
     include_str!("../migrations/0010_usage_counted_time.sql"),
+    include_str!("../migrations/0015_search_database.sql"),
 ];
 
 /// The schema version this build writes.
