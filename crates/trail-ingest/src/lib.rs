@@ -398,6 +398,8 @@ fn index_candidates(
     };
     let mut search_result: Result<(), IngestError> = Ok(());
     let mut timing = Timing::default();
+    let process_cpu = cpu_time(false);
+    let writer_cpu = cpu_time(true);
     std::thread::scope(|scope| {
         scope.spawn(move || {
             // One file per task: the plan is biggest first, and rayon's default splitting
@@ -414,13 +416,17 @@ fn index_candidates(
         let (search_tx, search_rx) = crossbeam_channel::bounded::<SearchBatch>(SEARCH_DEPTH);
         let search_thread = search_writer.take().map(|mut w| {
             scope.spawn(move || {
+                let cpu = cpu_time(true);
                 let mut result = Ok(());
                 for batch in search_rx.iter() {
                     if result.is_ok() {
                         result = w.apply(batch);
                     }
                 }
-                (result, w.busy)
+                let cpu = cpu_time(true)
+                    .zip(cpu)
+                    .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a));
+                (result, w.busy, cpu)
             })
         });
         let mut send_search = |store: &mut Store, batch: SearchBatch| -> Result<(), IngestError> {
@@ -521,9 +527,10 @@ fn index_candidates(
         if let Some(handle) = search_thread {
             let t = Instant::now();
             match handle.join() {
-                Ok((r, busy)) => {
+                Ok((r, busy, cpu)) => {
                     search_result = r.map_err(IngestError::from);
                     timing.search = busy;
+                    timing.search_cpu = cpu;
                 }
                 Err(_) => {
                     search_result = Err(IngestError::Store(trail_store::StoreError::Corrupt(
@@ -538,7 +545,16 @@ fn index_candidates(
         summary.messages += stats.messages;
         summary.files_concurrent += stats.files_stale;
     });
+    let since = |now: Option<Duration>, then: Option<Duration>| {
+        now.zip(then)
+            .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a))
+    };
+    timing.writer_cpu = since(cpu_time(true), writer_cpu);
+    timing.process_cpu = since(cpu_time(false), process_cpu);
     tracing::info!(
+        cpu_ms = timing.process_cpu.as_millis() as u64,
+        writer_cpu_ms = timing.writer_cpu.as_millis() as u64,
+        search_cpu_ms = timing.search_cpu.as_millis() as u64,
         write_ms = timing.write.as_millis() as u64,
         parse_wait_ms = timing.parse_wait.as_millis() as u64,
         search_ms = timing.search.as_millis() as u64,
@@ -551,6 +567,24 @@ fn index_candidates(
     search_result?;
     progress.finish();
     Ok(())
+}
+
+/// CPU time (user + system) of this thread (`thread`) or of the whole process, from Linux's
+/// `/proc` (clock ticks of 10 ms); `None` elsewhere. Only logged: wall time on a shared machine
+/// says little about where the work went.
+fn cpu_time(thread: bool) -> Option<Duration> {
+    let stat = std::fs::read_to_string(if thread {
+        "/proc/thread-self/stat"
+    } else {
+        "/proc/self/stat"
+    })
+    .ok()?;
+    // Fields after the command name (which may hold spaces, in parentheses): utime and stime
+    // are the 12th and 13th.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let ticks: u64 = fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
 }
 
 /// Where an index run's writer time went (logged at `-v`).
@@ -566,6 +600,10 @@ struct Timing {
     search_wait: Duration,
     /// Waiting for the search database's writer after the last batch.
     search_tail: Duration,
+    /// CPU time of the store's writer thread, of the search database's, of the whole process.
+    writer_cpu: Duration,
+    search_cpu: Duration,
+    process_cpu: Duration,
 }
 
 enum Decision {
