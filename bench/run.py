@@ -137,9 +137,13 @@ def main():
     ap.add_argument("--seed", type=int, default=12, help="seed of the known-item queries")
     ap.add_argument("--keep", action="store_true", help="keep the stores (search/report benchmarks)")
     ap.add_argument("--sources", action="store_true", help="then compare the other sources (bench/sources.py)")
+    ap.add_argument("--trail", help="a trail binary to measure (default: build the release binary)")
     a = ap.parse_args()
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
-    trail = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "trail")
+    if a.trail:
+        trail = os.path.abspath(a.trail)
+    else:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
+        trail = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "trail")
     if a.corpus:
         corpora = [(None, a.corpus)]
     else:

@@ -272,6 +272,15 @@ pub fn index(
     summary.parsed_paths.sort();
     if summary.sessions_new + summary.sessions_updated > 0 {
         let t = Instant::now();
+        let freed = store.compact_search()?;
+        if freed > 0 {
+            tracing::info!(
+                pages = freed,
+                ms = t.elapsed().as_millis() as u64,
+                "search database compacted"
+            );
+        }
+        let t = Instant::now();
         store.resolve_links()?;
         tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
     }

@@ -72,8 +72,11 @@ pub fn search_path(store: &Path) -> PathBuf {
 }
 
 fn schema_sql(db: &str) -> String {
+    // Incremental auto-vacuum: FTS5's segment merges free pages, which an index run gives back
+    // at its end (`compact`) instead of keeping them in the file.
     format!(
-        "CREATE TABLE {db}.search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        "PRAGMA {db}.auto_vacuum = INCREMENTAL;
+         CREATE TABLE {db}.search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
          CREATE VIRTUAL TABLE {db}.search_index USING fts5(
              content, session_id UNINDEXED, source_type UNINDEXED, source_id UNINDEXED);
          INSERT INTO {db}.search_index (search_index, rank) VALUES ('hashsize', {HASH_SIZE});
@@ -540,6 +543,17 @@ impl SearchWriter {
         self.busy += t.elapsed();
         r
     }
+}
+
+/// Gives the pages FTS5's merges freed back to the file system, when there are more than a
+/// few (the search database is made with incremental auto-vacuum).
+pub(crate) fn compact(conn: &Connection) -> Result<u64> {
+    let free: i64 = conn.query_row("PRAGMA search.freelist_count", [], |r| r.get(0))?;
+    if free < 256 {
+        return Ok(0);
+    }
+    conn.execute_batch("PRAGMA search.incremental_vacuum")?;
+    Ok(free as u64)
 }
 
 fn meta_seq(conn: &Connection) -> Result<i64> {

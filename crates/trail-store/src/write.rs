@@ -242,6 +242,12 @@ impl Store {
         search_db::apply(&self.conn, Some(batch)).map(|_| ())
     }
 
+    /// Gives the pages the search database's merges freed back to the file system (after an
+    /// index run); returns the pages freed.
+    pub fn compact_search(&mut self) -> Result<u64> {
+        search_db::compact(&self.conn)
+    }
+
     /// Rebuilds the search database whole from the store (what the first open of a store
     /// without one does); returns the sessions indexed.
     pub fn rebuild_search(&mut self) -> Result<u64> {
