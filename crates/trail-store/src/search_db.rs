@@ -72,11 +72,8 @@ pub fn search_path(store: &Path) -> PathBuf {
 }
 
 fn schema_sql(db: &str) -> String {
-    // Incremental auto-vacuum: FTS5's segment merges free pages, which an index run gives back
-    // at its end (`compact`) instead of keeping them in the file.
     format!(
-        "PRAGMA {db}.auto_vacuum = INCREMENTAL;
-         CREATE TABLE {db}.search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        "CREATE TABLE {db}.search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
          CREATE VIRTUAL TABLE {db}.search_index USING fts5(
              content, session_id UNINDEXED, source_type UNINDEXED, source_id UNINDEXED);
          INSERT INTO {db}.search_index (search_index, rank) VALUES ('hashsize', {HASH_SIZE});
@@ -133,6 +130,10 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
         return Ok(());
     }
     if !memory {
+        // Incremental auto-vacuum (before the first table; nothing once there are tables):
+        // FTS5's segment merges free pages, which an index run gives back at its end
+        // (`compact`) instead of keeping them in the file.
+        conn.execute_batch("PRAGMA search.auto_vacuum = INCREMENTAL")?;
         crate::enable_wal(conn, SEARCH_SCHEMA)?;
         conn.execute_batch("PRAGMA search.synchronous = NORMAL")?;
     }
