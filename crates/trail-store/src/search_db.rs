@@ -133,7 +133,11 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
         // Incremental auto-vacuum (before the first table; nothing once there are tables):
         // FTS5's segment merges free pages, which an index run gives back at its end
         // (`compact`) instead of keeping them in the file.
-        conn.execute_batch("PRAGMA search.auto_vacuum = INCREMENTAL")?;
+        // Only on an empty file: on any other the pragma writes its header at every open.
+        let pages: i64 = conn.query_row("PRAGMA search.page_count", [], |r| r.get(0))?;
+        if pages == 0 {
+            conn.execute_batch("PRAGMA search.auto_vacuum = INCREMENTAL")?;
+        }
         crate::enable_wal(conn, SEARCH_SCHEMA)?;
         conn.execute_batch("PRAGMA search.synchronous = NORMAL")?;
     }
