@@ -368,11 +368,7 @@ fn sql_escape_attempts_are_denied_and_the_store_is_unchanged() {
     let (code, _, _) = run(trail(d, &store).args(["sql", "SELECT count(*) FROM sessions"]));
     assert_eq!(code, 0);
     let search = PathBuf::from(format!("{}-search", store.display()));
-    let before = (
-        file_digest(&store),
-        file_digest(&wal),
-        file_digest(&search),
-    );
+    let before = (file_digest(&store), file_digest(&wal), file_digest(&search));
     assert!(before.0.is_some());
     let attempts = [
         "INSERT INTO sessions (id, source) VALUES ('x', 'codex')",
@@ -444,11 +440,7 @@ fn sql_escape_attempts_are_denied_and_the_store_is_unchanged() {
     assert!(err.contains("stopped after"), "{err}");
     assert!(started.elapsed() < std::time::Duration::from_secs(8));
     assert!(!Path::new("/tmp/trail-escape-copy.db").exists());
-    let after = (
-        file_digest(&store),
-        file_digest(&wal),
-        file_digest(&search),
-    );
+    let after = (file_digest(&store), file_digest(&wal), file_digest(&search));
     assert!(before == after, "the store's bytes changed");
 }
 

@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use trail_model::{ParseIssue, SourceKind};
 use trail_sources::{registry, ParseRequest, Resume, Source};
-use trail_store::{FileRecord, Fingerprint, SearchBatch, SearchWriter, Store, StoredFile, WriteStats};
+use trail_store::{
+    FileRecord, Fingerprint, SearchBatch, SearchWriter, Store, StoredFile, WriteStats,
+};
 
 pub use git::repository_of;
 

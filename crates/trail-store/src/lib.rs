@@ -28,11 +28,10 @@ pub use read::{
     like_escape, ContinuationLink, DoctorFileStats, IssueRow, ListFilter, MessageRow,
     SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
-pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use search::{
-    translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END,
-    HIT_START,
+    translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, HIT_START,
 };
+pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use sql::{
     Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc, DEFAULT_MAX_BYTES,
 };
@@ -233,7 +232,9 @@ pub(crate) fn enable_wal(conn: &Connection, schema: &str) -> Result<()> {
     let started = std::time::Instant::now();
     loop {
         let mode: rusqlite::Result<String> =
-            conn.query_row(&format!("PRAGMA {schema}.journal_mode = WAL"), [], |r| r.get(0));
+            conn.query_row(&format!("PRAGMA {schema}.journal_mode = WAL"), [], |r| {
+                r.get(0)
+            });
         match mode {
             Ok(_) => return Ok(()),
             Err(rusqlite::Error::SqliteFailure(e, _))

@@ -587,9 +587,7 @@ impl Store {
                         snippet(hit_text, 2, ?2, ?3, '…', 24)
                  FROM temp.hit_text WHERE hit_text MATCH ?1",
             )?;
-            let mut rows = stmt
-                .query(params![words, start, end])
-                .map_err(fts_error)?;
+            let mut rows = stmt.query(params![words, start, end]).map_err(fts_error)?;
             while let Some(r) = rows.next().map_err(fts_error)? {
                 let id: i64 = r.get(0)?;
                 let score: f64 = r.get(1)?;

@@ -53,8 +53,14 @@ pub(crate) const RANK: &str = "bm25(4.0, 1.0, 0.5, 0.25)";
 const HASH_SIZE: i64 = 32 << 20;
 
 /// Message kinds the full-text index holds (not thinking, injected context or unknown records).
-pub(crate) const INDEXED_KINDS: [&str; 6] =
-    ["prompt", "text", "tool_call", "tool_result", "error", "summary"];
+pub(crate) const INDEXED_KINDS: [&str; 6] = [
+    "prompt",
+    "text",
+    "tool_call",
+    "tool_result",
+    "error",
+    "summary",
+];
 
 /// A tool input is indexed up to this many characters...
 const TOOL_INPUT_CHARS: usize = 1000;
@@ -121,8 +127,7 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
     };
     conn.execute("ATTACH DATABASE ?1 AS search", [name])?;
     if how == Attach::Read {
-        let version: i64 =
-            conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
+        let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
         if version < SCHEMA_VERSION {
             conn.execute_batch("DETACH DATABASE search")?;
             conn.execute_batch(&schema_sql("temp"))?;
@@ -147,8 +152,7 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
 /// Creates the search database's tables once; two processes opening a new store at once agree.
 fn ensure_schema(conn: &Connection) -> Result<()> {
     loop {
-        let version: i64 =
-            conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
+        let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
         if version >= SCHEMA_VERSION {
             return Ok(());
         }
@@ -312,7 +316,9 @@ fn push_line(column: &mut String, text: &str) {
 }
 
 /// Builds the turn rows of messages given in `seq` order (any number of turns, interleaved).
-pub(crate) fn turn_docs<'a>(messages: impl IntoIterator<Item = IndexedMessage<'a>>) -> Vec<TurnDoc> {
+pub(crate) fn turn_docs<'a>(
+    messages: impl IntoIterator<Item = IndexedMessage<'a>>,
+) -> Vec<TurnDoc> {
     let mut docs: BTreeMap<i64, TurnDoc> = BTreeMap::new();
     for m in messages {
         let Some(kind) = m.kind.filter(|k| INDEXED_KINDS.contains(k)) else {
@@ -748,14 +754,13 @@ fn clear(conn: &Connection) -> Result<()> {
 /// whole batch in memory and writes it out as one segment per table at the commit (it writes
 /// its buffer out whenever a rowid comes lower than the one before).
 fn write_sessions(conn: &Connection, sessions: Vec<SessionSearch>) -> Result<()> {
-    let mut doc_ids = conn.prepare_cached(
-        "SELECT id, turn_index FROM search.turn_docs WHERE session_id = ?1",
-    )?;
+    let mut doc_ids =
+        conn.prepare_cached("SELECT id, turn_index FROM search.turn_docs WHERE session_id = ?1")?;
     let mut doc_id = conn.prepare_cached(
         "SELECT id FROM search.turn_docs WHERE session_id = ?1 AND turn_index = ?2",
     )?;
-    let mut row_ids = conn
-        .prepare_cached("SELECT id FROM search.chronicle_rows WHERE session_id = ?1")?;
+    let mut row_ids =
+        conn.prepare_cached("SELECT id FROM search.chronicle_rows WHERE session_id = ?1")?;
     let mut row_exists =
         conn.prepare_cached("SELECT 1 FROM search.chronicle_rows WHERE id = ?1")?;
     // Turn rows whose text goes (their new text gets a new rowid) and Chronicle rows to delete.
@@ -805,15 +810,13 @@ fn write_sessions(conn: &Connection, sessions: Vec<SessionSearch>) -> Result<()>
     gone_rows.dedup();
     new_rows.sort_by_key(|(_, r)| r.rowid);
     let mut del_row = conn.prepare_cached("DELETE FROM search.search_index WHERE rowid = ?1")?;
-    let mut del_row_key =
-        conn.prepare_cached("DELETE FROM search.chronicle_rows WHERE id = ?1")?;
+    let mut del_row_key = conn.prepare_cached("DELETE FROM search.chronicle_rows WHERE id = ?1")?;
     let mut ins_row = conn.prepare_cached(
         "INSERT INTO search.search_index (rowid, content, session_id, source_type, source_id)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    let mut ins_row_key = conn.prepare_cached(
-        "INSERT INTO search.chronicle_rows (id, session_id) VALUES (?1, ?2)",
-    )?;
+    let mut ins_row_key =
+        conn.prepare_cached("INSERT INTO search.chronicle_rows (id, session_id) VALUES (?1, ?2)")?;
     let mut gone = gone_rows.into_iter().peekable();
     let mut delete_until = |limit: Option<i64>| -> Result<()> {
         while let Some(&id) = gone.peek() {
@@ -828,7 +831,13 @@ fn write_sessions(conn: &Connection, sessions: Vec<SessionSearch>) -> Result<()>
     };
     for (session, r) in &new_rows {
         delete_until(Some(r.rowid))?;
-        ins_row.execute(params![r.rowid, r.content, session, r.source_type, r.source_id])?;
+        ins_row.execute(params![
+            r.rowid,
+            r.content,
+            session,
+            r.source_type,
+            r.source_id
+        ])?;
         ins_row_key.execute(params![r.rowid, session])?;
     }
     delete_until(None)?;
@@ -862,7 +871,9 @@ mod tests {
         assert_eq!(cap_tool_input("short"), "short");
         let long: String = "é".repeat(1500);
         assert_eq!(cap_tool_input(&long).chars().count(), 1000);
-        let out: String = (0..1000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let out: String = (0..1000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
         let capped = cap_tool_output(&out);
         assert_eq!(capped.chars().count(), 600 + 3 + 200);
         assert!(capped.starts_with(&out[..600]) && capped.ends_with(&out[800..]));

@@ -251,8 +251,10 @@ impl Store {
     /// Rebuilds the search database whole from the store (what the first open of a store
     /// without one does); returns the sessions indexed.
     pub fn rebuild_search(&mut self) -> Result<u64> {
-        self.conn
-            .execute("DELETE FROM search.search_state WHERE key = 'applied_seq'", [])?;
+        self.conn.execute(
+            "DELETE FROM search.search_state WHERE key = 'applied_seq'",
+            [],
+        )?;
         search_db::apply(&self.conn, None)
     }
 
@@ -903,9 +905,8 @@ fn insert_messages(
         let last: Option<i64> = tx
             .prepare_cached("SELECT max(seq) FROM messages WHERE session_id = ?1")?
             .query_row([id], |r| r.get(0))?;
-        let mut old_turn = tx.prepare_cached(
-            "SELECT turn_index FROM messages WHERE session_id = ?1 AND seq = ?2",
-        )?;
+        let mut old_turn = tx
+            .prepare_cached("SELECT turn_index FROM messages WHERE session_id = ?1 AND seq = ?2")?;
         let mut delete =
             tx.prepare_cached("DELETE FROM messages WHERE session_id = ?1 AND seq = ?2")?;
         for m in messages {

@@ -113,10 +113,12 @@ fn build() -> (tempfile::TempDir, Store, Vec<Turn>) {
         let mut s = Session::new(SessionMeta::new(SessionId::new(&id), source, &id));
         s.meta.created_at = Some("2026-01-01T00:00:00Z".into());
         for t in 0..TURNS {
-            let (mut prompt, answer) = turn_words(&mut rng);
-            // The best turn of all is the first one written: the oldest match.
+            let (mut prompt, mut answer) = turn_words(&mut rng);
+            // The best turn of all (the word most often, in the shortest turn) is the first
+            // one written: the oldest match.
             if n == 0 && t == 0 {
-                prompt = vec![WORD.to_string(), WORD.to_string(), "f1".to_string()];
+                prompt = vec![WORD.to_string(); 4];
+                answer = vec!["f1".to_string()];
             }
             s.messages.push(message(
                 2 * t,
@@ -177,7 +179,10 @@ fn the_top_ten_are_the_best_of_thousands_of_matches() {
     let (_dir, store, turns) = build();
     let scores = bm25(&turns, WORD);
     let matches = scores.iter().filter(|s| s.is_finite()).count();
-    assert!(matches >= 2000, "the query must match thousands of turns: {matches}");
+    assert!(
+        matches >= 2000,
+        "the query must match thousands of turns: {matches}"
+    );
 
     // FTS5's own full ranking of every match.
     let full: Vec<(String, i64, f64)> = store
@@ -210,8 +215,18 @@ fn the_top_ten_are_the_best_of_thousands_of_matches() {
     let want = best_ten(&scores, |_| true);
     for (rank, (hit, &i)) in hits.iter().zip(&want).enumerate() {
         // The same scores, best first, as the full ORDER BY rank and as bm25 computed here.
-        assert!(close(hit.score, full[rank].2), "{rank}: {} {}", hit.score, full[rank].2);
-        assert!(close(hit.score, scores[i]), "{rank}: {} {}", hit.score, scores[i]);
+        assert!(
+            close(hit.score, full[rank].2),
+            "{rank}: {} {}",
+            hit.score,
+            full[rank].2
+        );
+        assert!(
+            close(hit.score, scores[i]),
+            "{rank}: {} {}",
+            hit.score,
+            scores[i]
+        );
         // And the hit is a turn with that score (ties may come in any order).
         let t = turns
             .iter()

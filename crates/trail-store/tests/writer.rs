@@ -166,7 +166,11 @@ fn a_batch_of_new_sessions_writes_each_full_text_index_once() {
         .unwrap();
     assert_eq!(sections, 1);
     assert_eq!(indexed, 3 * 40, "one full-text row per turn");
-    assert_eq!(segments(&store, "turn_search"), 1, "turn_search flushed once");
+    assert_eq!(
+        segments(&store, "turn_search"),
+        1,
+        "turn_search flushed once"
+    );
     assert_eq!(
         segments(&store, "search_index"),
         1,
@@ -366,7 +370,10 @@ fn a_missing_or_foreign_search_database_is_rebuilt_on_open() {
     let want = search_digest(&store);
     drop(store);
     for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", trail_store::search_path(&path).display()));
+        let _ = std::fs::remove_file(format!(
+            "{}{suffix}",
+            trail_store::search_path(&path).display()
+        ));
     }
     let store = Store::open(&path).unwrap();
     assert_eq!(search_digest(&store), want);
@@ -376,9 +383,16 @@ fn a_missing_or_foreign_search_database_is_rebuilt_on_open() {
     Store::open(&other).unwrap();
     drop(Store::open(&other).unwrap());
     for suffix in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", trail_store::search_path(&path).display()));
+        let _ = std::fs::remove_file(format!(
+            "{}{suffix}",
+            trail_store::search_path(&path).display()
+        ));
     }
-    std::fs::copy(trail_store::search_path(&other), trail_store::search_path(&path)).unwrap();
+    std::fs::copy(
+        trail_store::search_path(&other),
+        trail_store::search_path(&path),
+    )
+    .unwrap();
     let store = Store::open(&path).unwrap();
     assert_eq!(search_digest(&store), want);
 }
