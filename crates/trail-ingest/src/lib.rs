@@ -533,7 +533,6 @@ fn index_candidates(
                 Err(e) => write_result = Err(e.into()),
             }
         }
-        drop(send_search);
         drop(search_tx);
         if let Some(handle) = search_thread {
             let t = Instant::now();
