@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0011_tool_call_index.sql"),
     include_str!("../migrations/0012_file_snapshots.sql"),
     include_str!("../migrations/0013_forget.sql"),
+    include_str!("../migrations/0014_search_database.sql"),
 ];
 
 /// The schema version this build writes.
