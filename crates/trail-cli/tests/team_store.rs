@@ -757,7 +757,10 @@ fn a_forgotten_session_is_gone_from_both_stores_and_stays_gone() {
     assert!(code == 1 || !out.contains(id), "{out}");
     let (code, out) = read(
         &file,
-        &["sql", &format!("SELECT count(*) FROM turn_docs WHERE session_id LIKE '{id}%'")],
+        &[
+            "sql",
+            &format!("SELECT count(*) FROM turn_docs WHERE session_id LIKE '{id}%'"),
+        ],
     );
     assert_eq!(code, 0);
     assert!(out.lines().any(|l| l.trim() == "0"), "{out}");

@@ -6,6 +6,7 @@
 //! behind SQLite's lock instead of failing with "database is locked", and a killed process
 //! leaves the last committed state.
 
+mod block_anchor;
 mod export;
 mod forget;
 mod history;
@@ -24,6 +25,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
+pub use block_anchor::BlockAnchor;
 pub use export::{ExportMessage, ToolResultRow};
 pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
