@@ -104,6 +104,9 @@ impl Progress for NoProgress {}
 /// What an index run did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct IndexSummary {
+    /// What the run wrote, for resolving links in it alone.
+    #[serde(skip)]
+    written: trail_store::LinkScope,
     /// Files found by discovery.
     pub files_seen: u64,
     /// Files parsed from the start.
@@ -294,7 +297,13 @@ pub fn index(
             );
         }
         let t = Instant::now();
-        store.resolve_links()?;
+        // A large run resolves over the whole store (scans beat thousands of lookups).
+        let written = std::mem::take(&mut summary.written);
+        if written.sessions.len() + written.paths.len() > 2000 {
+            store.resolve_links()?;
+        } else {
+            store.resolve_links_in(Some(&written))?;
+        }
         tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
     }
     // Only a run over every known place (all sources, no named paths) makes the whole store
@@ -525,9 +534,17 @@ fn index_candidates(
                 || batch_started.elapsed() >= BATCH_AGE
             {
                 let t = Instant::now();
+                summary
+                    .written
+                    .paths
+                    .extend(batch.iter().map(|r| r.path.clone()));
                 match store.write_batch_deferred(std::mem::take(&mut batch)) {
                     Ok((s, search)) => {
                         stats.add(s);
+                        summary
+                            .written
+                            .sessions
+                            .extend(search.session_ids().map(str::to_string));
                         timing.write += t.elapsed();
                         write_result = send_search(store, search);
                     }
@@ -539,9 +556,17 @@ fn index_candidates(
         }
         if write_result.is_ok() && !batch.is_empty() {
             let t = Instant::now();
+            summary
+                .written
+                .paths
+                .extend(batch.iter().map(|r| r.path.clone()));
             match store.write_batch_deferred(batch) {
                 Ok((s, search)) => {
                     stats.add(s);
+                    summary
+                        .written
+                        .sessions
+                        .extend(search.session_ids().map(str::to_string));
                     timing.write += t.elapsed();
                     write_result = send_search(store, search);
                 }

@@ -564,7 +564,12 @@ fn the_remembered_block_start_follows_every_change_to_the_requests() {
     check(&store, "2026-01-11T18:20:00Z");
     // Before the anchor's request, the walk back answers (the same block start; the full
     // report also counts the requests logged after that `now`).
-    let full = report(&store, "UTC", "2026-01-10T09:00:00Z", &BlockOptions::default());
+    let full = report(
+        &store,
+        "UTC",
+        "2026-01-10T09:00:00Z",
+        &BlockOptions::default(),
+    );
     let active = report(&store, "UTC", "2026-01-10T09:00:00Z", &active_only);
     assert_eq!(
         active.blocks.first().map(|b| &b.start),

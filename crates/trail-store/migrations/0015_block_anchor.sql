@@ -12,32 +12,32 @@
 -- touched row had no timestamp: that invalidates any anchor).
 -- `block_anchor` holds the last block start the status line found, with the generation it was
 -- computed at; it is trusted only while `low` is later than its first request.
-CREATE TABLE usage_watch (
+CREATE TABLE IF NOT EXISTS usage_watch (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     generation INTEGER NOT NULL,
     low TEXT NOT NULL
 );
-INSERT INTO usage_watch (id, generation, low) VALUES (1, 0, '');
+INSERT OR IGNORE INTO usage_watch (id, generation, low) VALUES (1, 0, '');
 
-CREATE TABLE block_anchor (
+CREATE TABLE IF NOT EXISTS block_anchor (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     generation INTEGER NOT NULL,
     first_request TEXT NOT NULL
 );
 
-CREATE TRIGGER usage_watch_insert AFTER INSERT ON usage WHEN NEW.counted = 1
+CREATE TRIGGER IF NOT EXISTS usage_watch_insert AFTER INSERT ON usage WHEN NEW.counted = 1
 BEGIN
     UPDATE usage_watch SET generation = generation + 1,
                            low = min(low, coalesce(NEW.timestamp, ''));
 END;
 
-CREATE TRIGGER usage_watch_delete AFTER DELETE ON usage WHEN OLD.counted = 1
+CREATE TRIGGER IF NOT EXISTS usage_watch_delete AFTER DELETE ON usage WHEN OLD.counted = 1
 BEGIN
     UPDATE usage_watch SET generation = generation + 1,
                            low = min(low, coalesce(OLD.timestamp, ''));
 END;
 
-CREATE TRIGGER usage_watch_update AFTER UPDATE OF counted, timestamp ON usage
+CREATE TRIGGER IF NOT EXISTS usage_watch_update AFTER UPDATE OF counted, timestamp ON usage
 WHEN OLD.counted = 1 OR NEW.counted = 1
 BEGIN
     UPDATE usage_watch SET generation = generation + 1,

@@ -221,6 +221,11 @@ pub struct SearchBatch {
 
 impl SearchBatch {
     /// The bytes of text the batch indexes (for logs and progress).
+    /// The sessions the batch wrote.
+    pub fn session_ids(&self) -> impl Iterator<Item = &str> {
+        self.sessions.iter().map(|s| s.session_id.as_str())
+    }
+
     pub fn text_bytes(&self) -> usize {
         self.sessions
             .iter()
@@ -563,8 +568,12 @@ pub(crate) fn compact(conn: &Connection) -> Result<u64> {
     if free < 256 {
         return Ok(0);
     }
-    conn.execute_batch("PRAGMA search.incremental_vacuum")?;
-    Ok(free as u64)
+    // The pragma frees one page per step: step it to the end (`execute_batch` steps once).
+    let mut stmt = conn.prepare("PRAGMA search.incremental_vacuum")?;
+    let mut rows = stmt.query([])?;
+    while rows.next()?.is_some() {}
+    let left: i64 = conn.query_row("PRAGMA search.freelist_count", [], |r| r.get(0))?;
+    Ok((free - left).max(0) as u64)
 }
 
 fn meta_seq(conn: &Connection) -> Result<i64> {
