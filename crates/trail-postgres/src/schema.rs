@@ -9,7 +9,8 @@ use crate::{PgError, Result};
 /// Every migration, in order. Append only; never edit one that has shipped.
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_team_store.sql"),
-    include_str!("../migrations/0002_file_snapshots.sql"),
+    include_str!("../migrations/0002_turn_search.sql"),
+    include_str!("../migrations/0003_file_snapshots.sql"),
 ];
 
 /// The schema version this build reads and writes.

@@ -27,7 +27,9 @@ use serde::Serialize;
 use trail_render::{RedactionCounts, Redactor};
 use trail_store::Store;
 
-use crate::search_text::{searched_fields, tsvector_text, SEARCHED_KINDS};
+use crate::search_text::{
+    push_turn_line, searched_fields, tsvector_text, turn_column, turn_tsvector_text, SEARCHED_KINDS,
+};
 use crate::tables::{Mirrored, CHILDREN, SESSIONS};
 use crate::{schema, PgError, Result};
 
@@ -476,8 +478,11 @@ fn roots_of(local: &[LocalSession]) -> HashMap<&str, &str> {
     out
 }
 
+/// The columns of a `turn_search` row a sync sends.
+const TURN_SEARCH_COLUMNS: &str = "session_id, turn_index, first_at, last_at, search_vector";
+
 /// One session's rows in COPY's text format, one buffer per table (`sessions`, then
-/// [`CHILDREN`] in order), read and redacted on the calling thread.
+/// [`CHILDREN`] in order, then `turn_search`), read and redacted on the calling thread.
 struct EncodedSession {
     id: String,
     tables: Vec<Vec<u8>>,
@@ -506,19 +511,40 @@ fn encode_session(
 ) -> Result<EncodedSession> {
     let mut e = EncodedSession {
         id: s.id.clone(),
-        tables: Vec::with_capacity(1 + CHILDREN.len()),
+        tables: Vec::with_capacity(2 + CHILDREN.len()),
         messages: 0,
         bytes: 0,
     };
     e.tables
         .push(encode_session_row(conn, s, o, store_id, now, counts)?);
+    let mut turns = BTreeMap::new();
     for table in CHILDREN {
-        let (mut buf, messages) = encode_child(conn, table, &s.id, o.redactor, counts)?;
+        let (mut buf, messages) =
+            encode_child(conn, table, &s.id, o.redactor, counts, &mut turns)?;
         // Held until sent: no growth slack.
         buf.shrink_to_fit();
         e.messages += messages;
         e.tables.push(buf);
     }
+    // The turns' full-text rows, from the text just encoded (redacted as it was).
+    let mut line = Vec::new();
+    for (turn, doc) in &turns {
+        push_text(&mut line, &s.id);
+        line.push(b'\t');
+        line.extend_from_slice(turn.to_string().as_bytes());
+        for at in [&doc.first_at, &doc.last_at] {
+            line.push(b'\t');
+            match at {
+                Some(at) => push_text(&mut line, at),
+                None => line.extend_from_slice(b"\\N"),
+            }
+        }
+        line.push(b'\t');
+        push_text(&mut line, &turn_tsvector_text(&doc.columns));
+        line.push(b'\n');
+    }
+    line.shrink_to_fit();
+    e.tables.push(line);
     e.bytes = e.tables.iter().map(|t| t.len() as u64).sum();
     Ok(e)
 }
@@ -569,13 +595,15 @@ fn encode_session_row(
     Ok(line)
 }
 
-/// One session's rows of a child table; the buffer and how many messages it holds.
+/// One session's rows of a child table; the buffer and how many messages it holds. Messages
+/// also add their searched text to their turn's row of `turn_search`.
 fn encode_child(
     conn: &rusqlite::Connection,
     table: &Mirrored,
     session_id: &str,
     redactor: &Redactor,
     counts: &mut RedactionCounts,
+    turns: &mut BTreeMap<i64, TurnText>,
 ) -> Result<(Vec<u8>, u64)> {
     let cols = table.column_list();
     let is_messages = table.name == "messages";
@@ -596,6 +624,7 @@ fn encode_child(
         field_at("tool_input"),
         field_at("tool_output"),
     );
+    let (turn_at, time_at) = (field_at("turn_index"), field_at("timestamp"));
     let mut out = Vec::new();
     let mut messages = 0u64;
     let mut cells: Vec<Option<String>> = Vec::new();
@@ -621,6 +650,26 @@ fn encode_child(
                 let get = |at: Option<usize>| at.and_then(|i| cells[i].as_deref());
                 let fields = searched_fields(get(text_at), get(input_at), get(output_at));
                 push_text(&mut out, &tsvector_text(&fields));
+                let turn = turn_at
+                    .and_then(|i| r.get_ref(i).ok())
+                    .and_then(|v| v.as_i64().ok())
+                    .unwrap_or(-1);
+                let doc = turns.entry(turn).or_default();
+                let column = turn_column(kind.as_deref().unwrap_or(""));
+                push_turn_line(&mut doc.columns[column], &fields[0]);
+                push_turn_line(&mut doc.columns[2], &fields[1]);
+                push_turn_line(&mut doc.columns[3], &fields[2]);
+                let at = time_at
+                    .and_then(|i| r.get_ref(i).ok())
+                    .and_then(|v| v.as_str().ok().map(str::to_string));
+                if let Some(at) = at {
+                    if doc.first_at.as_deref().is_none_or(|f| at.as_str() < f) {
+                        doc.first_at = Some(at.clone());
+                    }
+                    if doc.last_at.as_deref().is_none_or(|l| at.as_str() > l) {
+                        doc.last_at = Some(at);
+                    }
+                }
             } else {
                 out.extend_from_slice(b"\\N");
             }
@@ -667,19 +716,22 @@ fn send_batch(client: &mut Client, batch: &[EncodedSession], copy: CopyMode) -> 
         "DELETE FROM sessions WHERE id = ANY($1) AND pushed_by = current_user",
         &[&ids],
     )?;
-    // Sessions first (children reference them).
-    for (t, table) in std::iter::once(&SESSIONS).chain(CHILDREN).enumerate() {
+    // Sessions first (children reference them), the turns' search rows last.
+    let targets = std::iter::once(&SESSIONS)
+        .chain(CHILDREN)
+        .map(|t| (t.name, copy_columns(t)))
+        .chain(std::iter::once(("turn_search", TURN_SEARCH_COLUMNS.to_string())));
+    for (t, (name, all)) in targets.enumerate() {
         if kept.iter().all(|s| s.tables[t].is_empty()) {
             continue;
         }
-        let all = copy_columns(table);
-        let target = stage(&mut tx, table.name, copy)?;
+        let target = stage(&mut tx, name, copy)?;
         let mut w = tx.copy_in(&format!("COPY {target} ({all}) FROM STDIN"))?;
         for s in &kept {
             w.write_all(&s.tables[t]).map_err(io_error)?;
         }
         w.finish()?;
-        unstage(&mut tx, table.name, &all, copy)?;
+        unstage(&mut tx, name, &all, copy)?;
     }
     tx.commit()?;
     Ok(Sent {
@@ -820,6 +872,15 @@ const REDACTED: &[(&str, &[&str])] = &[
     ("file_snapshots", &["content"]),
 ];
 
+/// A turn's row of `turn_search`: its four columns (prompts, answers, tool inputs, tool
+/// outputs, as the local search database builds them) and its time range.
+#[derive(Default)]
+struct TurnText {
+    columns: [String; 4],
+    first_at: Option<String>,
+    last_at: Option<String>,
+}
+
 /// How rows reach the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CopyMode {
@@ -842,6 +903,7 @@ fn copy_mode(client: &mut Client) -> Result<CopyMode> {
     }
     let tables: Vec<&str> = std::iter::once(SESSIONS.name)
         .chain(CHILDREN.iter().map(|t| t.name))
+        .chain(std::iter::once("turn_search"))
         .collect();
     let active: bool = client
         .query_one(
