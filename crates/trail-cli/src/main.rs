@@ -113,6 +113,7 @@ impl Command {
                 | Command::Tips(_)
                 | Command::Improve(_)
                 | Command::Why(_)
+                | Command::Diff(_)
                 | Command::Db(_)
         )
     }
@@ -193,7 +194,7 @@ fn main() -> ExitCode {
         .map(str::to_string);
     if team_store.is_some() && !command.reads_team_store() {
         eprintln!(
-            "error: `trail {}` works on the local store; a team store (postgres://...) is read with list, show, search, sql, usage, standup, tips, improve and why",
+            "error: `trail {}` works on the local store; a team store (postgres://...) is read with list, show, search, sql, usage, standup, tips, improve, why and diff",
             command.name()
         );
         return ExitCode::from(2);
