@@ -313,13 +313,18 @@ fn diffs_and_why_answer_from_snapshots_on_the_team_store() {
     let empty_home = tempfile::tempdir().unwrap();
     let local = Local::indexed(Some(empty_home.path()));
     let fixtures = common::repo_root().join("crates/trail-sources/tests/fixtures");
-    let (code, _, err) = run(local.cmd().args(["index", "--root"]).arg(format!(
-        "claude-code={}",
-        fixtures.join("claude-file-history").display()
-    )).arg("--root").arg(format!(
-        "copilot-vscode={}",
-        fixtures.join("copilot-vscode-editing").display()
-    )));
+    let (code, _, err) = run(local
+        .cmd()
+        .args(["index", "--root"])
+        .arg(format!(
+            "claude-code={}",
+            fixtures.join("claude-file-history").display()
+        ))
+        .arg("--root")
+        .arg(format!(
+            "copilot-vscode={}",
+            fixtures.join("copilot-vscode-editing").display()
+        )));
     assert_eq!(code, 0, "{err}");
     let file = local.store().to_string_lossy().into_owned();
     let snapshots = json(
@@ -330,10 +335,7 @@ fn diffs_and_why_answer_from_snapshots_on_the_team_store() {
         .unwrap();
     assert!(snapshots >= 3, "the fixtures hold snapshots ({snapshots})");
     local.sync(&team.url("alice"), &["--no-redact"]);
-    assert_eq!(
-        team.count("SELECT count(*) FROM file_snapshots"),
-        snapshots
-    );
+    assert_eq!(team.count("SELECT count(*) FROM file_snapshots"), snapshots);
     let pg = team.url("alice");
     for id in ["7a8b9c0d", "5e1f2a3b"] {
         let local_diff = json(&file, &["diff", id, "--json"]);

@@ -519,8 +519,7 @@ fn encode_session(
         .push(encode_session_row(conn, s, o, store_id, now, counts)?);
     let mut turns = BTreeMap::new();
     for table in CHILDREN {
-        let (mut buf, messages) =
-            encode_child(conn, table, &s.id, o.redactor, counts, &mut turns)?;
+        let (mut buf, messages) = encode_child(conn, table, &s.id, o.redactor, counts, &mut turns)?;
         // Held until sent: no growth slack.
         buf.shrink_to_fit();
         e.messages += messages;
@@ -720,7 +719,10 @@ fn send_batch(client: &mut Client, batch: &[EncodedSession], copy: CopyMode) -> 
     let targets = std::iter::once(&SESSIONS)
         .chain(CHILDREN)
         .map(|t| (t.name, copy_columns(t)))
-        .chain(std::iter::once(("turn_search", TURN_SEARCH_COLUMNS.to_string())));
+        .chain(std::iter::once((
+            "turn_search",
+            TURN_SEARCH_COLUMNS.to_string(),
+        )));
     for (t, (name, all)) in targets.enumerate() {
         if kept.iter().all(|s| s.tables[t].is_empty()) {
             continue;
@@ -764,8 +766,8 @@ fn push_all(
     let job_rx = std::sync::Mutex::new(job_rx);
     let (done_tx, done_rx) = mpsc::channel::<Result<Sent>>();
     let mut first_error: Option<PgError> = None;
-    let apply = |r: Result<Sent>, summary: &mut SyncSummary, first_error: &mut Option<PgError>| {
-        match r {
+    let apply =
+        |r: Result<Sent>, summary: &mut SyncSummary, first_error: &mut Option<PgError>| match r {
             Ok(sent) => {
                 for id in &sent.taken {
                     summary.plan.new.retain(|n| n != id);
@@ -781,8 +783,7 @@ fn push_all(
                     *first_error = Some(e);
                 }
             }
-        }
-    };
+        };
     std::thread::scope(|scope| {
         for client in clients {
             let job_rx = &job_rx;
