@@ -153,6 +153,9 @@ def single(a, trail, work, server):
     if a.store:
         store = os.path.join(work, "store.db")
         shutil.copyfile(a.store, store)
+        if os.path.exists(a.store + "-search"):
+            # The full-text database next to a store (local migration 14).
+            shutil.copyfile(a.store + "-search", store + "-search")
     else:
         store = make_store(trail, work, a.total_mib, 42, "one")
     size = os.path.getsize(store)
