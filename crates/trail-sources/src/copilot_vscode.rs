@@ -119,7 +119,9 @@ pub struct CopilotVscode;
 /// 3: a `runSubagent` subagent's tools become its own linked session (issue 21).
 /// 4: the chat editing session of the same id gives the files changed and their snapshots
 ///    (issue 16).
-pub const PARSER_VERSION: u32 = 4;
+/// 5: newer editing sessions (`timeline`) are read too; `textEditGroup` edits extend a file's
+///    snapshots past the editing session's last point.
+pub const PARSER_VERSION: u32 = 5;
 
 impl Source for CopilotVscode {
     fn parser_version(&self) -> u32 {

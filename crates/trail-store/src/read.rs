@@ -593,10 +593,9 @@ impl Store {
             })
             .collect();
         let snapshots = self.file_snapshots(id)?;
-        let diff = trail_diff::build(&calls, &snapshots);
         Ok(match turn {
-            Some(t) => diff.only_turn(t),
-            None => diff,
+            Some(t) => trail_diff::build_turn(&calls, &snapshots, t),
+            None => trail_diff::build(&calls, &snapshots),
         })
     }
 
