@@ -59,18 +59,58 @@ struct Point {
 }
 
 /// Reads an editing-session folder into snapshots. `turn_of` maps a request id to its turn.
+/// `edits` are the chat's `textEditGroup` parts (see [`TextEditGroup`]).
 pub fn read_snapshots(
     folder: &Path,
     turn_of: &dyn Fn(&str) -> Option<u32>,
+    edits: &[TextEditGroup],
 ) -> Result<Vec<FileSnapshot>, String> {
     let bytes = std::fs::read(folder.join("state.json")).map_err(|e| e.to_string())?;
     let state: Value =
         serde_json::from_slice(&bytes).map_err(|e| format!("state.json is not JSON: {e}"))?;
-    Ok(snapshots_from_state(
+    Ok(snapshots_from_state_and_edits(
         &state,
         &|hash| read_content(&folder.join("contents"), hash),
         turn_of,
+        edits,
     ))
+}
+
+/// The `textEditGroup` parts of a chat object's requests, each with its request's turn.
+pub fn text_edit_groups(root: &Value, turn_of: &dyn Fn(&str) -> Option<u32>) -> Vec<TextEditGroup> {
+    let mut out = Vec::new();
+    for req in root
+        .get("requests")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(turn) = req.get("requestId").and_then(Value::as_str).and_then(turn_of) else {
+            continue;
+        };
+        for part in req
+            .get("response")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if part.get("kind").and_then(Value::as_str) != Some("textEditGroup") {
+                continue;
+            }
+            let Some(path) = part.get("uri").and_then(crate::copilot_vscode::uri_to_path) else {
+                continue;
+            };
+            let batches = part
+                .get("edits")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b.as_array().cloned())
+                .collect();
+            out.push(TextEditGroup { path, turn, batches });
+        }
+    }
+    out
 }
 
 fn read_content(contents: &Path, hash: &str) -> Option<String> {
@@ -93,11 +133,22 @@ pub fn snapshots_from_state(
     content: &dyn Fn(&str) -> Option<String>,
     turn_of: &dyn Fn(&str) -> Option<u32>,
 ) -> Vec<FileSnapshot> {
+    snapshots_from_state_and_edits(state, content, turn_of, &[])
+}
+
+/// [`snapshots_from_state`], with the chat's `textEditGroup` edits extending a file past the
+/// last point the editing session recorded (see [`TextEditGroup`]).
+pub fn snapshots_from_state_and_edits(
+    state: &Value,
+    content: &dyn Fn(&str) -> Option<String>,
+    turn_of: &dyn Fn(&str) -> Option<u32>,
+    edits: &[TextEditGroup],
+) -> Vec<FileSnapshot> {
     if let Some(timeline) = state
         .get("timeline")
         .filter(|t| t.get("operations").is_some_and(Value::is_array))
     {
-        return snapshots_from_timeline(timeline, turn_of);
+        return timeline_snapshots(timeline, turn_of, edits);
     }
     let mut points: Vec<Point> = Vec::new();
     let entries_of = |item: &Value| -> Vec<Value> {
@@ -163,7 +214,7 @@ pub fn snapshots_from_state(
         let h = hash.as_ref()?;
         Some(cache.entry(h.clone()).or_insert_with(|| content(h)).clone()).filter(Option::is_some)
     };
-    let mut out = Vec::new();
+    let mut files = Vec::new();
     for path in order {
         let pts = &by_path[&path];
         // (turn, content): the file before the request that first edited it, then each point.
@@ -199,21 +250,9 @@ pub fn snapshots_from_state(
             }
             seq.push((p.turn, c));
         }
-        if seq.len() < 2 {
-            continue;
-        }
-        for (version, (turn, content)) in seq.into_iter().enumerate() {
-            out.push(FileSnapshot {
-                path: path.clone(),
-                version: version as u32,
-                turn_index: turn,
-                content,
-                taken_at: None,
-                origin: ORIGIN.to_string(),
-            });
-        }
+        files.push((path, seq));
     }
-    out
+    finish(files, edits)
 }
 
 /// What the replay knows of a file.
@@ -250,6 +289,14 @@ struct Operation<'v> {
 pub fn snapshots_from_timeline(
     timeline: &Value,
     turn_of: &dyn Fn(&str) -> Option<u32>,
+) -> Vec<FileSnapshot> {
+    timeline_snapshots(timeline, turn_of, &[])
+}
+
+fn timeline_snapshots(
+    timeline: &Value,
+    turn_of: &dyn Fn(&str) -> Option<u32>,
+    edits: &[TextEditGroup],
 ) -> Vec<FileSnapshot> {
     let current_epoch = timeline
         .get("currentEpoch")
@@ -368,7 +415,7 @@ pub fn snapshots_from_timeline(
         };
         state.insert(path, next);
     }
-    let mut out = Vec::new();
+    let mut files = Vec::new();
     for path in order {
         let mut seq = seqs.remove(&path).unwrap_or_default();
         if let Some(end) = state.get(&path).and_then(Content::snapshot) {
@@ -388,10 +435,47 @@ pub fn snapshots_from_timeline(
             }
             kept.push((turn, content));
         }
-        if kept.len() < 2 {
+        files.push((path, kept));
+    }
+    finish(files, edits)
+}
+
+/// A `textEditGroup` response part: the edits Copilot Chat streamed into one file in one
+/// request, batch by batch (each batch's ranges refer to the text the earlier ones left).
+#[derive(Debug, Clone)]
+pub struct TextEditGroup {
+    pub path: String,
+    pub turn: u32,
+    pub batches: Vec<Vec<Value>>,
+}
+
+/// Turns each file's points into snapshots. A file whose last point is the start of a request
+/// (nothing recorded after it) and that request's `textEditGroup` edits apply to that text
+/// gets one more point, the text they leave: the edits alone never say what they replaced,
+/// so they are used only on a known text. Files with fewer than two points have no change.
+fn finish(
+    files: Vec<(String, Vec<(Option<u32>, Option<String>)>)>,
+    edits: &[TextEditGroup],
+) -> Vec<FileSnapshot> {
+    let mut out = Vec::new();
+    for (path, mut seq) in files {
+        if let Some((Some(turn), Some(start))) = seq.last().cloned() {
+            let mut text = Some(start.clone());
+            let mut any = false;
+            for g in edits.iter().filter(|g| g.turn == turn && g.path == path) {
+                for batch in &g.batches {
+                    any = true;
+                    text = text.and_then(|t| apply_text_edits(&t, batch));
+                }
+            }
+            if let Some(after) = text.filter(|t| any && *t != start) {
+                seq.push((None, Some(after)));
+            }
+        }
+        if seq.len() < 2 {
             continue;
         }
-        for (version, (turn, content)) in kept.into_iter().enumerate() {
+        for (version, (turn, content)) in seq.into_iter().enumerate() {
             out.push(FileSnapshot {
                 path: path.clone(),
                 version: version as u32,

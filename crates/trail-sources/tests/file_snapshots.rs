@@ -229,6 +229,61 @@ fn text_edits_count_utf16_columns_and_keep_crlf() {
     );
 }
 
+#[test]
+fn text_edit_groups_extend_a_file_past_the_editing_sessions_last_point() {
+    // The editing session knows the file when request r1 started, and nothing after it (no
+    // `recentSnapshot` entry): r1's `textEditGroup` edits, applied to that text, give the end.
+    let state = serde_json::json!({
+        "version": 2,
+        "linearHistory": [{"requestId": "r1", "stops": [{"entries": [
+            {"resource": "file:///w/a.txt", "originalHash": "h0", "currentHash": "h1",
+             "telemetryInfo": {"requestId": "r0"}}]}]}],
+    });
+    let read = |h: &str| match h {
+        "h0" => Some("a\n".to_string()),
+        "h1" => Some("a\nb\n".to_string()),
+        _ => None,
+    };
+    let turn = |r: &str| r.strip_prefix('r').and_then(|n| n.parse::<u32>().ok());
+    let chat = serde_json::json!({"requests": [
+        {"requestId": "r0", "response": []},
+        {"requestId": "r1", "response": [
+            {"value": "Changing b."},
+            {"kind": "textEditGroup", "uri": {"$mid": 1, "scheme": "file", "path": "/w/a.txt"},
+             "edits": [[{"text": "B", "range": {"startLineNumber": 2, "startColumn": 1, "endLineNumber": 2, "endColumn": 2}}],
+                       [{"text": "c\n", "range": {"startLineNumber": 3, "startColumn": 1, "endLineNumber": 3, "endColumn": 1}}]],
+             "done": true}]},
+    ]});
+    let groups = vscode_editing::text_edit_groups(&chat, &turn);
+    assert_eq!(groups.len(), 1);
+    assert_eq!((groups[0].path.as_str(), groups[0].turn, groups[0].batches.len()), ("/w/a.txt", 1, 2));
+    let snaps = vscode_editing::snapshots_from_state_and_edits(&state, &read, &turn, &groups);
+    assert_eq!(
+        versions(&snaps),
+        vec![
+            (0, Some(0), Some("a\n")),
+            (1, Some(1), Some("a\nb\n")),
+            // The second batch's range refers to the text the first left.
+            (2, None, Some("a\nB\nc\n")),
+        ]
+    );
+    // Without the edits, the session stops at r1's start.
+    assert_eq!(vscode_editing::snapshots_from_state(&state, &read, &turn).len(), 2);
+    // Edits of another turn, or that do not apply, add nothing: never a guess.
+    let mut other = groups.clone();
+    other[0].turn = 0;
+    assert_eq!(vscode_editing::snapshots_from_state_and_edits(&state, &read, &turn, &other).len(), 2);
+    let overlap = vscode_editing::TextEditGroup {
+        path: "/w/a.txt".into(),
+        turn: 1,
+        batches: vec![vec![
+            serde_json::json!({"text": "x", "range": {"startLineNumber": 1, "startColumn": 1, "endLineNumber": 2, "endColumn": 2}}),
+            serde_json::json!({"text": "y", "range": {"startLineNumber": 2, "startColumn": 1, "endLineNumber": 2, "endColumn": 2}}),
+        ]],
+    };
+    assert_eq!(vscode_editing::snapshots_from_state_and_edits(&state, &read, &turn, &[overlap]).len(), 2);
+}
+
 mod props {
     use super::*;
     use proptest::prelude::*;
