@@ -227,14 +227,27 @@ fn generate_history(home: &Path, files: usize, lines: usize) {
     }
 }
 
-fn content_digest(store: &Path) -> Vec<String> {
+/// Opens a store with its search database attached (as trail does).
+fn open_with_search(store: &Path) -> rusqlite::Connection {
     let conn = rusqlite::Connection::open(store).unwrap();
+    conn.execute(
+        "ATTACH DATABASE ?1 AS search",
+        [format!("{}-search", store.display())],
+    )
+    .unwrap();
+    conn
+}
+
+fn content_digest(store: &Path) -> Vec<String> {
+    let conn = open_with_search(store);
     let mut out = Vec::new();
     for q in [
         "SELECT id, summary, turn_count, message_count, input_tokens, output_tokens FROM sessions ORDER BY id",
         "SELECT session_id, turn_index, length(user_message), length(assistant_response) FROM turns ORDER BY 1, 2",
         "SELECT session_id, count(*), sum(length(text)), sum(length(tool_output)) FROM messages GROUP BY 1 ORDER BY 1",
-        "SELECT count(*) FROM search_index",
+        "SELECT source_id, length(content) FROM search.search_index ORDER BY 1",
+        "SELECT session_id, turn_index, first_at, last_at FROM search.turn_docs ORDER BY 1, 2",
+        "SELECT count(*) FROM search.turn_search WHERE turn_search MATCH 'answer'",
         "SELECT count(*), sum(input_tokens + output_tokens) FROM usage",
         "SELECT path, bytes_parsed FROM source_files ORDER BY 1",
     ] {
@@ -282,6 +295,14 @@ fn kill_9_at_any_moment_leaves_a_store_the_next_index_completes() {
                 .query_row("PRAGMA integrity_check", [], |r| r.get(0))
                 .unwrap();
             assert_eq!(ok, "ok", "trial {trial}");
+        }
+        let search = PathBuf::from(format!("{}-search", store.display()));
+        if search.exists() {
+            let conn = rusqlite::Connection::open(&search).unwrap();
+            let ok: String = conn
+                .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(ok, "ok", "trial {trial}: the search database");
         }
         let (code, _, err) = run(trail(&home, &store).arg("index"));
         assert_eq!(code, 0, "trial {trial}: {err}");

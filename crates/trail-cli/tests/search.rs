@@ -295,9 +295,9 @@ fn copilot_queries_run_unchanged_through_trail_sql() {
     ] {
         assert!(!sql(&q)["rows"].as_array().unwrap().is_empty(), "{q}");
     }
-    // trail's own index, with snippet() and bm25.
-    let v = sql("SELECT rowid, snippet(message_index, -1, '[', ']', '…', 8), bm25(message_index) FROM message_index WHERE message_index MATCH 'imperial' ORDER BY rank");
-    assert!(v["rows"][0][1].as_str().unwrap().contains("[imperial]"));
+    // trail's own index (one row per turn), ranked by bm25.
+    let v = sql("SELECT d.session_id, d.turn_index, t.rank FROM turn_search t JOIN turn_docs d ON d.id = t.rowid WHERE turn_search MATCH 'imperial' ORDER BY rank");
+    assert_eq!(v["rows"][0][0], "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f");
 }
 
 #[test]
@@ -341,7 +341,7 @@ fn sql_reads_with_caps_and_formats() {
     for want in [
         "sessions (table)",
         "search_index (fts5)",
-        "message_index (fts5)",
+        "turn_search (fts5)",
         "turn_index",
         "Turn number within the session, from 0.",
     ] {
@@ -367,7 +367,8 @@ fn sql_escape_attempts_are_denied_and_the_store_is_unchanged() {
     // reader of a WAL database does; from then on nothing may change.
     let (code, _, _) = run(trail(d, &store).args(["sql", "SELECT count(*) FROM sessions"]));
     assert_eq!(code, 0);
-    let before = (file_digest(&store), file_digest(&wal));
+    let search = PathBuf::from(format!("{}-search", store.display()));
+    let before = (file_digest(&store), file_digest(&wal), file_digest(&search));
     assert!(before.0.is_some());
     let attempts = [
         "INSERT INTO sessions (id, source) VALUES ('x', 'codex')",
@@ -377,7 +378,7 @@ fn sql_escape_attempts_are_denied_and_the_store_is_unchanged() {
         "INSERT OR REPLACE INTO turns (session_id, turn_index) VALUES ('x', 0)",
         "DROP TABLE sessions",
         "DROP INDEX idx_sessions_repo",
-        "DROP VIEW message_search_source",
+        "DROP TABLE turn_docs",
         "CREATE TABLE t (x)",
         "CREATE VIEW v AS SELECT 1",
         "CREATE TRIGGER tr AFTER INSERT ON sessions BEGIN DELETE FROM turns; END",
@@ -402,8 +403,10 @@ fn sql_escape_attempts_are_denied_and_the_store_is_unchanged() {
         "SELECT load_extension('/tmp/evil.so')",
         "INSERT INTO search_index (search_index) VALUES ('rebuild')",
         "INSERT INTO search_index (search_index) VALUES ('delete-all')",
-        "INSERT INTO message_index (message_index) VALUES ('optimize')",
-        "DELETE FROM message_index",
+        "INSERT INTO turn_search (turn_search) VALUES ('optimize')",
+        "DELETE FROM turn_search",
+        "DETACH DATABASE search",
+        "ATTACH DATABASE ':memory:' AS y",
         "SAVEPOINT s",
         "RELEASE s",
         "BEGIN",
@@ -437,7 +440,7 @@ fn sql_escape_attempts_are_denied_and_the_store_is_unchanged() {
     assert!(err.contains("stopped after"), "{err}");
     assert!(started.elapsed() < std::time::Duration::from_secs(8));
     assert!(!Path::new("/tmp/trail-escape-copy.db").exists());
-    let after = (file_digest(&store), file_digest(&wal));
+    let after = (file_digest(&store), file_digest(&wal), file_digest(&search));
     assert!(before == after, "the store's bytes changed");
 }
 

@@ -752,6 +752,18 @@ fn a_forgotten_session_is_gone_from_both_stores_and_stays_gone() {
     );
     let file = local.store().to_string_lossy().into_owned();
     assert_eq!(exit_code(&file, &["show", id]), 2);
+    // Its full-text rows went with it (the search database drops them at once).
+    let (code, out) = read(&file, &["search", "imperial", "--json"]);
+    assert!(code == 1 || !out.contains(id), "{out}");
+    let (code, out) = read(
+        &file,
+        &[
+            "sql",
+            &format!("SELECT count(*) FROM turn_docs WHERE session_id LIKE '{id}%'"),
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(out.lines().any(|l| l.trim() == "0"), "{out}");
     let s = local.sync(&url, &[]);
     assert_eq!(s["plan"]["removed"].as_array().unwrap().len(), 2, "{s}");
     assert_eq!(

@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use trail_model::{ParseIssue, SourceKind};
 use trail_sources::{registry, ParseRequest, Resume, Source};
-use trail_store::{FileRecord, Fingerprint, Store, StoredFile, WriteStats};
+use trail_store::{
+    FileRecord, Fingerprint, SearchBatch, SearchWriter, Store, StoredFile, WriteStats,
+};
 
 pub use git::repository_of;
 
@@ -34,6 +36,8 @@ const BATCH_FILES: usize = 512;
 const BATCH_AGE: Duration = Duration::from_millis(1500);
 /// Parsed files waiting for the writer (bounds memory).
 const CHANNEL_DEPTH: usize = 2;
+/// Batches of full-text rows waiting for the search database's writer.
+const SEARCH_DEPTH: usize = 2;
 /// Appendable logs are parsed this many bytes at a time, each piece written as it comes, so a
 /// multi-gigabyte log never sits in memory whole.
 const CHUNK_BYTES: u64 = 32 << 20;
@@ -100,6 +104,9 @@ impl Progress for NoProgress {}
 /// What an index run did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct IndexSummary {
+    /// What the run wrote, for resolving links in it alone.
+    #[serde(skip)]
+    written: trail_store::LinkScope,
     /// Files found by discovery.
     pub files_seen: u64,
     /// Files parsed from the start.
@@ -169,6 +176,16 @@ pub fn index(
     progress: &dyn Progress,
 ) -> Result<IndexSummary, IngestError> {
     let started = Instant::now();
+    // Batches an earlier index committed to the store but not to the search database (it was
+    // killed between the two) are rebuilt from the store first.
+    let rebuilt = store.catch_up_search()?;
+    if rebuilt > 0 {
+        tracing::info!(
+            sessions = rebuilt,
+            ms = started.elapsed().as_millis() as u64,
+            "search database caught up"
+        );
+    }
     let sources: Vec<Box<dyn Source>> = registry()
         .into_iter()
         .filter(|s| options.sources.is_empty() || options.sources.contains(&s.kind()))
@@ -271,7 +288,22 @@ pub fn index(
     summary.parsed_paths.sort();
     if summary.sessions_new + summary.sessions_updated > 0 {
         let t = Instant::now();
-        store.resolve_links()?;
+        let freed = store.compact_search()?;
+        if freed > 0 {
+            tracing::info!(
+                pages = freed,
+                ms = t.elapsed().as_millis() as u64,
+                "search database compacted"
+            );
+        }
+        let t = Instant::now();
+        // A large run resolves over the whole store (scans beat thousands of lookups).
+        let written = std::mem::take(&mut summary.written);
+        if written.sessions.len() + written.paths.len() > 2000 {
+            store.resolve_links()?;
+        } else {
+            store.resolve_links_in(Some(&written))?;
+        }
         tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
     }
     // Only a run over every known place (all sources, no named paths) makes the whole store
@@ -381,32 +413,80 @@ fn index_candidates(
     plan.sort_by_key(|p| std::cmp::Reverse(p.fingerprint.size));
     progress.start(plan.len() as u64, total_bytes);
 
-    // Parse in parallel, write on this thread.
+    // Parse in parallel, write the store on this thread and the search database on another
+    // (two SQLite files: two writers at once).
     let (tx, rx) = crossbeam_channel::bounded::<Parsed>(CHANNEL_DEPTH);
     let sources_ref = sources;
     let chunk = options.chunk_bytes.unwrap_or(CHUNK_BYTES).max(1);
     let mut write_result: Result<(), IngestError> = Ok(());
     let mut repo_cache: HashMap<String, Option<String>> = HashMap::new();
+    // An in-memory store (tests) has no file a second connection could open: its batches are
+    // applied on the store's own connection.
+    let mut search_writer = if store.path().as_os_str() == ":memory:" {
+        None
+    } else {
+        Some(SearchWriter::open(store.path())?)
+    };
+    let mut search_result: Result<(), IngestError> = Ok(());
+    let mut timing = Timing::default();
+    let process_cpu = cpu_time(false);
+    let writer_cpu = cpu_time(true);
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            plan.into_par_iter().for_each_with(tx, |tx, item| {
-                // A failed send means the writer stopped (error): nothing more to do.
-                parse_one(sources_ref, item, chunk, &mut |parsed| {
-                    tx.send(parsed).is_ok()
+            // One file per task: the plan is biggest first, and rayon's default splitting
+            // left the few 20-50 MB files in one worker's share while the other ran dry.
+            plan.into_par_iter()
+                .with_max_len(1)
+                .for_each_with(tx, |tx, item| {
+                    // A failed send means the writer stopped (error): nothing more to do.
+                    parse_one(sources_ref, item, chunk, &mut |parsed| {
+                        tx.send(parsed).is_ok()
+                    });
                 });
-            });
         });
+        let (search_tx, search_rx) = crossbeam_channel::bounded::<SearchBatch>(SEARCH_DEPTH);
+        let search_thread = search_writer.take().map(|mut w| {
+            scope.spawn(move || {
+                let cpu = cpu_time(true);
+                let mut result = Ok(());
+                for batch in search_rx.iter() {
+                    if result.is_ok() {
+                        result = w.apply(batch);
+                    }
+                }
+                let cpu = cpu_time(true)
+                    .zip(cpu)
+                    .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a));
+                (result, w.busy, cpu)
+            })
+        });
+        let mut send_search = |store: &mut Store, batch: SearchBatch| -> Result<(), IngestError> {
+            let t = Instant::now();
+            let r = match &search_thread {
+                // A failed send means the search writer stopped (error): it is reported below.
+                Some(_) => {
+                    let _ = search_tx.send(batch);
+                    Ok(())
+                }
+                None => store.apply_search(batch).map_err(IngestError::from),
+            };
+            timing.search_wait += t.elapsed();
+            r
+        };
         let mut batch: Vec<FileRecord> = Vec::new();
         let mut batch_bytes = 0usize;
         let mut batch_started = Instant::now();
         let mut stats = WriteStats::default();
+        let mut waited = Instant::now();
         for Parsed {
             mut record,
             bytes_read,
             first_piece,
         } in rx.iter()
         {
+            timing.parse_wait += waited.elapsed();
             if write_result.is_err() {
+                waited = Instant::now();
                 continue;
             }
             progress.advance(bytes_read);
@@ -453,27 +533,127 @@ fn index_candidates(
                 || batch.len() >= BATCH_FILES
                 || batch_started.elapsed() >= BATCH_AGE
             {
-                match store.write_batch(std::mem::take(&mut batch)) {
-                    Ok(s) => stats.add(s),
+                let t = Instant::now();
+                summary
+                    .written
+                    .paths
+                    .extend(batch.iter().map(|r| r.path.clone()));
+                match store.write_batch_deferred(std::mem::take(&mut batch)) {
+                    Ok((s, search)) => {
+                        stats.add(s);
+                        summary
+                            .written
+                            .sessions
+                            .extend(search.session_ids().map(str::to_string));
+                        timing.write += t.elapsed();
+                        write_result = send_search(store, search);
+                    }
                     Err(e) => write_result = Err(e.into()),
                 }
                 batch_bytes = 0;
             }
+            waited = Instant::now();
         }
         if write_result.is_ok() && !batch.is_empty() {
-            match store.write_batch(batch) {
-                Ok(s) => stats.add(s),
+            let t = Instant::now();
+            summary
+                .written
+                .paths
+                .extend(batch.iter().map(|r| r.path.clone()));
+            match store.write_batch_deferred(batch) {
+                Ok((s, search)) => {
+                    stats.add(s);
+                    summary
+                        .written
+                        .sessions
+                        .extend(search.session_ids().map(str::to_string));
+                    timing.write += t.elapsed();
+                    write_result = send_search(store, search);
+                }
                 Err(e) => write_result = Err(e.into()),
             }
+        }
+        drop(search_tx);
+        if let Some(handle) = search_thread {
+            let t = Instant::now();
+            match handle.join() {
+                Ok((r, busy, cpu)) => {
+                    search_result = r.map_err(IngestError::from);
+                    timing.search = busy;
+                    timing.search_cpu = cpu;
+                }
+                Err(_) => {
+                    search_result = Err(IngestError::Store(trail_store::StoreError::Corrupt(
+                        "the search database's writer stopped".into(),
+                    )))
+                }
+            }
+            timing.search_tail = t.elapsed();
         }
         summary.sessions_new += stats.sessions_new;
         summary.sessions_updated += stats.sessions_updated;
         summary.messages += stats.messages;
         summary.files_concurrent += stats.files_stale;
     });
+    let since = |now: Option<Duration>, then: Option<Duration>| {
+        now.zip(then)
+            .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a))
+    };
+    timing.writer_cpu = since(cpu_time(true), writer_cpu);
+    timing.process_cpu = since(cpu_time(false), process_cpu);
+    tracing::info!(
+        cpu_ms = timing.process_cpu.as_millis() as u64,
+        writer_cpu_ms = timing.writer_cpu.as_millis() as u64,
+        search_cpu_ms = timing.search_cpu.as_millis() as u64,
+        write_ms = timing.write.as_millis() as u64,
+        parse_wait_ms = timing.parse_wait.as_millis() as u64,
+        search_ms = timing.search.as_millis() as u64,
+        search_wait_ms = timing.search_wait.as_millis() as u64,
+        search_tail_ms = timing.search_tail.as_millis() as u64,
+        total_ms = started.elapsed().as_millis() as u64,
+        "index written"
+    );
     write_result?;
+    search_result?;
     progress.finish();
     Ok(())
+}
+
+/// CPU time (user + system) of this thread (`thread`) or of the whole process, from Linux's
+/// `/proc` (clock ticks of 10 ms); `None` elsewhere. Only logged: wall time on a shared machine
+/// says little about where the work went.
+fn cpu_time(thread: bool) -> Option<Duration> {
+    let stat = std::fs::read_to_string(if thread {
+        "/proc/thread-self/stat"
+    } else {
+        "/proc/self/stat"
+    })
+    .ok()?;
+    // Fields after the command name (which may hold spaces, in parentheses): utime and stime
+    // are the 12th and 13th.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let ticks: u64 = fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// Where an index run's writer time went (logged at `-v`).
+#[derive(Default)]
+struct Timing {
+    /// The store's writer writing batches.
+    write: Duration,
+    /// The store's writer waiting for parsed files.
+    parse_wait: Duration,
+    /// The search database's writer applying batches (on its own thread).
+    search: Duration,
+    /// The store's writer waiting to hand a batch to the search database's writer.
+    search_wait: Duration,
+    /// Waiting for the search database's writer after the last batch.
+    search_tail: Duration,
+    /// CPU time of the store's writer thread, of the search database's, of the whole process.
+    writer_cpu: Duration,
+    search_cpu: Duration,
+    process_cpu: Duration,
 }
 
 enum Decision {

@@ -179,7 +179,7 @@ fn a_deleted_session_is_searchable_and_appends_continue_it() {
     // The pasted text is searchable.
     let hits = rows(
         &store,
-        "SELECT count(*) FROM message_index WHERE message_index MATCH '\"gave up\"'",
+        "SELECT count(*) FROM turn_search WHERE turn_search MATCH '\"gave up\"'",
     );
     assert_eq!(hits, vec!["Integer(1)|".to_string()]);
 }

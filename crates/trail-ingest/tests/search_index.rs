@@ -1,4 +1,4 @@
-//! The message search index stays exactly in step with `messages` whatever path wrote them:
+//! The search database stays exactly in step with the store whatever path wrote it:
 //! a full index, appends parsed alone, and files rewritten and reparsed whole.
 
 #![allow(clippy::print_stderr)]
@@ -31,23 +31,55 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// FTS5's own check that the index holds exactly what the content (the view) says.
-fn assert_index_consistent(store: &Store) {
+/// Every full-text row of the search database, by natural key (turn rows by session, turn and
+/// each word's column and position; Chronicle rows whole).
+fn search_digest(store: &Store) -> Vec<String> {
     let conn = store.connection();
-    conn.execute(
-        "INSERT INTO message_index (message_index, rank) VALUES ('integrity-check', 1)",
-        [],
+    let mut out: Vec<String> = conn
+        .prepare(
+            "SELECT source_id || '|' || session_id || '|' || source_type || '|' || content
+             FROM search_index ORDER BY source_id",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE temp.v USING fts5vocab(search, turn_search, instance)",
     )
-    .expect("message_index matches messages");
-    let indexed: i64 = conn
-        .query_row("SELECT count(*) FROM message_index", [], |r| r.get(0))
-        .unwrap();
-    let source: i64 = conn
-        .query_row("SELECT count(*) FROM message_search_source", [], |r| {
-            r.get(0)
-        })
-        .unwrap();
-    assert_eq!(indexed, source);
+    .unwrap();
+    out.extend(
+        conn.prepare(
+            "SELECT d.session_id || '|' || d.turn_index || '|' || coalesce(d.first_at, '') || '|'
+                    || coalesce(d.last_at, '') || '|' || v.term || '|' || v.col || '|' || v.offset
+             FROM temp.v v JOIN turn_docs d ON d.id = v.doc ORDER BY 1",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap),
+    );
+    conn.execute_batch("DROP TABLE temp.v").unwrap();
+    out
+}
+
+/// The search database holds exactly what a rebuild from the store gives (FTS5's own check
+/// passes too), whatever path wrote it.
+fn assert_index_consistent(store: &mut Store) {
+    for table in ["turn_search", "search_index"] {
+        store
+            .connection()
+            .execute(
+                &format!("INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)"),
+                [],
+            )
+            .expect("the index is sound");
+    }
+    let written = search_digest(store);
+    assert!(!written.is_empty());
+    store.rebuild_search().unwrap();
+    assert_eq!(written, search_digest(store));
 }
 
 fn hits(store: &Store, q: &str) -> usize {
@@ -63,7 +95,7 @@ fn hits(store: &Store, q: &str) -> usize {
 }
 
 #[test]
-fn the_message_index_follows_appends_and_rewrites() {
+fn the_search_database_follows_appends_and_rewrites() {
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("projects");
     std::fs::create_dir_all(&home).unwrap();
@@ -71,7 +103,7 @@ fn the_message_index_follows_appends_and_rewrites() {
     let mut store = Store::open(&work.path().join("t.db")).unwrap();
     let opts = options(&home);
     index(&mut store, &opts, &NoProgress).unwrap();
-    assert_index_consistent(&store);
+    assert_index_consistent(&mut store);
     assert_eq!(hits(&store, "imperial"), 1);
     assert_eq!(hits(&store, "zebracorn"), 0);
 
@@ -104,7 +136,7 @@ fn the_message_index_follows_appends_and_rewrites() {
     drop(f);
     let s = index(&mut store, &opts, &NoProgress).unwrap();
     assert_eq!(s.files_resumed, 1, "{s:?}");
-    assert_index_consistent(&store);
+    assert_index_consistent(&mut store);
     assert_eq!(hits(&store, "zebracorn"), 1);
 
     // A rewritten file is reparsed whole: its old messages leave the index.
@@ -115,7 +147,7 @@ fn the_message_index_follows_appends_and_rewrites() {
     std::fs::write(&main_file, text).unwrap();
     let s = index(&mut store, &opts, &NoProgress).unwrap();
     assert_eq!(s.files_parsed, 1, "{s:?}");
-    assert_index_consistent(&store);
+    assert_index_consistent(&mut store);
     assert_eq!(hits(&store, "imperial"), 0);
     assert!(hits(&store, "fahrenheit") >= 1);
     assert_eq!(hits(&store, "zebracorn"), 1);
@@ -126,6 +158,6 @@ fn the_message_index_follows_appends_and_rewrites() {
         ..options(&home)
     };
     index(&mut store, &forced, &NoProgress).unwrap();
-    assert_index_consistent(&store);
+    assert_index_consistent(&mut store);
     assert_eq!(hits(&store, "zebracorn"), 1);
 }

@@ -13,7 +13,7 @@ use rusqlite::types::Value;
 use trail_query::{Need, QueryError, RemoteBackend};
 use trail_store::{
     like_escape, Cell, ColumnDoc, SearchHit, SearchOptions, SearchResults, SearchSort, SqlError,
-    SqlLimits, SqlResult, Store, StoreError, TableDoc, CANDIDATES, HIT_END, HIT_START,
+    SqlLimits, SqlResult, Store, StoreError, TableDoc, HIT_END, HIT_START,
 };
 
 use crate::search_text::{field_matches, searched_fields, snippet, translate};
@@ -27,6 +27,9 @@ pub struct TeamScope {
     pub user: Option<String>,
     pub host: Option<String>,
 }
+
+/// Matches read off the GIN index and ranked here (most recent first when there are more).
+const CANDIDATES: usize = 500;
 
 /// The role `trail sql` runs as on the server: it may only SELECT (docs/team.md).
 pub const READER_ROLE: &str = "trail_reader";

@@ -218,22 +218,119 @@ pub fn blocks(
 }
 
 /// The timestamp of the active block's first request, or None when no block is active at `now`.
-///
-/// Blocks chain: where one starts depends on where the one before ended, back to the last
-/// pause of more than 5 hours. So this walks the counted requests' timestamps back from `now`
-/// to that pause (through a partial index holding just those timestamps; store migration 10),
-/// then follows ccusage's rule forward over the timestamps alone. Only the active block's
-/// requests are then read in full.
 fn active_block_start(
     store: &Store,
     filter: &Filter,
     now: DateTime<Utc>,
 ) -> Result<Option<String>> {
-    let length = Duration::hours(BLOCK_HOURS);
     let until = trail_model::time::format_utc(now + Duration::milliseconds(1));
+    let unfiltered = filter.since.is_none() && filter.source.is_none() && filter.repo.is_none();
+    if !unfiltered {
+        return Ok(walk_back(store, filter, now, &until)?.and_then(|b| b.active_first));
+    }
+    // The whole history: start from the remembered block start when it still holds (store
+    // migration 15), else walk back to the last long pause; remember where the last block
+    // starts for the next run.
+    let generation = store.usage_generation()?;
+    let anchor = store.block_anchor()?.filter(|a| a.first_request < until);
+    let found = match &anchor {
+        Some(a) => match walk_forward(store, &a.first_request, now, &until)? {
+            Some(found) => Some(found),
+            None => walk_back(store, filter, now, &until)?,
+        },
+        None => walk_back(store, filter, now, &until)?,
+    };
+    let Some(found) = found else {
+        return Ok(None);
+    };
+    let last_first = trail_model::time::format_utc(found.last_first);
+    let moved = anchor
+        .as_ref()
+        .is_none_or(|a| a.first_request != last_first);
+    if moved
+        && store.usage_generation()? == generation
+        && store.has_counted_request_at(&last_first)?
+    {
+        // A cache: a read-only or busy store simply does not remember it.
+        let _ = store.save_block_anchor(generation, &last_first);
+    }
+    Ok(found.active_first)
+}
+
+/// Where the last block of the chain starts, and the active block's first request (None when
+/// the last block is over at `now`).
+struct ChainEnd {
+    last_first: DateTime<Utc>,
+    active_first: Option<String>,
+}
+
+/// Follows ccusage's rule forward over request times, from a block's first request.
+fn chain_forward(
+    first: DateTime<Utc>,
+    rest: impl Iterator<Item = DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> ChainEnd {
+    let length = Duration::hours(BLOCK_HOURS);
+    let (mut start, mut block_first, mut previous) = (floor_to_hour(first), first, first);
+    for at in rest {
+        if at - start > length || at - previous > length {
+            start = floor_to_hour(at);
+            block_first = at;
+        }
+        previous = at;
+    }
+    // The block of the last request is active if now is still inside it.
+    ChainEnd {
+        last_first: block_first,
+        active_first: (now < start + length && now - previous < length)
+            .then(|| trail_model::time::format_utc(block_first)),
+    }
+}
+
+/// From a remembered block start: reads only the requests since it. None when the anchor's
+/// request is not the first one read (then the caller walks back instead).
+fn walk_forward(
+    store: &Store,
+    anchor: &str,
+    now: DateTime<Utc>,
+    until: &str,
+) -> Result<Option<ChainEnd>> {
+    let mut stmt = store.connection().prepare_cached(
+        "SELECT u.timestamp FROM usage u
+         WHERE u.counted = 1 AND u.timestamp >= ?1 AND u.timestamp < ?2
+         ORDER BY u.timestamp",
+    )?;
+    let mut rows = stmt.query([anchor, until])?;
+    let mut times = Vec::new();
+    while let Some(r) = rows.next()? {
+        if let Some(at) = r.get_ref(0)?.as_str().ok().and_then(parse) {
+            times.push(at);
+        }
+    }
+    let Some((&first, rest)) = times.split_first() else {
+        return Ok(None);
+    };
+    if trail_model::time::format_utc(first) != anchor {
+        return Ok(None);
+    }
+    Ok(Some(chain_forward(first, rest.iter().copied(), now)))
+}
+
+/// Blocks chain: where one starts depends on where the one before ended, back to the last
+/// pause of more than 5 hours. So this walks the counted requests' timestamps back from `now`
+/// to that pause (through a partial index holding just those timestamps; store migration 10),
+/// then follows ccusage's rule forward over the timestamps alone. None when the last request
+/// is 5 hours old (nothing is active, and no chain needs following).
+fn walk_back(
+    store: &Store,
+    filter: &Filter,
+    now: DateTime<Utc>,
+    until: &str,
+) -> Result<Option<ChainEnd>> {
+    let length = Duration::hours(BLOCK_HOURS);
     let filtered = filter.source.is_some() || filter.repo.is_some();
     let w = Where::sessions(filter)
-        .range("u.timestamp", filter.since.as_deref(), Some(&until))
+        .range("u.timestamp", filter.since.as_deref(), Some(until))
         .and("u.counted = 1");
     let sql = if filtered {
         format!(
@@ -265,19 +362,10 @@ fn active_block_start(
         }
     }
     walked.reverse();
-    let Some(&first) = walked.first() else {
+    let Some((&first, rest)) = walked.split_first() else {
         return Ok(None);
     };
-    let (mut start, mut block_first, mut previous) = (floor_to_hour(first), first, first);
-    for &at in &walked[1..] {
-        if at - start > length || at - previous > length {
-            start = floor_to_hour(at);
-            block_first = at;
-        }
-        previous = at;
-    }
-    // The block of the last request is active if now is still inside it.
-    Ok((now < start + length).then(|| trail_model::time::format_utc(block_first)))
+    Ok(Some(chain_forward(first, rest.iter().copied(), now)))
 }
 
 /// Reads a stored timestamp. The store's own form (`2026-01-10T10:20:00.000Z`, what

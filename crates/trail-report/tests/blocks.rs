@@ -499,3 +499,82 @@ fn the_active_block_after_a_day_without_a_long_pause_is_the_full_reports() {
     // 11:40 is more than 5 hours after 06:00, so it starts the active block at 11:00.
     assert_eq!(active.blocks[0].start, "2026-01-11T11:00:00.000Z");
 }
+
+/// The remembered block start (store migration 15) as the store changes: every active block
+/// equals the full report's, the anchor is dropped when requests before it change, and kept
+/// when requests come after it.
+#[test]
+fn the_remembered_block_start_follows_every_change_to_the_requests() {
+    let chain: Vec<String> = (0..22)
+        .map(|i| {
+            let at = at("2026-01-10T00:40:00Z") + chrono::Duration::minutes(100 * i);
+            at.format("%Y-%m-%dT%H:%M:%S.000Z").to_string()
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    let refs: Vec<&str> = chain.iter().map(String::as_str).collect();
+    session_file(&project, "abababab-0000-4000-8000-000000000008", &refs);
+    let options = IndexOptions::one_source(SourceKind::ClaudeCode, dir.path().to_path_buf());
+    let mut store = Store::open_in_memory().unwrap();
+    trail_ingest::index(&mut store, &options, &NoProgress).unwrap();
+    let active_only = BlockOptions {
+        active_only: true,
+        ..BlockOptions::default()
+    };
+    let check = |store: &Store, now: &str| {
+        let full = report(store, "UTC", now, &BlockOptions::default());
+        let active = report(store, "UTC", now, &active_only);
+        assert_eq!(active.blocks.first(), full.active(), "at {now}");
+        active.blocks.first().map(|b| b.start.clone())
+    };
+    let anchor = |store: &Store| store.block_anchor().unwrap().map(|a| a.first_request);
+
+    assert_eq!(anchor(&store), None);
+    assert_eq!(
+        check(&store, "2026-01-11T12:00:00Z").as_deref(),
+        Some("2026-01-11T11:00:00.000Z")
+    );
+    assert_eq!(anchor(&store).as_deref(), Some("2026-01-11T11:40:00.000Z"));
+    // Later runs start from it.
+    check(&store, "2026-01-11T13:00:00Z");
+    check(&store, "2026-01-11T16:30:00Z");
+
+    // A request long before it, in a session indexed later: the chain shifts (a block now
+    // starts at 21:00 the day before), so the anchor is not trusted.
+    session_file(
+        &project,
+        "abababab-0000-4000-8000-000000000009",
+        &["2026-01-09T21:30:00.000Z"],
+    );
+    trail_ingest::index(&mut store, &options, &NoProgress).unwrap();
+    assert_eq!(anchor(&store), None);
+    check(&store, "2026-01-11T12:00:00Z");
+    let saved = anchor(&store).expect("saved again");
+
+    // Requests after it keep it.
+    session_file(
+        &project,
+        "abababab-0000-4000-8000-000000000010",
+        &["2026-01-11T12:30:00.000Z", "2026-01-11T18:10:00.000Z"],
+    );
+    trail_ingest::index(&mut store, &options, &NoProgress).unwrap();
+    assert_eq!(anchor(&store).as_deref(), Some(saved.as_str()));
+    check(&store, "2026-01-11T12:45:00Z");
+    check(&store, "2026-01-11T18:20:00Z");
+    // Before the anchor's request, the walk back answers (the same block start; the full
+    // report also counts the requests logged after that `now`).
+    let full = report(
+        &store,
+        "UTC",
+        "2026-01-10T09:00:00Z",
+        &BlockOptions::default(),
+    );
+    let active = report(&store, "UTC", "2026-01-10T09:00:00Z", &active_only);
+    assert_eq!(
+        active.blocks.first().map(|b| &b.start),
+        full.active().map(|b| &b.start)
+    );
+    // Nothing active five hours after the last request.
+    assert_eq!(check(&store, "2026-01-12T00:00:00Z"), None);
+}

@@ -86,6 +86,19 @@ impl Store {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut out = Vec::new();
         let mut gone = BTreeSet::new();
+        // The search database drops their rows as it drops a batch's replaced sessions: the
+        // forget is a numbered batch whose logged sessions it rebuilds from the store (where
+        // they are gone). A kill before that leaves the batch logged for the next writer.
+        tx.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('search_seq', '1')
+             ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+            [],
+        )?;
+        let seq: i64 = tx.query_row(
+            "SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = 'search_seq'",
+            [],
+            |r| r.get(0),
+        )?;
         for id in ids {
             let row: Option<(String, Option<String>)> = tx
                 .query_row(
@@ -98,6 +111,10 @@ impl Store {
                 return Err(StoreError::NotFound(id.clone()));
             };
             crate::write::delete_session_children(&tx, id)?;
+            tx.execute(
+                "INSERT OR IGNORE INTO search_log (seq, session_id) VALUES (?1, ?2)",
+                params![seq, id],
+            )?;
             tx.execute("DELETE FROM usage_rollup WHERE session_id = ?1", [id])?;
             tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
             tx.execute(
@@ -118,6 +135,7 @@ impl Store {
         // again where they remain.
         crate::usage_rollup::refresh(&tx, &gone, &BTreeSet::new())?;
         tx.commit()?;
+        crate::search_db::apply(&self.conn, None)?;
         Ok(out)
     }
 

@@ -6,12 +6,14 @@
 //! behind SQLite's lock instead of failing with "database is locked", and a killed process
 //! leaves the last committed state.
 
+mod block_anchor;
 mod export;
 mod forget;
 mod history;
 mod read;
 mod schema;
 mod search;
+mod search_db;
 mod sql;
 mod stand_ins;
 mod text;
@@ -23,6 +25,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
+pub use block_anchor::BlockAnchor;
 pub use export::{ExportMessage, ToolResultRow};
 pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
@@ -31,14 +34,14 @@ pub use read::{
     SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
-    translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, CANDIDATES, HIT_END,
-    HIT_START,
+    translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, HIT_START,
 };
+pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use sql::{
     Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc, DEFAULT_MAX_BYTES,
 };
 pub use text::strip_ansi;
-pub use write::{now_iso, FileRecord, Fingerprint, StoredFile, WriteStats};
+pub use write::{now_iso, FileRecord, Fingerprint, LinkScope, StoredFile, WriteStats};
 
 /// How long a writer waits for another process's transaction before giving up. Long enough
 /// for a concurrent indexer's batch.
@@ -137,6 +140,7 @@ impl Store {
         let conn = Connection::open(path)?;
         configure(&conn)?;
         schema::migrate(&conn, path)?;
+        attach_search(&conn, path)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -156,6 +160,8 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         text::register_functions(&conn)?;
         schema::check_version(&conn, path)?;
+        conn.execute_batch("PRAGMA temp_store = MEMORY")?;
+        search_db::attach(&conn, path, search_db::Attach::Read)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -167,6 +173,7 @@ impl Store {
         let conn = Connection::open_in_memory()?;
         configure(&conn)?;
         schema::migrate(&conn, Path::new(":memory:"))?;
+        attach_search(&conn, Path::new(":memory:"))?;
         Ok(Store {
             conn,
             path: PathBuf::from(":memory:"),
@@ -191,11 +198,29 @@ impl Store {
     }
 }
 
+/// Attaches the search database (creating it when new) and, when it is new or was made for
+/// another store (a store upgraded from before issue 12, a search file deleted by hand),
+/// builds it from the store. A search database that merely lags (a killed index) is caught up
+/// by the next index instead, so opening stays cheap while another process indexes.
+fn attach_search(conn: &Connection, path: &Path) -> Result<()> {
+    search_db::attach(conn, path, search_db::Attach::Write)?;
+    if search_db::needs_rebuild(conn)? {
+        let t = std::time::Instant::now();
+        let sessions = search_db::apply(conn, None)?;
+        tracing::info!(
+            sessions,
+            ms = t.elapsed().as_millis() as u64,
+            "search database built"
+        );
+    }
+    Ok(())
+}
+
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    // Before the migrations: the search view (and migration 8) call it.
+    // Before the migrations: migration 8 calls it.
     text::register_functions(conn)?;
-    enable_wal(conn)?;
+    enable_wal(conn, "main")?;
     conn.execute_batch(
         "PRAGMA foreign_keys = ON;
          PRAGMA synchronous = NORMAL;
@@ -208,11 +233,13 @@ fn configure(conn: &Connection) -> Result<()> {
 /// Switches the store to WAL (readers run while an index writes). Switching needs the file to
 /// itself, and SQLite reports "database is locked" at once instead of waiting when another
 /// process holds it (two indexers starting on a new store), so this waits and retries.
-fn enable_wal(conn: &Connection) -> Result<()> {
+pub(crate) fn enable_wal(conn: &Connection, schema: &str) -> Result<()> {
     let started = std::time::Instant::now();
     loop {
         let mode: rusqlite::Result<String> =
-            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0));
+            conn.query_row(&format!("PRAGMA {schema}.journal_mode = WAL"), [], |r| {
+                r.get(0)
+            });
         match mode {
             Ok(_) => return Ok(()),
             Err(rusqlite::Error::SqliteFailure(e, _))

@@ -22,6 +22,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0011_tool_call_index.sql"),
     include_str!("../migrations/0012_file_snapshots.sql"),
     include_str!("../migrations/0013_forget.sql"),
+    include_str!("../migrations/0014_search_database.sql"),
+    include_str!("../migrations/0015_block_anchor.sql"),
 ];
 
 /// The schema version this build writes.

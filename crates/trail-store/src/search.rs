@@ -1,29 +1,25 @@
-//! Full-text search over every message: the writer's side of `message_index` (migration 2) and
-//! the query behind `trail search`.
+//! Full-text search: the query behind `trail search`.
 //!
-//! `message_index` is an external-content FTS5 table over the view `message_search_source`,
-//! which picks the message kinds worth finding and caps long tool inputs and outputs. The text
-//! is stored once (in `messages`); FTS5 reads it back through the view for `snippet()` and for
-//! its 'delete' command, so what is indexed and what is removed are the same by construction.
+//! The index (`turn_search`, in the search database: see `search_db.rs`) holds one row per
+//! turn. Ranking is exact: FTS5 scores every matching turn with bm25 and sorts
+//! (`ORDER BY rank`), whatever the number of matches; filters are joined in the same query, so
+//! it stops as soon as the hits asked for have passed them. Ranking turns rather than
+//! messages is what keeps that affordable: a near-stopword matches every turn, but there are
+//! ~18 times fewer turns than messages.
 //!
-//! Ranking: bm25 over a huge posting list (a word in most messages) must score every match
-//! before the first result can be returned, so a naive `ORDER BY rank` costs time proportional
-//! to the number of matches. Search instead reads at most [`CANDIDATES`] matches, newest
-//! messages first, straight off the index in rowid order (stopping early), scores only those,
-//! and ranks them. A query with fewer matches than that (any specific query) is ranked exactly;
-//! a very common word is ranked among its most recently indexed matches.
+//! A hit then shows the turn's best message: the hit turns' messages are put into a small
+//! in-memory FTS5 table (the same tokenizer), which scores each message against the query's
+//! words (any of them) and makes the snippet.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
-use rusqlite::types::{ToSqlOutput, Value};
-use rusqlite::{params, OptionalExtension, ToSql, Transaction};
+use rusqlite::types::Value;
+use rusqlite::{params, ToSql};
 use serde::Serialize;
 
 use crate::read::like_escape;
+use crate::search_db::{cap_tool_input, cap_tool_output, INDEXED_KINDS};
 use crate::{Result, Store, StoreError};
-
-/// How many matches are read and scored at most per search.
-pub const CANDIDATES: usize = 500;
 
 /// Marks the start of a match in [`SearchHit::snippet`].
 pub const HIT_START: char = '\u{E000}';
@@ -32,69 +28,6 @@ pub const HIT_END: char = '\u{E001}';
 
 /// Terms a query may hold at most.
 const MAX_TERMS: usize = 64;
-
-/// Inserts one message's row into the index.
-const INDEX_ROW: &str =
-    "INSERT INTO message_index (rowid, text, tool_input, tool_output) VALUES (?1, ?2, ?3, ?4)";
-/// FTS5's 'delete' needs the exact values that were indexed; the view gives them while the
-/// messages are still stored.
-const UNINDEX_ROW: &str =
-    "INSERT INTO message_index (message_index, rowid, text, tool_input, tool_output)
-     VALUES ('delete', ?1, ?2, ?3, ?4)";
-
-/// Indexes the stored messages with ids in `lo..=hi` (the view leaves out kinds not indexed).
-pub(crate) fn index_messages(tx: &Transaction<'_>, lo: i64, hi: i64) -> Result<()> {
-    feed_index(
-        tx,
-        "SELECT id, text, tool_input, tool_output FROM message_search_source
-         WHERE id BETWEEN ?1 AND ?2",
-        params![lo, hi],
-        INDEX_ROW,
-    )
-}
-
-/// Removes the stored message at `(session, seq)`, if any, from the index.
-pub(crate) fn unindex_message(tx: &Transaction<'_>, session: &str, seq: u32) -> Result<()> {
-    feed_index(
-        tx,
-        "SELECT id, text, tool_input, tool_output FROM message_search_source
-         WHERE id = (SELECT id FROM messages WHERE session_id = ?1 AND seq = ?2)",
-        params![session, seq as i64],
-        UNINDEX_ROW,
-    )
-}
-
-/// Removes every message of a session from the index, before the messages are deleted.
-pub(crate) fn unindex_session_messages(tx: &Transaction<'_>, session: &str) -> Result<()> {
-    feed_index(
-        tx,
-        "SELECT id, text, tool_input, tool_output FROM message_search_source
-         WHERE id IN (SELECT id FROM messages WHERE session_id = ?1)",
-        params![session],
-        UNINDEX_ROW,
-    )
-}
-
-/// Runs `insert` once per row `select` returns.
-///
-/// Rows are read from the view and inserted one `VALUES` at a time: an `INSERT ... SELECT`
-/// opens a statement journal, and FTS5 writes its in-memory buffer out as a new segment at
-/// each one, so a statement per session left a segment per session to merge.
-fn feed_index(
-    tx: &Transaction<'_>,
-    select: &str,
-    args: impl rusqlite::Params,
-    insert: &str,
-) -> Result<()> {
-    let mut read = tx.prepare_cached(select)?;
-    let mut write = tx.prepare_cached(insert)?;
-    let mut rows = read.query(args)?;
-    while let Some(r) = rows.next()? {
-        let cell = |i| r.get_ref(i).map(ToSqlOutput::Borrowed);
-        write.execute(params![cell(0)?, cell(1)?, cell(2)?, cell(3)?])?;
-    }
-    Ok(())
-}
 
 // ---------------------------------------------------------------------------------------------
 // Query translation
@@ -245,6 +178,33 @@ pub fn translate_query(q: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The query's words as one OR expression, leaving out what NOT excludes: what a hit's
+/// messages are scored and marked with (a turn matches when its messages hold every word
+/// between them; any one message may hold only some).
+fn any_word_query(q: &str) -> Option<String> {
+    let lexemes = lex(q);
+    let mut words: Vec<String> = Vec::new();
+    let mut excluded = false;
+    for (i, l) in lexemes.iter().enumerate() {
+        match l {
+            Lexeme::Not => excluded = true,
+            Lexeme::And => excluded = false,
+            Lexeme::Or => {}
+            Lexeme::Term { text, prefix } => {
+                if !excluded {
+                    words.extend(fts_string(text, *prefix));
+                }
+                // NOT excludes a group: terms joined by OR.
+                if lexemes.get(i + 1) != Some(&Lexeme::Or) {
+                    excluded = false;
+                }
+            }
+        }
+    }
+    words.dedup();
+    (!words.is_empty()).then(|| words.join(" OR "))
+}
+
 fn operator_error(op: &str, at_start: bool) -> String {
     if at_start {
         format!("{op} needs a word before it (for example `error {op} warning`)")
@@ -362,29 +322,52 @@ pub struct SearchResults {
     /// The FTS5 expression the query became.
     pub fts_query: String,
     pub hits: Vec<SearchHit>,
-    /// Matches read and ranked ([`CANDIDATES`] at most).
+    /// Matching turns read (every match is ranked; the hits are the best of them).
     pub ranked: usize,
-    /// True when there were more matches than were ranked (a very common word).
+    /// Always false: every match is ranked (a cap on ranked matches is gone; kept so callers
+    /// that said when it applied keep compiling).
     pub capped: bool,
-}
-
-struct Candidate {
-    rowid: i64,
-    score: f64,
-    timestamp: Option<String>,
 }
 
 const FIELDS: [&str; 3] = ["text", "tool_input", "tool_output"];
 
+/// A hit turn before its best message is chosen.
+struct HitTurn {
+    session_id: String,
+    turn: i64,
+    score: f64,
+}
+
+/// What the best message of a hit turn says.
+struct BestMessage {
+    score: f64,
+    seq: i64,
+    role: Option<String>,
+    kind: Option<String>,
+    tool_name: Option<String>,
+    timestamp: Option<String>,
+    field: &'static str,
+    snippet: String,
+}
+
 impl Store {
-    /// Searches messages: the query as the user wrote it, with filters.
+    /// Searches every session: the query as the user wrote it, with filters. One hit per turn,
+    /// best bm25 first (or newest first), ranked over every match.
     // No `err` here: a query the user mistyped is not an error worth logging.
     #[tracing::instrument(level = "debug", skip_all)]
     pub fn search(&self, o: &SearchOptions) -> Result<SearchResults> {
         let fts = translate_query(&o.query).map_err(StoreError::InvalidQuery)?;
+        // A role is a column filter: prompts are the user's, answers and tool calls the
+        // assistant's, tool output the tool's.
+        let matched = match o.role.as_deref() {
+            Some("user") => format!("{{prompt}} : ({fts})"),
+            Some("assistant") => format!("{{answer tool_input}} : ({fts})"),
+            Some("tool") => format!("{{tool_output}} : ({fts})"),
+            _ => fts.clone(),
+        };
         // Filters are fixed SQL fragments with bound values; never the user's text in SQL.
         let mut filter = String::new();
-        let mut args: Vec<Value> = vec![Value::Text(fts.clone())];
+        let mut args: Vec<Value> = vec![Value::Text(matched)];
         let mut bind = |sql: &str, v: String, filter: &mut String| {
             args.push(Value::Text(v));
             filter.push_str(&sql.replace('?', &format!("?{}", args.len())));
@@ -409,22 +392,20 @@ impl Store {
         if let Some(v) = &o.branch {
             bind(" AND s.branch = ?", v.clone(), &mut filter);
         }
+        // A turn is in a time range when it overlaps it.
         if let Some(v) = &o.since {
             bind(
-                " AND coalesce(m.timestamp, s.updated_at) >= ?",
+                " AND coalesce(d.last_at, s.updated_at) >= ?",
                 v.clone(),
                 &mut filter,
             );
         }
         if let Some(v) = &o.until {
             bind(
-                " AND coalesce(m.timestamp, s.created_at) < ?",
+                " AND coalesce(d.first_at, s.created_at) < ?",
                 v.clone(),
                 &mut filter,
             );
-        }
-        if let Some(v) = &o.role {
-            bind(" AND m.role = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.model {
             bind(
@@ -434,142 +415,211 @@ impl Store {
             );
         }
         if let Some(v) = &o.session {
-            bind(" AND m.session_id = ?", v.clone(), &mut filter);
+            bind(" AND d.session_id = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.exclude_updated_since {
             bind(" AND s.updated_at < ?", v.clone(), &mut filter);
         }
         for v in &o.exclude_sessions {
-            bind(" AND m.session_id <> ?", v.clone(), &mut filter);
+            bind(" AND d.session_id <> ?", v.clone(), &mut filter);
         }
-        args.push(Value::Integer(CANDIDATES as i64 + 1));
+        args.push(Value::Integer(o.limit as i64));
         let limit_arg = args.len();
-        // Matches come off the index newest first (rowid order, no sort), each scored as it
-        // passes; LIMIT stops the scan. Prompts and answers weigh more than tool text. The
-        // join is only paid for when a filter or the sort needs it.
-        let sql = if filter.is_empty() && o.sort == SearchSort::Relevance {
-            format!(
-                "SELECT rowid, bm25(message_index, 1.0, 0.75, 0.5), NULL FROM message_index
-                 WHERE message_index MATCH ?1 ORDER BY rowid DESC LIMIT ?{limit_arg}"
-            )
-        } else {
-            format!(
-                "SELECT message_index.rowid, bm25(message_index, 1.0, 0.75, 0.5),
-                        coalesce(m.timestamp, s.updated_at)
-                 FROM message_index
-                 JOIN messages m ON m.id = message_index.rowid
-                 JOIN sessions s ON s.id = m.session_id
-                 WHERE message_index MATCH ?1{filter}
-                 ORDER BY message_index.rowid DESC LIMIT ?{limit_arg}"
-            )
+        // FTS5 scores every match and sorts them (`ORDER BY rank`: bm25 with the column
+        // weights `turn_search` was made with); the joins and filters run on the sorted rows
+        // until `limit` have passed.
+        let order = match o.sort {
+            SearchSort::Relevance => "t.rank",
+            SearchSort::Recent => "coalesce(d.last_at, s.updated_at) DESC, t.rowid DESC",
         };
+        let sql = format!(
+            "SELECT d.session_id, d.turn_index, t.rank
+             FROM turn_search t
+             JOIN turn_docs d ON d.id = t.rowid
+             JOIN main.sessions s ON s.id = d.session_id
+             WHERE turn_search MATCH ?1{filter}
+             ORDER BY {order} LIMIT ?{limit_arg}"
+        );
         let mut stmt = self.conn.prepare(&sql)?;
         let refs: Vec<&dyn ToSql> = args.iter().map(|v| v as &dyn ToSql).collect();
-        let mut candidates: Vec<Candidate> = stmt
+        let turns: Vec<HitTurn> = stmt
             .query_map(refs.as_slice(), |r| {
-                Ok(Candidate {
-                    rowid: r.get(0)?,
-                    score: r.get(1)?,
-                    timestamp: r.get(2)?,
+                Ok(HitTurn {
+                    session_id: r.get(0)?,
+                    turn: r.get(1)?,
+                    score: r.get(2)?,
                 })
             })
             .map_err(fts_error)?
             .collect::<rusqlite::Result<_>>()
             .map_err(fts_error)?;
-        let capped = candidates.len() > CANDIDATES;
-        candidates.truncate(CANDIDATES);
-        let ranked = candidates.len();
-        match o.sort {
-            SearchSort::Relevance => candidates.sort_by(|a, b| {
-                a.score
-                    .total_cmp(&b.score)
-                    .then_with(|| b.rowid.cmp(&a.rowid))
-            }),
-            SearchSort::Recent => candidates.sort_by(|a, b| {
-                b.timestamp
-                    .cmp(&a.timestamp)
-                    .then_with(|| b.rowid.cmp(&a.rowid))
-            }),
-        }
-        // One hit per turn: its best message.
-        let mut seen: HashSet<(String, Option<i64>)> = HashSet::new();
-        let mut hits = Vec::new();
-        for c in &candidates {
-            if hits.len() >= o.limit {
-                break;
-            }
-            let mut hit = self.hit_meta(c)?;
-            if !seen.insert((hit.session_id.clone(), hit.turn)) {
-                continue;
-            }
-            let (field, snippet) = self.snippet(&fts, c.rowid)?;
-            hit.field = field.to_string();
-            hit.snippet = snippet;
-            hits.push(hit);
+        let ranked = turns.len();
+        let best = self.best_messages(&o.query, o.role.as_deref(), &turns)?;
+        let mut hits = Vec::with_capacity(turns.len());
+        for (t, best) in turns.iter().zip(best) {
+            hits.push(self.hit(t, best)?);
         }
         Ok(SearchResults {
             fts_query: fts,
             hits,
             ranked,
-            capped,
+            capped: false,
         })
     }
 
-    fn hit_meta(&self, c: &Candidate) -> Result<SearchHit> {
+    fn hit(&self, t: &HitTurn, best: Option<BestMessage>) -> Result<SearchHit> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT m.session_id, s.summary, s.source, s.repository, s.branch, s.cwd, m.turn_index,
-                    m.seq, m.role, m.kind, m.tool_name, coalesce(m.timestamp, s.updated_at)
-             FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id = ?1",
+            "SELECT summary, source, repository, branch, cwd, updated_at FROM main.sessions
+             WHERE id = ?1",
         )?;
-        Ok(stmt.query_row([c.rowid], |r| {
-            Ok(SearchHit {
-                session_id: r.get(0)?,
-                title: r.get(1)?,
-                source: r.get(2)?,
-                repository: r.get(3)?,
-                branch: r.get(4)?,
-                cwd: r.get(5)?,
-                turn: r.get(6)?,
-                seq: r.get(7)?,
-                role: r.get(8)?,
-                kind: r.get(9)?,
-                tool_name: r.get(10)?,
-                timestamp: r.get(11)?,
-                field: String::new(),
-                snippet: String::new(),
-                score: c.score,
-            })
-        })?)
+        let (title, source, repository, branch, cwd, updated_at) =
+            stmt.query_row([&t.session_id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                ))
+            })?;
+        let best = best.unwrap_or(BestMessage {
+            score: t.score,
+            seq: 0,
+            role: None,
+            kind: None,
+            tool_name: None,
+            timestamp: None,
+            field: "text",
+            snippet: String::new(),
+        });
+        let _ = best.score;
+        Ok(SearchHit {
+            session_id: t.session_id.clone(),
+            title,
+            source,
+            repository,
+            branch,
+            cwd,
+            turn: (t.turn >= 0).then_some(t.turn),
+            seq: best.seq,
+            role: best.role,
+            kind: best.kind,
+            tool_name: best.tool_name,
+            timestamp: best.timestamp.or(updated_at),
+            field: best.field.to_string(),
+            snippet: best.snippet,
+            score: t.score,
+        })
     }
 
-    /// Returns the best field of a hit and its snippet.
-    fn snippet(&self, fts: &str, rowid: i64) -> Result<(&'static str, String)> {
+    /// Chooses each hit turn's best message (the best bm25 for any of the query's words) and
+    /// makes its snippet, with FTS5 itself on an in-memory table of those turns' messages.
+    fn best_messages(
+        &self,
+        query: &str,
+        role: Option<&str>,
+        turns: &[HitTurn],
+    ) -> Result<Vec<Option<BestMessage>>> {
+        let Some(words) = any_word_query(query) else {
+            return Ok(turns.iter().map(|_| None).collect());
+        };
+        self.conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.hit_text USING fts5(
+                 text, tool_input, tool_output, tokenize = 'unicode61 remove_diacritics 2');
+             DELETE FROM temp.hit_text;",
+        )?;
+        let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
+        let mut read = self.conn.prepare_cached(&format!(
+            "SELECT id, seq, role, kind, tool_name, timestamp, text, tool_input, tool_output
+             FROM main.messages
+             WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})
+               AND (?3 IS NULL OR role = ?3)
+             ORDER BY seq"
+        ))?;
+        let mut insert = self.conn.prepare_cached(
+            "INSERT INTO temp.hit_text (rowid, text, tool_input, tool_output)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        // Message id -> (the hit it belongs to, what the hit shows of it).
+        let mut owner: HashMap<i64, (usize, BestMessage)> = HashMap::new();
+        for (i, t) in turns.iter().enumerate() {
+            let turn = (t.turn >= 0).then_some(t.turn);
+            let mut rows = read.query(params![t.session_id, turn, role])?;
+            while let Some(r) = rows.next()? {
+                let id: i64 = r.get(0)?;
+                let text: Option<String> = r.get(6)?;
+                let input: Option<String> = r.get(7)?;
+                let output: Option<String> = r.get(8)?;
+                let strip = |s: &str| crate::text::strip_ansi(s).into_owned();
+                insert.execute(params![
+                    id,
+                    text.as_deref().map(strip),
+                    input.as_deref().map(|s| strip(cap_tool_input(s))),
+                    output.as_deref().map(|s| strip(&cap_tool_output(s))),
+                ])?;
+                owner.insert(
+                    id,
+                    (
+                        i,
+                        BestMessage {
+                            score: f64::INFINITY,
+                            seq: r.get(1)?,
+                            role: r.get(2)?,
+                            kind: r.get(3)?,
+                            tool_name: r.get(4)?,
+                            timestamp: r.get(5)?,
+                            field: "text",
+                            snippet: String::new(),
+                        },
+                    ),
+                );
+            }
+        }
         let start = HIT_START.to_string();
         let end = HIT_END.to_string();
-        // The snippet of each column; the first that highlights a match wins.
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT snippet(message_index, 0, ?3, ?4, '…', 24),
-                    snippet(message_index, 1, ?3, ?4, '…', 24),
-                    snippet(message_index, 2, ?3, ?4, '…', 24)
-             FROM message_index WHERE message_index MATCH ?1 AND rowid = ?2",
-        )?;
-        let snippets: [Option<String>; 3] = stmt
-            .query_row(params![fts, rowid, start, end], |r| {
-                Ok([r.get(0)?, r.get(1)?, r.get(2)?])
-            })
-            .optional()
-            .map_err(fts_error)?
-            .unwrap_or_default();
-        let pick = |want: &dyn Fn(&str) -> bool| {
-            snippets
-                .iter()
-                .enumerate()
-                .find(|(_, s)| s.as_deref().is_some_and(want))
-                .map(|(i, s)| (FIELDS[i], s.clone().unwrap_or_default()))
-        };
-        Ok(pick(&|s: &str| s.contains(HIT_START))
-            .or_else(|| pick(&|s: &str| !s.is_empty()))
-            .unwrap_or(("text", String::new())))
+        let mut best: Vec<Option<BestMessage>> = turns.iter().map(|_| None).collect();
+        {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT rowid, bm25(hit_text, 1.0, 0.75, 0.5),
+                        snippet(hit_text, 0, ?2, ?3, '…', 24),
+                        snippet(hit_text, 1, ?2, ?3, '…', 24),
+                        snippet(hit_text, 2, ?2, ?3, '…', 24)
+                 FROM temp.hit_text WHERE hit_text MATCH ?1",
+            )?;
+            let mut rows = stmt.query(params![words, start, end]).map_err(fts_error)?;
+            while let Some(r) = rows.next().map_err(fts_error)? {
+                let id: i64 = r.get(0)?;
+                let score: f64 = r.get(1)?;
+                let Some((i, _)) = owner.get(&id) else {
+                    continue;
+                };
+                let i = *i;
+                if best[i].as_ref().is_some_and(|b| b.score <= score) {
+                    continue;
+                }
+                let snippets: [Option<String>; 3] = [r.get(2)?, r.get(3)?, r.get(4)?];
+                let Some((_, mut m)) = owner.remove(&id) else {
+                    continue;
+                };
+                let pick = |want: &dyn Fn(&str) -> bool| {
+                    snippets
+                        .iter()
+                        .enumerate()
+                        .find(|(_, s)| s.as_deref().is_some_and(want))
+                        .map(|(f, s)| (FIELDS[f], s.clone().unwrap_or_default()))
+                };
+                let (field, snippet) = pick(&|s: &str| s.contains(HIT_START))
+                    .or_else(|| pick(&|s: &str| !s.is_empty()))
+                    .unwrap_or(("text", String::new()));
+                m.score = score;
+                m.field = field;
+                m.snippet = snippet;
+                best[i] = Some(m);
+            }
+        }
+        self.conn.execute_batch("DELETE FROM temp.hit_text")?;
+        Ok(best)
     }
 }
 
@@ -629,7 +679,16 @@ mod tests {
         }
     }
 
-    /// A store with a few messages of each indexed kind, indexed through the view.
+    /// Builds the search database from the store's rows, as an upgraded store's first open does.
+    fn rebuild(store: &Store) {
+        store
+            .connection()
+            .execute_batch("DELETE FROM search.search_state WHERE key = 'applied_seq'")
+            .unwrap();
+        crate::search_db::apply(store.connection(), None).unwrap();
+    }
+
+    /// A store with a few messages of each indexed kind, in one turn.
     fn sample_store() -> Store {
         let store = Store::open_in_memory().unwrap();
         store
@@ -641,10 +700,10 @@ mod tests {
                    ('s1', 1, 'assistant', 'text', 0, 'The timeout is too short; retry with backoff.', NULL, NULL),
                    ('s1', 2, 'assistant', 'tool_call', 0, NULL, '{\"command\":\"cargo test --release\"}', NULL),
                    ('s1', 3, 'tool', 'tool_result', 0, NULL, NULL, 'error[E0308]: mismatched types — café'),
-                   ('s1', 4, 'assistant', 'thinking', 0, 'secret pondering', NULL, NULL);
-                 INSERT INTO message_index (message_index) VALUES ('rebuild');",
+                   ('s1', 4, 'assistant', 'thinking', 0, 'secret pondering', NULL, NULL);",
             )
             .unwrap();
+        rebuild(&store);
         store
     }
 
@@ -667,7 +726,7 @@ mod tests {
                 .map(|h| (h.kind.unwrap_or_default(), h.field))
                 .collect()
         };
-        // One hit per turn: the best message of turn 0.
+        // One hit per turn, showing its best message for the query's words.
         assert_eq!(kinds("src/main.rs:12"), [("prompt".into(), "text".into())]);
         assert_eq!(kinds("retry backoff"), [("text".into(), "text".into())]);
         assert_eq!(
@@ -675,12 +734,18 @@ mod tests {
             [("tool_call".into(), "tool_input".into())]
         );
         assert_eq!(
-            kinds("mismatched NOT timeout"),
+            kinds("E0308 cafe"),
             [("tool_result".into(), "tool_output".into())]
         );
-        assert_eq!(kinds("timeout NOT backoff"), []);
+        // Words match anywhere in the turn; NOT leaves out turns that hold the word anywhere.
         assert_eq!(
-            kinds("E0308 cafe"),
+            kinds("mismatched backoff").len(),
+            1,
+            "words of one turn, in two messages"
+        );
+        assert_eq!(kinds("mismatched NOT timeout"), []);
+        assert_eq!(
+            kinds("mismatched NOT pondering"),
             [("tool_result".into(), "tool_output".into())]
         );
         assert!(kinds("pondering").is_empty());
@@ -690,6 +755,38 @@ mod tests {
                 .contains(&format!("{HIT_START}mismatched{HIT_END}")),
             "{}",
             hit.snippet
+        );
+        assert_eq!((hit.seq, hit.turn), (3, Some(0)));
+        // A role is a column: the prompt is the user's, the answer the assistant's.
+        let role = |q: &str, role: &str| {
+            store
+                .search(&SearchOptions {
+                    query: q.to_string(),
+                    role: Some(role.to_string()),
+                    limit: 10,
+                    ..SearchOptions::default()
+                })
+                .unwrap()
+                .hits
+                .len()
+        };
+        assert_eq!(role("cargo", "user"), 1);
+        assert_eq!(role("backoff", "user"), 0);
+        assert_eq!(role("backoff", "assistant"), 1);
+        assert_eq!(role("mismatched", "tool"), 1);
+        assert_eq!(role("mismatched", "assistant"), 0);
+    }
+
+    #[test]
+    fn the_words_a_hit_marks() {
+        assert_eq!(
+            any_word_query("a b OR c NOT d OR e f").as_deref(),
+            Some(r#""a" OR "b" OR "c" OR "f""#)
+        );
+        assert_eq!(any_word_query("x NOT y").as_deref(), Some(r#""x""#));
+        assert_eq!(
+            any_word_query(r#""two words" pre*"#).as_deref(),
+            Some(r#""two words" OR "pre"*"#)
         );
     }
 
@@ -711,28 +808,19 @@ mod tests {
         }
     }
 
-    /// Message kinds the index holds (the view `message_search_source` says the same in SQL).
-    const INDEXED_KINDS: [MessageKind; 6] = [
-        MessageKind::Prompt,
-        MessageKind::Text,
-        MessageKind::ToolCall,
-        MessageKind::ToolResult,
-        MessageKind::Error,
-        MessageKind::Summary,
-    ];
-
+    /// Message kinds the index holds.
     #[test]
-    fn the_view_lists_the_indexed_kinds() {
-        let list: Vec<String> = INDEXED_KINDS
-            .iter()
-            .map(|k| format!("'{}'", k.as_str()))
-            .collect();
-        for sql in [
-            include_str!("../migrations/0002_search.sql"),
-            include_str!("../migrations/0008_index_without_escapes.sql"),
-        ] {
-            assert!(sql.contains(&format!("kind IN ({})", list.join(", "))));
-        }
+    fn the_indexed_kinds() {
+        let kinds = [
+            MessageKind::Prompt,
+            MessageKind::Text,
+            MessageKind::ToolCall,
+            MessageKind::ToolResult,
+            MessageKind::Error,
+            MessageKind::Summary,
+        ]
+        .map(MessageKind::as_str);
+        assert_eq!(kinds, INDEXED_KINDS);
     }
 
     const COLOURED: &str = "build \x1b[31mRED\x1b[0m failed \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x1b]52;c;aGk=\x07";
@@ -749,13 +837,12 @@ mod tests {
             conn.execute(
                 "INSERT INTO messages (session_id, seq, role, kind, turn_index, text, tool_input, tool_output)
                  VALUES ('s1', 0, 'user', 'prompt', 0, ?1, NULL, NULL),
-                        ('s1', 1, 'tool', 'tool_result', 0, NULL, NULL, ?1)",
+                        ('s1', 1, 'tool', 'tool_result', 1, NULL, NULL, ?1)",
                 [COLOURED],
             )
             .unwrap();
-            conn.execute_batch("INSERT INTO message_index (message_index) VALUES ('rebuild');")
-                .unwrap();
         }
+        rebuild(&store);
         store
     }
 
@@ -765,13 +852,15 @@ mod tests {
         let store = coloured_store();
         for q in ["RED", "red failed", "link", "\"build RED failed\""] {
             let hits = search(&store, q).unwrap().hits;
-            assert_eq!(hits.len(), 1, "{q}");
-            let snippet = &hits[0].snippet;
-            assert!(
-                !snippet.contains('\x1b') && !snippet.contains('\x07'),
-                "{snippet:?}"
-            );
-            assert!(snippet.contains(HIT_START), "{snippet:?}");
+            assert_eq!(hits.len(), 2, "{q}");
+            for hit in hits {
+                let snippet = &hit.snippet;
+                assert!(
+                    !snippet.contains('\x1b') && !snippet.contains('\x07'),
+                    "{snippet:?}"
+                );
+                assert!(snippet.contains(HIT_START), "{snippet:?}");
+            }
         }
         assert!(search(&store, "31mred").unwrap().hits.is_empty());
         // The stored text keeps its bytes.
@@ -782,23 +871,31 @@ mod tests {
         assert_eq!(text, COLOURED);
     }
 
-    /// A store indexed before migration 8 (escapes in the index) is fixed by it: the coloured
-    /// word is found, and FTS5's integrity check passes (deletes matched what was indexed).
+    /// A store of version 7 (escapes in its full-text indexes, both in the store's own file)
+    /// opens as a current one: migration 8 fixes the escapes, migration 15 drops the store's
+    /// full-text tables, and the first open builds the search database from the store's rows.
     #[test]
-    fn migration_8_reindexes_escaped_rows() {
+    fn a_version_7_store_is_upgraded_and_its_search_database_built() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.db");
         {
             let store = Store::open(&path).unwrap();
             let conn = store.connection();
-            // Back to version 7: the old view, its index, escapes in search_index; and
-            // without what later migrations add (the continuation columns).
+            // Back to version 7: the old view, its index, Chronicle's table in the store, and
+            // without what later migrations add.
             conn.execute_batch(
-                "DROP INDEX idx_sessions_continues;
+                "DETACH DATABASE search;
+                 DROP INDEX idx_sessions_continues;
                  ALTER TABLE sessions DROP COLUMN continues_session_id;
                  ALTER TABLE sessions DROP COLUMN continues_source;
                  DROP INDEX idx_sessions_id_nocase;
-                 DROP VIEW message_search_source;
+                 DROP TABLE search_log;
+                 DELETE FROM store_meta;
+                 DROP INDEX idx_messages_turn;
+                 CREATE INDEX idx_messages_turn_text ON messages(session_id, turn_index)
+                     WHERE on_main_chain = 1 AND kind IN ('prompt', 'text');
+                 CREATE VIRTUAL TABLE search_index USING fts5(
+                     content, session_id UNINDEXED, source_type UNINDEXED, source_id UNINDEXED);
                  CREATE VIEW message_search_source AS
                  SELECT id, text, substr(tool_input, 1, 1000) AS tool_input,
                      CASE WHEN length(tool_output) > 800
@@ -806,12 +903,21 @@ mod tests {
                           ELSE tool_output END AS tool_output
                  FROM messages
                  WHERE kind IN ('prompt', 'text', 'tool_call', 'tool_result', 'error', 'summary');
+                 CREATE VIRTUAL TABLE message_index USING fts5(
+                     text, tool_input, tool_output, content = 'message_search_source',
+                     content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
                  INSERT INTO sessions (id, source, summary, updated_at) VALUES ('s1', 'codex', 'T', '2026-01-02T00:00:00.000Z');",
             )
             .unwrap();
             conn.execute(
                 "INSERT INTO messages (session_id, seq, role, kind, turn_index, text) VALUES
                    ('s1', 0, 'user', 'prompt', 0, ?1), ('s1', 1, 'assistant', 'text', 0, 'plain answer')",
+                [COLOURED],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO turns (session_id, turn_index, user_message, assistant_response)
+                 VALUES ('s1', 0, ?1, 'plain answer')",
                 [COLOURED],
             )
             .unwrap();
@@ -826,16 +932,24 @@ mod tests {
                  PRAGMA user_version = 7;",
             )
             .unwrap();
-            assert!(search(&store, "RED").unwrap().hits.is_empty());
         }
+        std::fs::remove_file(crate::search_path(&path)).unwrap();
         let store = Store::open(&path).unwrap();
         assert_eq!(store.schema_version().unwrap(), crate::schema::CURRENT);
         assert_eq!(search(&store, "RED").unwrap().hits.len(), 1);
         assert_eq!(search(&store, "plain").unwrap().hits.len(), 1);
         let conn = store.connection();
+        let main_fts: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM main.sqlite_schema WHERE name IN ('message_index', 'search_index')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(main_fts, 0, "the store's own full-text tables are gone");
         conn.execute_batch(
-            "INSERT INTO message_index (message_index) VALUES ('integrity-check');
-             INSERT INTO search_index (search_index) VALUES ('integrity-check');",
+            "INSERT INTO search_index (search_index) VALUES ('integrity-check');
+             INSERT INTO turn_search (turn_search) VALUES ('integrity-check');",
         )
         .unwrap();
         let chronicle: i64 = conn

@@ -128,6 +128,7 @@ impl ReadOnlySql {
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         crate::text::register_functions(&conn)?;
+        attach_search(&conn, path)?;
         conn.authorizer(Some(authorize));
         Ok(ReadOnlySql {
             conn,
@@ -228,6 +229,17 @@ impl ReadOnlySql {
             elapsed_ms: started.elapsed().as_millis() as u64,
         })
     }
+}
+
+/// Attaches the search database (read-only, as the connection is), so Chronicle's
+/// `search_index` and trail's `turn_search` answer by their names; before the authorizer,
+/// which would refuse the ATTACH.
+fn attach_search(conn: &Connection, path: &Path) -> Result<(), SqlError> {
+    conn.execute_batch("PRAGMA temp_store = MEMORY")?;
+    crate::search_db::attach(conn, path, crate::search_db::Attach::Read).map_err(|e| match e {
+        crate::StoreError::Sqlite(e) => SqlError::Sqlite(e),
+        other => SqlError::Invalid(other.to_string()),
+    })
 }
 
 /// Prepares the first statement of `sql`, and refuses the text when another statement
@@ -343,22 +355,40 @@ impl ReadOnlySql {
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         crate::text::register_functions(&conn)?;
-        let mut stmt = conn.prepare(
-            "SELECT name, type, sql FROM sqlite_schema
-             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
-             ORDER BY CASE WHEN name IN ('schema_version', 'sessions', 'turns', 'checkpoints',
-                 'session_files', 'session_refs', 'search_index') THEN 0 ELSE 1 END, rowid",
+        attach_search(&conn, &self.path)?;
+        // The search database's tables (attached, or empty stand-ins in TEMP) after the
+        // store's own.
+        let search_schema: String = conn.query_row(
+            "SELECT CASE WHEN EXISTS (SELECT 1 FROM pragma_database_list WHERE name = 'search')
+                    THEN 'search' ELSE 'temp' END",
+            [],
+            |r| r.get(0),
         )?;
-        let tables: Vec<(String, String, Option<String>)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        let mut tables: Vec<(String, String, Option<String>, String)> = Vec::new();
+        for schema in ["main", search_schema.as_str()] {
+            let mut stmt = conn.prepare(&format!(
+                "SELECT name, type, sql FROM {schema}.sqlite_schema
+                 WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+                 ORDER BY CASE WHEN name IN ('schema_version', 'sessions', 'turns', 'checkpoints',
+                     'session_files', 'session_refs', 'search_index') THEN 0 ELSE 1 END, rowid"
+            ))?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, schema.to_string()))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            tables.extend(rows);
+        }
         let shadow: Vec<String> = tables
             .iter()
-            .filter(|(_, _, sql)| sql.as_deref().is_some_and(is_fts5))
-            .map(|(n, _, _)| format!("{n}_"))
+            .filter(|(_, _, sql, _)| sql.as_deref().is_some_and(is_fts5))
+            .map(|(n, _, _, _)| format!("{n}_"))
             .collect();
         let mut out = Vec::new();
-        for (name, kind, sql) in tables {
+        for (name, kind, sql, schema) in tables {
+            if name == "search_state" {
+                continue;
+            }
             if shadow.iter().any(|p| name.starts_with(p.as_str())) {
                 continue;
             }
@@ -367,9 +397,9 @@ impl ReadOnlySql {
             } else {
                 kind
             };
-            let mut cols = conn.prepare("SELECT name, type FROM pragma_table_info(?1)")?;
+            let mut cols = conn.prepare("SELECT name, type FROM pragma_table_info(?1, ?2)")?;
             let columns = cols
-                .query_map([&name], |r| {
+                .query_map([&name, &schema], |r| {
                     Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?
@@ -404,7 +434,7 @@ fn table_doc(table: &str) -> &'static str {
         "checkpoints" => "Chronicle: compaction summaries and summaries, numbered per session from 1.",
         "session_files" => "Chronicle: files a session's tools read or edited (first occurrence).",
         "session_refs" => "Chronicle: pull requests, issues and commits a session mentions.",
-        "search_index" => "Chronicle: FTS5 over turns (prompt + answer) and checkpoint sections; `WHERE search_index MATCH ?`.",
+        "search_index" => "Chronicle: FTS5 over turns (prompt + answer) and checkpoint sections; `WHERE search_index MATCH ?`. In the search database beside the store (attached as `search`).",
         "messages" => "Every normalized message in order, including abandoned branches and sidechains.",
         "tool_calls" => "One row per tool call, joined to its result.",
         "usage" => "Token usage: one row per deduplicated API request.",
@@ -412,8 +442,12 @@ fn table_doc(table: &str) -> &'static str {
         "parse_issues" => "Problems met while parsing (file, line, reason); the rest was indexed.",
         "file_snapshots" => "File contents an agent kept while a session changed them (Claude Code file-history backups, VS Code chat editing snapshots); `trail diff` compares consecutive versions.",
         "title_hints" => "Titles naming a conversation by one of its message ids (Claude summaries).",
-        "message_search_source" => "View: what message_index holds for each indexed message (long tool text capped).",
-        "message_index" => "FTS5 over messages (prompts, answers, tool inputs, outputs, errors); rowid = messages.id; `WHERE message_index MATCH ?`.",
+        "usage_watch" => "One row: a count of changes to counted usage rows and the earliest timestamp they touched since the status line last saved its block anchor (kept by triggers).",
+        "block_anchor" => "One row: a request known to start a 5-hour block, so the status line walks from it rather than from the last long pause.",
+        "search_log" => "Which sessions each batch of the writer wrote, until the search database has applied it.",
+        "turn_search" => "trail's full-text index: one row per turn (prompts, answers, tool inputs, tool outputs; contentless, the text is in messages); `WHERE turn_search MATCH ? ORDER BY rank` ranks turns by bm25 (rowid = turn_docs.id). In the search database.",
+        "turn_docs" => "The turn each turn_search row stands for, and its time range. In the search database.",
+        "chronicle_rows" => "The session of each search_index row. In the search database.",
         _ => "",
     }
 }
@@ -481,7 +515,7 @@ fn column_doc(table: &str, column: &str) -> &'static str {
         ("search_index", "session_id") => "The session (sessions.id).",
         ("search_index", "source_type") => "`turn` or `checkpoint_overview`, `checkpoint_history`, ...",
         ("search_index", "source_id") => "`<session>:turn:<n>` or `<session>:ckpt:<n>:<section>`.",
-        ("messages", "id") => "Row id; also the message's rowid in message_index.",
+        ("messages", "id") => "Row id.",
         ("messages", "session_id") => "The session (sessions.id).",
         ("messages", "seq") => "Order within the session, from 0.",
         ("messages", "native_id") => "The agent's id for the record.",
@@ -565,10 +599,23 @@ fn column_doc(table: &str, column: &str) -> &'static str {
         ("title_hints", "leaf_native_id") => "The message id the title names.",
         ("title_hints", "title") => "The title.",
         ("title_hints", "path") => "File the hint came from.",
-        ("message_search_source" | "message_index", "id") => "messages.id.",
-        ("message_search_source" | "message_index", "text") => "The message's text.",
-        ("message_search_source" | "message_index", "tool_input") => "A tool call's input, first 1,000 characters.",
-        ("message_search_source" | "message_index", "tool_output") => "A tool output, first 600 and last 200 characters.",
+        ("turn_search", "prompt") => "The turn's prompts (weight 4 in the rank).",
+        ("turn_search", "answer") => "The turn's answers, errors and summaries (weight 1).",
+        ("turn_search", "tool_input") => "Its tool calls' inputs, each its first 1,000 characters (weight 0.5).",
+        ("turn_search", "tool_output") => "Its tool outputs, each up to 800 characters: longer ones by their first 600 and last 200 (weight 0.25).",
+        ("turn_docs", "id") => "turn_search's rowid.",
+        ("turn_docs", "session_id") => "The session (sessions.id).",
+        ("turn_docs", "turn_index") => "The turn (messages.turn_index); -1 for messages before the first prompt.",
+        ("turn_docs", "first_at") => "Its first message's time.",
+        ("turn_docs", "last_at") => "Its last message's time.",
+        ("chronicle_rows", "id") => "search_index's rowid.",
+        ("chronicle_rows", "session_id") => "The session (sessions.id).",
+        ("usage_watch", "generation") => "Changes to counted usage rows so far.",
+        ("usage_watch", "low") => "Earliest timestamp a change touched since the anchor was saved ('' = unknown).",
+        ("block_anchor", "generation") => "usage_watch.generation when it was computed.",
+        ("block_anchor", "first_request") => "The timestamp of the request that starts the block.",
+        ("search_log", "seq") => "The writer's batch number.",
+        ("search_log", "session_id") => "A session that batch wrote.",
         _ => "",
     }
 }
@@ -634,16 +681,28 @@ mod tests {
         assert!(!all.truncated);
     }
 
-    /// The search view calls `trail_strip_ansi`; `trail sql` can read it.
+    /// Chronicle's table lives in the search database; `trail sql` finds it by its name.
     #[test]
-    fn the_search_view_is_readable() {
+    fn chronicle_search_index_answers_by_its_name() {
         let (_dir, db) = store();
         let r = db
             .query(
-                "SELECT count(*) FROM message_search_source",
+                "SELECT content, session_id, source_type, bm25(search_index) AS rank FROM search_index
+                 WHERE search_index MATCH 'x' ORDER BY rank LIMIT 10",
                 SqlLimits::default(),
             )
             .unwrap();
-        assert_eq!(r.rows, vec![vec![Cell::Integer(0)]]);
+        assert!(r.rows.is_empty());
+        let tables: Vec<String> = db.schema().unwrap().into_iter().map(|t| t.name).collect();
+        for want in ["sessions", "search_index", "turn_search", "turn_docs"] {
+            assert!(tables.iter().any(|t| t == want), "{want}: {tables:?}");
+        }
+        let err = db
+            .query(
+                "INSERT INTO search_index (search_index) VALUES ('delete-all')",
+                SqlLimits::default(),
+            )
+            .unwrap_err();
+        assert!(matches!(err, SqlError::Denied(_)), "{err:?}");
     }
 }

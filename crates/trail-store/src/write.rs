@@ -13,10 +13,16 @@ use trail_model::{
     SourceKind, TitleRank, UpdateMode,
 };
 
+use crate::search_db::{self, IndexedMessage, SearchBatch, SessionSearch};
 use crate::{Result, Store};
 
 /// FTS rowids of checkpoint sections start here (turn rows use their `turns.id`).
 pub(crate) const CHECKPOINT_ROWID_BASE: i64 = 1 << 50;
+
+/// The `search_index` rowid of a checkpoint's section.
+pub(crate) fn checkpoint_rowid(checkpoint_id: i64, section: usize) -> i64 {
+    CHECKPOINT_ROWID_BASE + checkpoint_id * 8 + section as i64
+}
 /// Chronicle's checkpoint sections, in `source_type` order.
 pub(crate) const CHECKPOINT_SECTIONS: [&str; 6] = [
     "checkpoint_overview",
@@ -77,6 +83,15 @@ pub struct FileRecord {
     pub continuation: bool,
     /// The version of the parser that produced this record (`Source::parser_version`).
     pub parser_version: u32,
+}
+
+/// What an index run wrote, for [`Store::resolve_links_in`].
+#[derive(Debug, Default, Clone)]
+pub struct LinkScope {
+    /// Session ids written.
+    pub sessions: BTreeSet<String>,
+    /// Source files written.
+    pub paths: BTreeSet<String>,
 }
 
 /// What a batch changed.
@@ -153,22 +168,64 @@ impl Store {
             .flatten())
     }
 
-    /// Writes a batch of parsed files in one transaction.
-    #[tracing::instrument(level = "debug", skip_all, fields(files = records.len()), err)]
+    /// Writes a batch of parsed files in one transaction, then brings the search database up
+    /// to date on this connection (see [`Store::write_batch_deferred`] to do that elsewhere).
     pub fn write_batch(&mut self, records: Vec<FileRecord>) -> Result<WriteStats> {
+        let (stats, search) = self.write_batch_deferred(records)?;
+        search_db::apply(&self.conn, Some(search))?;
+        Ok(stats)
+    }
+
+    /// Writes a batch of parsed files in one transaction and returns, with what it changed,
+    /// the batch's changes to the full-text indexes, for a [`crate::SearchWriter`] to apply
+    /// (on another thread: the two databases are written in parallel).
+    #[tracing::instrument(level = "debug", skip_all, fields(files = records.len()), err)]
+    pub fn write_batch_deferred(
+        &mut self,
+        records: Vec<FileRecord>,
+    ) -> Result<(WriteStats, SearchBatch)> {
+        // Deferred, and the first statement writes the store: it takes the store's lock only
+        // (BEGIN IMMEDIATE would take the attached search database's too, and wait for its
+        // writer).
         let tx = self
             .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
+        tx.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('search_seq', '1')
+             ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+            [],
+        )?;
+        let seq: i64 = tx.query_row(
+            "SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = 'search_seq'",
+            [],
+            |r| r.get(0),
+        )?;
+        // What the search database has applied needs no log any more.
+        tx.execute(
+            "DELETE FROM search_log WHERE seq <= coalesce(
+                 (SELECT CAST(value AS INTEGER) FROM search.search_state
+                  WHERE key = 'applied_seq'), 0)",
+            [],
+        )?;
         let mut stats = WriteStats::default();
         let mut sessions = BTreeSet::new();
         let mut usage_written = BTreeSet::new();
+        let mut search = SearchBuilder::default();
         for record in records {
             for s in &record.sessions {
                 sessions.insert(s.meta.id.0.clone());
                 usage_written.extend(s.usage.iter().filter_map(|u| u.message_id.clone()));
             }
             // Written and dropped one by one: a batch's parsed files never sit in memory twice.
-            stats.add(write_file(&tx, &record)?);
+            stats.add(write_file(&tx, &record, &mut search)?);
+        }
+        {
+            let mut log = tx.prepare_cached(
+                "INSERT OR IGNORE INTO search_log (seq, session_id) VALUES (?1, ?2)",
+            )?;
+            for s in &search.sessions {
+                log.execute(params![seq, s.session_id])?;
+            }
         }
         // Cross-session usage dedupe and the report rollup (issue 5).
         let t = std::time::Instant::now();
@@ -180,7 +237,43 @@ impl Store {
         let t = std::time::Instant::now();
         tx.commit()?;
         tracing::info!(ms = t.elapsed().as_millis() as u64, "batch committed");
-        Ok(stats)
+        Ok((
+            stats,
+            SearchBatch {
+                seq,
+                sessions: search.sessions,
+            },
+        ))
+    }
+
+    /// Applies a batch from [`Store::write_batch_deferred`] on this connection.
+    pub fn apply_search(&mut self, batch: SearchBatch) -> Result<()> {
+        search_db::apply(&self.conn, Some(batch)).map(|_| ())
+    }
+
+    /// Gives the pages the search database's merges freed back to the file system (after an
+    /// index run); returns the pages freed.
+    pub fn compact_search(&mut self) -> Result<u64> {
+        search_db::compact(&self.conn)
+    }
+
+    /// Rebuilds the search database whole from the store (what the first open of a store
+    /// without one does); returns the sessions indexed.
+    pub fn rebuild_search(&mut self) -> Result<u64> {
+        self.conn.execute(
+            "DELETE FROM search.search_state WHERE key = 'applied_seq'",
+            [],
+        )?;
+        search_db::apply(&self.conn, None)
+    }
+
+    /// Brings the search database up to date with the store on this connection (batches a
+    /// killed index committed to the store only); returns the sessions rebuilt.
+    pub fn catch_up_search(&mut self) -> Result<u64> {
+        if !search_db::lags(&self.conn)? {
+            return Ok(0);
+        }
+        search_db::apply(&self.conn, None)
     }
 
     /// Records that an index run finished at `at` (ISO time), for freshness checks.
@@ -195,9 +288,11 @@ impl Store {
 
     /// Marks files (and the sessions they hold) as gone from disk; their content stays.
     pub fn mark_missing(&mut self, paths: &[String]) -> Result<usize> {
+        // Deferred: each statement writes the store, and only the store is locked (see
+        // `write_batch_deferred`).
         let tx = self
             .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
         let mut n = 0;
         for p in paths {
             n += tx.execute(
@@ -216,20 +311,44 @@ impl Store {
     /// Resolves links that span files: subagent sessions to the tool call that started them,
     /// and titles that name a conversation in another file.
     pub fn resolve_links(&mut self) -> Result<()> {
+        self.resolve_links_in(None)
+    }
+
+    /// [`Store::resolve_links`] for what an index run wrote: links to or from `scope`'s
+    /// sessions, and titles from its files or naming its sessions' messages. A run that
+    /// appended to one transcript (the status line's) then costs lookups, not scans of every
+    /// session and title hint (18 ms on the 1 GiB benchmark store). `None`: everything.
+    pub fn resolve_links_in(&mut self, scope: Option<&LinkScope>) -> Result<()> {
+        let (sessions, paths) = match scope {
+            Some(s) => (
+                serde_json::to_string(&s.sessions).unwrap_or_else(|_| "[]".into()),
+                serde_json::to_string(&s.paths).unwrap_or_else(|_| "[]".into()),
+            ),
+            None => (String::new(), String::new()),
+        };
+        // Deferred: the first statement writes the store (see `write_batch_deferred`).
         let tx = self
             .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute(
-            "UPDATE sessions SET parent_tool_call_id = (
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
+        let parent_links = "UPDATE sessions SET parent_tool_call_id = (
                  SELECT m.tool_call_id FROM messages m
                  WHERE m.session_id = sessions.parent_session_id
                    AND m.agent_ref = sessions.parent_agent_ref
                    AND m.tool_call_id IS NOT NULL
                  ORDER BY m.seq LIMIT 1)
              WHERE parent_tool_call_id IS NULL AND parent_agent_ref IS NOT NULL
-               AND parent_session_id IS NOT NULL",
-            [],
-        )?;
+               AND parent_session_id IS NOT NULL";
+        if scope.is_some() {
+            tx.execute(
+                &format!(
+                    "{parent_links} AND (id IN (SELECT value FROM json_each(?1))
+                         OR parent_session_id IN (SELECT value FROM json_each(?1)))"
+                ),
+                [&sessions],
+            )?;
+        } else {
+            tx.execute(parent_links, [])?;
+        }
         // A SpecStory copy whose header names no session (the extension's older files) is
         // linked to the agent's own session of the same conversation: same folder, same first
         // prompt, started within 14 hours (SpecStory's older headers give local time without a
@@ -260,25 +379,50 @@ impl Store {
              WHERE id IN (SELECT copy_id FROM m WHERE original_id IS NOT NULL)",
             [],
         )?;
-        tx.execute(
-            // CROSS JOIN keeps the hints as the outer loop: there are few of them, while the
-            // planner would otherwise scan every message id (24 ms instead of 2 on 1 GiB).
-            "UPDATE sessions SET summary = (
+        // CROSS JOIN keeps the hints as the outer loop: there are few of them, while the
+        // planner would otherwise scan every message id (24 ms instead of 2 on 1 GiB).
+        // A hint from the session's own file is resolved by its parser, which knows the
+        // file's title priorities. From another file, a summary replaces any title but the
+        // user's own (rank 3).
+        let titles = "UPDATE sessions SET summary = (
                  SELECT h.title FROM title_hints h CROSS JOIN messages m
                  ON m.native_id = h.leaf_native_id
                  WHERE m.session_id = sessions.id AND h.path != coalesce(sessions.source_path, '')
                  LIMIT 1),
                title_rank = 2
-             WHERE title_rank < 3 AND id IN (
-                 SELECT m.session_id FROM title_hints h CROSS JOIN messages m
-                 ON m.native_id = h.leaf_native_id
-                 JOIN sessions s ON s.id = m.session_id
-                 -- A hint from the session's own file is resolved by its parser, which knows
-                 -- the file's title priorities. From another file, a summary replaces any
-                 -- title but the user's own (rank 3).
-                 WHERE h.path != coalesce(s.source_path, ''))",
-            [],
-        )?;
+             WHERE title_rank < 3 AND id IN";
+        if scope.is_some() {
+            // Hints from the files written, and hints naming the sessions written.
+            tx.execute(
+                &format!(
+                    "{titles} (
+                     SELECT m.session_id FROM title_hints h CROSS JOIN messages m
+                     ON m.native_id = h.leaf_native_id
+                     JOIN sessions s ON s.id = m.session_id
+                     WHERE h.path IN (SELECT value FROM json_each(?2))
+                       AND h.path != coalesce(s.source_path, '')
+                     UNION
+                     SELECT m.session_id FROM messages m
+                     JOIN title_hints h ON h.leaf_native_id = m.native_id
+                     JOIN sessions s ON s.id = m.session_id
+                     WHERE m.session_id IN (SELECT value FROM json_each(?1))
+                       AND m.native_id IS NOT NULL
+                       AND h.path != coalesce(s.source_path, ''))"
+                ),
+                [&sessions, &paths],
+            )?;
+        } else {
+            tx.execute(
+                &format!(
+                    "{titles} (
+                     SELECT m.session_id FROM title_hints h CROSS JOIN messages m
+                     ON m.native_id = h.leaf_native_id
+                     JOIN sessions s ON s.id = m.session_id
+                     WHERE h.path != coalesce(s.source_path, ''))"
+                ),
+                [],
+            )?;
+        }
         tx.commit()?;
         Ok(())
     }
@@ -306,7 +450,54 @@ fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
     })
 }
 
-fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
+/// Collects a batch's changes to the search database, one entry per session (a session written
+/// twice in a batch, as pieces of a large log are, gets the two merged).
+#[derive(Default)]
+struct SearchBuilder {
+    sessions: Vec<SessionSearch>,
+    index: HashMap<String, usize>,
+}
+
+impl SearchBuilder {
+    fn push(&mut self, s: SessionSearch) {
+        let Some(&i) = self.index.get(&s.session_id) else {
+            self.index.insert(s.session_id.clone(), self.sessions.len());
+            self.sessions.push(s);
+            return;
+        };
+        let earlier = &mut self.sessions[i];
+        if s.replace {
+            *earlier = s;
+            return;
+        }
+        for turn in s.removed_turns {
+            earlier.turns.retain(|t| t.turn != turn);
+            if !earlier.replace {
+                earlier.removed_turns.push(turn);
+            }
+        }
+        for doc in s.turns {
+            earlier.turns.retain(|t| t.turn != doc.turn);
+            earlier.turns.push(doc);
+        }
+        for rowid in s.removed_rows {
+            earlier.rows.retain(|r| r.rowid != rowid);
+            if !earlier.replace {
+                earlier.removed_rows.push(rowid);
+            }
+        }
+        for row in s.rows {
+            earlier.rows.retain(|r| r.rowid != row.rowid);
+            earlier.rows.push(row);
+        }
+    }
+}
+
+fn write_file(
+    tx: &Transaction<'_>,
+    record: &FileRecord,
+    search: &mut SearchBuilder,
+) -> Result<WriteStats> {
     let mut stats = WriteStats::default();
     let stored: Option<StoredFile> = tx
         .query_row(
@@ -381,12 +572,12 @@ fn write_file(tx: &Transaction<'_>, record: &FileRecord) -> Result<WriteStats> {
             }
         }
         stats.messages += session.messages.len() as u64;
-        match session.mode {
+        search.push(match session.mode {
             UpdateMode::Replace => replace_session(tx, session, &record.path, existed, &now)?,
             UpdateMode::Append if existed => append_session(tx, session, &record.path, &now)?,
             // An append to a session the store lost (deleted by hand): write what we have.
             UpdateMode::Append => replace_session(tx, session, &record.path, false, &now)?,
-        }
+        });
         // A set beside the list: one file can hold tens of thousands of sessions (Claude
         // Code's prompt history), and a scan per session was quadratic.
         if listed.insert(session.meta.id.0.clone()) {
@@ -477,25 +668,9 @@ fn session_exists(tx: &Transaction<'_>, id: &str) -> Result<bool> {
         .exists([id])?)
 }
 
-/// Deletes everything stored under a session except its `sessions` row.
+/// Deletes everything stored under a session except its `sessions` row (its full-text rows go
+/// with the search database's replacement of the session).
 pub(crate) fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<()> {
-    // Full-text rows go one by one, for the reason given in `insert_messages`.
-    let turn_ids: Vec<i64> = tx
-        .prepare_cached("SELECT id FROM turns WHERE session_id = ?1")?
-        .query_map([id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut delete = tx.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?;
-    for tid in turn_ids {
-        delete.execute([tid])?;
-    }
-    let ckpt_ids: Vec<i64> = tx
-        .prepare_cached("SELECT id FROM checkpoints WHERE session_id = ?1")?
-        .query_map([id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    for cid in ckpt_ids {
-        delete_checkpoint_fts(tx, cid)?;
-    }
-    crate::search::unindex_session_messages(tx, id)?;
     for table in [
         "turns",
         "checkpoints",
@@ -511,24 +686,13 @@ pub(crate) fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<
     Ok(())
 }
 
-fn delete_checkpoint_fts(tx: &Transaction<'_>, checkpoint_id: i64) -> Result<()> {
-    // Row by row: a range delete opens a statement journal, which makes FTS5 flush (see
-    // `insert_messages`).
-    let base = CHECKPOINT_ROWID_BASE + checkpoint_id * 8;
-    let mut delete = tx.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?;
-    for rowid in base..base + CHECKPOINT_SECTIONS.len() as i64 {
-        delete.execute([rowid])?;
-    }
-    Ok(())
-}
-
 fn replace_session(
     tx: &Transaction<'_>,
     session: &Session,
     path: &str,
     existed: bool,
     now: &str,
-) -> Result<()> {
+) -> Result<SessionSearch> {
     let id = session.meta.id.as_str();
     if existed {
         delete_session_children(tx, id)?;
@@ -541,23 +705,38 @@ fn replace_session(
     } else {
         session.turns.clone()
     };
+    let mut search = SessionSearch {
+        session_id: id.to_string(),
+        replace: true,
+        turns: search_db::turn_docs(session.messages.iter().map(IndexedMessage::from_message)),
+        ..SessionSearch::default()
+    };
     for t in &turns {
-        upsert_turn(tx, id, t, false)?;
+        upsert_turn(tx, id, t, false, &mut search)?;
     }
-    // After the turns: FTS5 also writes its buffer out when a rowid comes lower than the one
-    // before, and checkpoint sections have rowids above every turn's.
     for c in &session.checkpoints {
-        upsert_checkpoint(tx, id, c)?;
+        upsert_checkpoint(tx, id, c, &mut search)?;
     }
     update_aggregates(tx, id, session.turn_count.max(turns.len() as u32))?;
     record_continuation(tx, session, true)?;
-    Ok(())
+    Ok(search)
 }
 
-fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str) -> Result<()> {
+fn append_session(
+    tx: &Transaction<'_>,
+    session: &Session,
+    path: &str,
+    now: &str,
+) -> Result<SessionSearch> {
     let id = session.meta.id.as_str();
     upsert_session_row(tx, &session.meta, &session.models, path, now, true)?;
+    let mut search = SessionSearch {
+        session_id: id.to_string(),
+        ..SessionSearch::default()
+    };
     let mut dirty: BTreeSet<u32> = BTreeSet::new();
+    // The full-text rows to rebuild: every turn a message enters or leaves (-1: no turn).
+    let mut dirty_docs: BTreeSet<i64> = BTreeSet::new();
     {
         let mut old = tx
             .prepare_cached("SELECT turn_index FROM messages WHERE session_id = ?1 AND seq = ?2")?;
@@ -568,12 +747,16 @@ fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str
             let before: Option<Option<i64>> = old
                 .query_row(params![id, r.seq as i64], |row| row.get(0))
                 .optional()?;
+            if let Some(before) = before {
+                dirty_docs.insert(before.unwrap_or(-1));
+            }
             if let Some(Some(t)) = before {
                 dirty.insert(t as u32);
             }
             if let Some(t) = r.turn_index {
                 dirty.insert(t);
             }
+            dirty_docs.insert(r.turn_index.map_or(-1, i64::from));
             upd.execute(params![
                 id,
                 r.seq as i64,
@@ -586,10 +769,11 @@ fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str
         if let Some(t) = m.turn_index {
             dirty.insert(t);
         }
+        dirty_docs.insert(m.turn_index.map_or(-1, i64::from));
     }
-    insert_messages(tx, id, &session.messages, true)?;
+    dirty_docs.extend(insert_messages(tx, id, &session.messages, true)?);
     for c in &session.checkpoints {
-        upsert_checkpoint(tx, id, c)?;
+        upsert_checkpoint(tx, id, c, &mut search)?;
     }
     insert_files_refs_usage(tx, session)?;
     // Rebuild the touched turns from what is stored.
@@ -625,8 +809,9 @@ fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str
                 msgs.push(m);
             }
         }
+        msgs.sort_by_key(|m| m.seq);
         for t in turns::build_turns(&msgs) {
-            upsert_turn(tx, id, &t, true)?;
+            upsert_turn(tx, id, &t, true, &mut search)?;
         }
     }
     // Turns past the end (a rewind made the conversation shorter).
@@ -635,12 +820,19 @@ fn append_session(tx: &Transaction<'_>, session: &Session, path: &str, now: &str
         .query_map(params![id, session.turn_count as i64], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     for tid in gone {
-        tx.execute("DELETE FROM search_index WHERE rowid = ?1", [tid])?;
+        search.rows.retain(|r| r.rowid != tid);
+        search.removed_rows.push(tid);
         tx.execute("DELETE FROM turns WHERE id = ?1", [tid])?;
+    }
+    for turn in dirty_docs {
+        match search_db::turn_from_store(tx, id, turn)? {
+            Some(doc) => search.turns.push(doc),
+            None => search.removed_turns.push(turn),
+        }
     }
     update_aggregates(tx, id, session.turn_count)?;
     record_continuation(tx, session, false)?;
-    Ok(())
+    Ok(search)
 }
 
 /// Links a session written by `trail resume --in` to the one it continues: its first prompt
@@ -762,32 +954,38 @@ struct PendingCalls {
     unresolved: Vec<i64>,
 }
 
-/// Inserts messages (and their search index rows). `append`: the session already has stored
-/// messages, so one with the same `seq` may be replaced.
+/// Inserts messages. `append`: the session already has stored messages, so one with the same
+/// `seq` may be replaced. Returns the turns (-1: none) the replaced messages were in.
 fn insert_messages(
     tx: &Transaction<'_>,
     id: &str,
     messages: &[Message],
     append: bool,
-) -> Result<()> {
+) -> Result<BTreeSet<i64>> {
+    let mut replaced_turns = BTreeSet::new();
     if append {
         // Messages past the last stored seq are new (a log that grew); one at or below it
-        // replaces the stored row, which leaves the index first (FTS5's 'delete' needs its old
-        // text) and is deleted by key. Not `INSERT OR REPLACE`: on a table with foreign keys
-        // it opens a statement journal, which makes FTS5 flush (see the end of this function).
+        // replaces the stored row, deleted by key. Not `INSERT OR REPLACE`: on a table with
+        // foreign keys it opens a statement journal for every row.
         let last: Option<i64> = tx
             .prepare_cached("SELECT max(seq) FROM messages WHERE session_id = ?1")?
             .query_row([id], |r| r.get(0))?;
+        let mut old_turn = tx
+            .prepare_cached("SELECT turn_index FROM messages WHERE session_id = ?1 AND seq = ?2")?;
         let mut delete =
             tx.prepare_cached("DELETE FROM messages WHERE session_id = ?1 AND seq = ?2")?;
         for m in messages {
             if last.is_some_and(|last| m.seq as i64 <= last) {
-                crate::search::unindex_message(tx, id, m.seq)?;
+                if let Some(turn) = old_turn
+                    .query_row(params![id, m.seq as i64], |r| r.get::<_, Option<i64>>(0))
+                    .optional()?
+                {
+                    replaced_turns.insert(turn.unwrap_or(-1));
+                }
                 delete.execute(params![id, m.seq as i64])?;
             }
         }
     }
-    let mut inserted: Option<(i64, i64)> = None;
     let mut stmt = tx.prepare_cached(
         "INSERT INTO messages (session_id, seq, native_id, parent_native_id, role, kind,
              tool_name, tool_call_id, is_error, model, timestamp, is_sidechain, on_main_chain,
@@ -830,7 +1028,7 @@ fn insert_messages(
             (None, true, Some(call_id)) => calls.get(call_id).and_then(|c| c.name.clone()),
             _ => m.tool_name.clone(),
         };
-        let rowid = stmt.insert(params![
+        stmt.execute(params![
             id,
             m.seq as i64,
             m.native_id,
@@ -856,7 +1054,6 @@ fn insert_messages(
             m.extra,
             m.prompt_source.map(|p| p.as_str()),
         ])?;
-        inserted = Some(inserted.map_or((rowid, rowid), |(lo, _)| (lo, rowid)));
         match (m.kind(), call_id) {
             (MessageKind::ToolCall, _) => {
                 let call_row = call.insert(params![
@@ -883,16 +1080,7 @@ fn insert_messages(
             _ => {}
         }
     }
-    // New rows take ids above every stored one, so this call's rows are one id range. FTS5
-    // keeps what it is given in memory until the transaction commits, unless a statement opens
-    // a statement journal (`RETURNING`, `INSERT ... SELECT`, `OR REPLACE` with foreign keys):
-    // then it writes its buffer out as a new segment, and many small segments cost a merge
-    // each. So the writer avoids such statements between full-text inserts; a test counts
-    // the segments a batch leaves.
-    if let Some((lo, hi)) = inserted {
-        crate::search::index_messages(tx, lo, hi)?;
-    }
-    Ok(())
+    Ok(replaced_turns)
 }
 
 fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()> {
@@ -989,8 +1177,13 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
     Ok(())
 }
 
-fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<()> {
-    // Looked up, then updated or inserted, rather than `RETURNING` (see `upsert_turn`).
+fn upsert_checkpoint(
+    tx: &Transaction<'_>,
+    id: &str,
+    c: &Checkpoint,
+    search: &mut SessionSearch,
+) -> Result<()> {
+    // Looked up, then updated or inserted, rather than `RETURNING` (a statement journal).
     let stored: Option<i64> = tx
         .prepare_cached(
             "SELECT id FROM checkpoints WHERE session_id = ?1 AND checkpoint_number = ?2",
@@ -1014,7 +1207,11 @@ fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<(
                 c.important_files,
                 c.next_steps
             ])?;
-            delete_checkpoint_fts(tx, cid)?;
+            for section in 0..CHECKPOINT_SECTIONS.len() {
+                let rowid = checkpoint_rowid(cid, section);
+                search.rows.retain(|r| r.rowid != rowid);
+                search.removed_rows.push(rowid);
+            }
             cid
         }
         None => tx
@@ -1036,30 +1233,19 @@ fn upsert_checkpoint(tx: &Transaction<'_>, id: &str, c: &Checkpoint) -> Result<(
                 c.created_at
             ])?,
     };
-    let sections = [
-        &c.overview,
-        &c.history,
-        &c.work_done,
-        &c.technical_details,
-        &c.important_files,
-        &c.next_steps,
-    ];
-    let mut ins = tx.prepare_cached(
-        "INSERT INTO search_index (rowid, content, session_id, source_type, source_id)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    for (i, (text, kind)) in sections.iter().zip(CHECKPOINT_SECTIONS).enumerate() {
-        if let Some(text) = text.as_deref().filter(|t| !t.trim().is_empty()) {
-            let short = kind.trim_start_matches("checkpoint_");
-            ins.execute(params![
-                CHECKPOINT_ROWID_BASE + cid * 8 + i as i64,
-                crate::text::strip_ansi(text),
-                id,
-                kind,
-                format!("{id}:ckpt:{}:{short}", c.number)
-            ])?;
-        }
-    }
+    search.rows.extend(search_db::chronicle_checkpoint_rows(
+        id,
+        cid,
+        c.number as i64,
+        [
+            c.overview.as_deref(),
+            c.history.as_deref(),
+            c.work_done.as_deref(),
+            c.technical_details.as_deref(),
+            c.important_files.as_deref(),
+            c.next_steps.as_deref(),
+        ],
+    ));
     Ok(())
 }
 
@@ -1068,9 +1254,10 @@ fn upsert_turn(
     id: &str,
     t: &trail_model::Turn,
     may_exist: bool,
+    search: &mut SessionSearch,
 ) -> Result<()> {
-    // No `ON CONFLICT ... RETURNING` here: a `RETURNING` opens a statement journal, and FTS5
-    // writes its whole buffer out as a new segment at every one (see `insert_messages`).
+    // Looked up, then updated or inserted: no `ON CONFLICT ... RETURNING`, which opens a
+    // statement journal at every turn.
     let stored: Option<i64> = if may_exist {
         tx.prepare_cached("SELECT id FROM turns WHERE session_id = ?1 AND turn_index = ?2")?
             .query_row(params![id, t.index as i64], |r| r.get(0))
@@ -1085,8 +1272,8 @@ fn upsert_turn(
                  WHERE id = ?1",
             )?
             .execute(params![tid, t.user_message, t.assistant_response, t.timestamp])?;
-            tx.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?
-                .execute([tid])?;
+            search.rows.retain(|r| r.rowid != tid);
+            search.removed_rows.push(tid);
             tid
         }
         None => tx
@@ -1102,24 +1289,13 @@ fn upsert_turn(
                 t.timestamp
             ])?,
     };
-    // Chronicle: a turn's searchable content is the prompt and the answer joined by a newline,
-    // without escape sequences (issue 15: coloured text must be findable; see text.rs).
-    let content = match (&t.user_message, &t.assistant_response) {
-        (Some(u), Some(a)) => format!("{u}\n{a}"),
-        (Some(u), None) => u.clone(),
-        (None, Some(a)) => a.clone(),
-        (None, None) => return Ok(()),
-    };
-    tx.prepare_cached(
-        "INSERT INTO search_index (rowid, content, session_id, source_type, source_id)
-         VALUES (?1, ?2, ?3, 'turn', ?4)",
-    )?
-    .execute(params![
-        tid,
-        crate::text::strip_ansi(&content),
+    search.rows.extend(search_db::chronicle_turn_row(
         id,
-        format!("{id}:turn:{}", t.index)
-    ])?;
+        tid,
+        t.index as i64,
+        t.user_message.as_deref(),
+        t.assistant_response.as_deref(),
+    ));
     Ok(())
 }
 

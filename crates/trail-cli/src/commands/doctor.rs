@@ -90,7 +90,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             parse_problems: st.map_or(0, |s| s.parse_issues),
         });
     }
-    let store_bytes = ["", "-wal"]
+    // The store's files: the store, its search database beside it, and their WAL files.
+    let store_bytes = ["", "-wal", "-search", "-search-wal"]
         .iter()
         .filter_map(|suffix| {
             let mut p = ctx.store_path.clone().into_os_string();

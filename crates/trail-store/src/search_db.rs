@@ -1,0 +1,922 @@
+//! The search database: both full-text indexes in a SQLite file of their own beside the store
+//! (`<store>-search`), attached to every connection trail opens as the schema `search` (issue 12).
+//!
+//! Why a file of its own: SQLite has one writer per file, and tokenizing was half of all
+//! indexing work on the store's single writer while the second core idled. The store's writer
+//! commits a batch, hands what the full-text indexes need as a [`SearchBatch`] to a
+//! [`SearchWriter`] (its own connection, on its own thread), and goes on with the next batch.
+//!
+//! What it holds:
+//! * `turn_search`: trail's index, one row per turn of a session (its prompt, its answers, its
+//!   tool inputs and its tool outputs, four columns weighted in that order), contentless: the
+//!   text lives once, in the store's `messages`. One row per turn because a search shows one
+//!   hit per turn, and because ranking every match exactly (`ORDER BY rank`) then costs a
+//!   bm25 per turn, not per message: 10,056 turns instead of 152,769 messages for `the` on the
+//!   1 GiB benchmark corpus. `turn_docs` maps its rowids to `(session_id, turn_index)`.
+//! * `search_index`: Chronicle's table, exactly as GitHub Copilot's session store defines it,
+//!   so Copilot's own queries (`... WHERE search_index MATCH ? ORDER BY rank`) run unchanged
+//!   through the attached schema; `chronicle_rows` lists each session's rows.
+//!
+//! Consistency with the store, without a transaction spanning two files: the store's writer
+//! numbers its batches (`store_meta.search_seq`) and logs the sessions each one touched
+//! (`search_log`) in the batch's own transaction; the search database records the last batch it
+//! applied (`search_state.applied_seq`) in the transaction that applies it. A batch is applied
+//! only after every earlier one: when some are missing (a killed index, or another indexer's
+//! batches not applied yet), their sessions are rebuilt from what the store holds now, which is
+//! at least as new. A search database that is new, or was made for another store, is rebuilt
+//! whole. So a `kill -9` anywhere leaves both files openable, and the next writer repairs the
+//! search side from the store.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use trail_model::{Message, MessageKind};
+
+use crate::{Result, BUSY_TIMEOUT};
+
+/// The schema name the search database is attached as.
+pub const SEARCH_SCHEMA: &str = "search";
+
+/// The search database's own schema version (its `user_version`).
+const SCHEMA_VERSION: i64 = 1;
+
+/// bm25 weights of `turn_search`'s columns: what a person typed weighs most, then the answers,
+/// then tool inputs (commands, paths), then tool output. Chosen with the known-item benchmark
+/// (`bench/relevance.py`; BENCHMARKS.md has the figures).
+pub(crate) const RANK: &str = "bm25(4.0, 1.0, 0.5, 0.25)";
+
+/// FTS5 keeps this many bytes of changes in memory before writing a segment (the default is
+/// 1 MB): a batch's text becomes one segment, not dozens to merge.
+const HASH_SIZE: i64 = 32 << 20;
+
+/// Message kinds the full-text index holds (not thinking, injected context or unknown records).
+pub(crate) const INDEXED_KINDS: [&str; 6] = [
+    "prompt",
+    "text",
+    "tool_call",
+    "tool_result",
+    "error",
+    "summary",
+];
+
+/// A tool input is indexed up to this many characters...
+const TOOL_INPUT_CHARS: usize = 1000;
+/// ...a tool output longer than this many characters...
+const TOOL_OUTPUT_CHARS: usize = 800;
+/// ...by its first and last characters (errors are often at the end).
+const TOOL_OUTPUT_HEAD: usize = 600;
+const TOOL_OUTPUT_TAIL: usize = 200;
+
+/// Returns the search database's path for the store at `store`.
+pub fn search_path(store: &Path) -> PathBuf {
+    let mut s = store.as_os_str().to_owned();
+    s.push("-search");
+    PathBuf::from(s)
+}
+
+fn schema_sql(db: &str) -> String {
+    format!(
+        "CREATE TABLE {db}.search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+         CREATE VIRTUAL TABLE {db}.search_index USING fts5(
+             content, session_id UNINDEXED, source_type UNINDEXED, source_id UNINDEXED);
+         INSERT INTO {db}.search_index (search_index, rank) VALUES ('hashsize', {HASH_SIZE});
+         CREATE TABLE {db}.chronicle_rows (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL);
+         CREATE INDEX {db}.idx_chronicle_rows_session ON chronicle_rows (session_id);
+         CREATE VIRTUAL TABLE {db}.turn_search USING fts5(
+             prompt, answer, tool_input, tool_output,
+             content = '', contentless_delete = 1,
+             tokenize = 'unicode61 remove_diacritics 2');
+         INSERT INTO {db}.turn_search (turn_search, rank) VALUES ('rank', '{RANK}');
+         INSERT INTO {db}.turn_search (turn_search, rank) VALUES ('hashsize', {HASH_SIZE});
+         CREATE TABLE {db}.turn_docs (
+             id INTEGER PRIMARY KEY AUTOINCREMENT,
+             session_id TEXT NOT NULL,
+             turn_index INTEGER NOT NULL,
+             first_at TEXT,
+             last_at TEXT,
+             UNIQUE (session_id, turn_index));
+         PRAGMA {db}.user_version = {SCHEMA_VERSION};"
+    )
+}
+
+/// How a connection attaches the search database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Attach {
+    /// Created (and brought up to date) when missing.
+    Write,
+    /// Read as it is; when it does not exist yet, empty tables of the same names stand in for
+    /// it (in the connection's TEMP schema), so queries answer nothing instead of failing.
+    Read,
+}
+
+/// Attaches the search database of the store at `store` (`:memory:`: a private in-memory one).
+pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()> {
+    let memory = store.as_os_str() == ":memory:";
+    let path = search_path(store);
+    if how == Attach::Read && !memory && !path.exists() {
+        conn.execute_batch(&schema_sql("temp"))?;
+        return Ok(());
+    }
+    let name = if memory {
+        ":memory:".to_string()
+    } else {
+        path.display().to_string()
+    };
+    conn.execute("ATTACH DATABASE ?1 AS search", [name])?;
+    if how == Attach::Read {
+        let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
+        if version < SCHEMA_VERSION {
+            conn.execute_batch("DETACH DATABASE search")?;
+            conn.execute_batch(&schema_sql("temp"))?;
+        }
+        return Ok(());
+    }
+    if !memory {
+        // Incremental auto-vacuum (before the first table; nothing once there are tables):
+        // FTS5's segment merges free pages, which an index run gives back at its end
+        // (`compact`) instead of keeping them in the file.
+        // Only on an empty file: on any other the pragma writes its header at every open.
+        let pages: i64 = conn.query_row("PRAGMA search.page_count", [], |r| r.get(0))?;
+        if pages == 0 {
+            conn.execute_batch("PRAGMA search.auto_vacuum = INCREMENTAL")?;
+        }
+        crate::enable_wal(conn, SEARCH_SCHEMA)?;
+        conn.execute_batch("PRAGMA search.synchronous = NORMAL")?;
+    }
+    ensure_schema(conn)
+}
+
+/// Creates the search database's tables once; two processes opening a new store at once agree.
+fn ensure_schema(conn: &Connection) -> Result<()> {
+    loop {
+        let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
+        if version >= SCHEMA_VERSION {
+            return Ok(());
+        }
+        // A deferred transaction whose first statement writes `search`: it waits for the
+        // search database's lock only (BEGIN IMMEDIATE would lock the store too).
+        conn.execute_batch("BEGIN")?;
+        match conn.execute_batch(&schema_sql(SEARCH_SCHEMA)) {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                // Another process created it first: read the version again.
+                if !e.to_string().contains("already exists") {
+                    return Err(e.into());
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is indexed
+
+/// One turn's row in `turn_search`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct TurnDoc {
+    /// The turn (`messages.turn_index`), or -1 for the messages before the first prompt.
+    pub turn: i64,
+    pub first_at: Option<String>,
+    pub last_at: Option<String>,
+    /// Prompt, answer, tool input, tool output: each message's indexed text, one per line.
+    pub columns: [String; 4],
+}
+
+/// One row of Chronicle's `search_index`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ChronicleRow {
+    pub rowid: i64,
+    pub content: String,
+    pub source_type: String,
+    pub source_id: String,
+}
+
+/// What changes in the search database for one session.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionSearch {
+    pub session_id: String,
+    /// Every row of the session is given: rows stored before and not given go.
+    pub replace: bool,
+    /// Turns written whole (an existing row of the same turn is replaced).
+    pub turns: Vec<TurnDoc>,
+    /// Turns that no longer have any indexed message.
+    pub removed_turns: Vec<i64>,
+    /// Chronicle rows written whole (by rowid).
+    pub rows: Vec<ChronicleRow>,
+    pub removed_rows: Vec<i64>,
+}
+
+/// What one batch of the store's writer changes in the search database. Produced by
+/// [`crate::Store::write_batch_deferred`], applied by [`SearchWriter::apply`] (on any thread).
+#[derive(Debug, Clone, Default)]
+pub struct SearchBatch {
+    /// The batch's number in the store (`store_meta.search_seq`).
+    pub(crate) seq: i64,
+    pub(crate) sessions: Vec<SessionSearch>,
+}
+
+impl SearchBatch {
+    /// The bytes of text the batch indexes (for logs and progress).
+    /// The sessions the batch wrote.
+    pub fn session_ids(&self) -> impl Iterator<Item = &str> {
+        self.sessions.iter().map(|s| s.session_id.as_str())
+    }
+
+    pub fn text_bytes(&self) -> usize {
+        self.sessions
+            .iter()
+            .map(|s| {
+                s.turns
+                    .iter()
+                    .map(|t| t.columns.iter().map(String::len).sum::<usize>())
+                    .sum::<usize>()
+                    + s.rows.iter().map(|r| r.content.len()).sum::<usize>()
+            })
+            .sum()
+    }
+}
+
+/// The first `n` characters of `s`.
+fn first_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// The last `n` characters of `s`.
+fn last_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().rev().nth(n - 1) {
+        Some((i, _)) => &s[i..],
+        None => s,
+    }
+}
+
+/// What the index sees of a tool input: its first 1,000 characters.
+pub(crate) fn cap_tool_input(s: &str) -> &str {
+    first_chars(s, TOOL_INPUT_CHARS)
+}
+
+/// What the index sees of a tool output: up to 800 characters whole, longer ones by their first
+/// 600 and last 200 characters. Tool outputs are most of a history's bytes; this keeps the index
+/// near 5% of the corpus (BENCHMARKS.md). Only the characters needed are walked, so a 10 MB
+/// output costs what a short one does.
+pub(crate) fn cap_tool_output(s: &str) -> Cow<'_, str> {
+    // At most 800 bytes is at most 800 characters.
+    if s.len() <= TOOL_OUTPUT_CHARS || s.char_indices().nth(TOOL_OUTPUT_CHARS).is_none() {
+        return Cow::Borrowed(s);
+    }
+    let head = first_chars(s, TOOL_OUTPUT_HEAD);
+    let tail = last_chars(s, TOOL_OUTPUT_TAIL);
+    Cow::Owned(format!("{head}\n…\n{tail}"))
+}
+
+/// A message as the index reads it (from a parsed session or from the store).
+pub(crate) struct IndexedMessage<'a> {
+    pub turn: Option<i64>,
+    pub kind: Option<&'a str>,
+    pub timestamp: Option<&'a str>,
+    pub text: Option<&'a str>,
+    pub tool_input: Option<&'a str>,
+    pub tool_output: Option<&'a str>,
+}
+
+impl<'a> IndexedMessage<'a> {
+    pub(crate) fn from_message(m: &'a Message) -> IndexedMessage<'a> {
+        IndexedMessage {
+            turn: m.turn_index.map(i64::from),
+            kind: m.kind.map(MessageKind::as_str),
+            timestamp: m.timestamp.as_deref(),
+            text: Some(m.text.as_str()).filter(|t| !t.is_empty()),
+            tool_input: m.tool_input.as_deref(),
+            tool_output: m.tool_output.as_deref(),
+        }
+    }
+}
+
+/// The column a message's text goes to: prompts to `prompt`, tool calls to `tool_input`, tool
+/// results to `tool_output`, everything else (answers, errors, summaries) to `answer`.
+fn text_column(kind: &str) -> usize {
+    match kind {
+        "prompt" => 0,
+        "tool_call" => 2,
+        "tool_result" => 3,
+        _ => 1,
+    }
+}
+
+fn push_line(column: &mut String, text: &str) {
+    let text = crate::text::strip_ansi(text);
+    if text.is_empty() {
+        return;
+    }
+    if !column.is_empty() {
+        column.push('\n');
+    }
+    column.push_str(&text);
+}
+
+/// Builds the turn rows of messages given in `seq` order (any number of turns, interleaved).
+pub(crate) fn turn_docs<'a>(
+    messages: impl IntoIterator<Item = IndexedMessage<'a>>,
+) -> Vec<TurnDoc> {
+    let mut docs: BTreeMap<i64, TurnDoc> = BTreeMap::new();
+    for m in messages {
+        let Some(kind) = m.kind.filter(|k| INDEXED_KINDS.contains(k)) else {
+            continue;
+        };
+        let turn = m.turn.unwrap_or(-1);
+        let doc = docs.entry(turn).or_insert_with(|| TurnDoc {
+            turn,
+            ..TurnDoc::default()
+        });
+        if let Some(text) = m.text {
+            push_line(&mut doc.columns[text_column(kind)], text);
+        }
+        if let Some(input) = m.tool_input {
+            push_line(&mut doc.columns[2], cap_tool_input(input));
+        }
+        if let Some(output) = m.tool_output {
+            push_line(&mut doc.columns[3], &cap_tool_output(output));
+        }
+        if let Some(ts) = m.timestamp {
+            if doc.first_at.as_deref().is_none_or(|f| ts < f) {
+                doc.first_at = Some(ts.to_string());
+            }
+            if doc.last_at.as_deref().is_none_or(|l| ts > l) {
+                doc.last_at = Some(ts.to_string());
+            }
+        }
+    }
+    docs.into_values().collect()
+}
+
+/// Chronicle's row for a turn: the prompt and the answer joined by a newline, without escape
+/// sequences (issue 15).
+pub(crate) fn chronicle_turn_row(
+    session: &str,
+    turn_id: i64,
+    turn_index: i64,
+    user: Option<&str>,
+    assistant: Option<&str>,
+) -> Option<ChronicleRow> {
+    let content = match (user, assistant) {
+        (Some(u), Some(a)) => format!("{u}\n{a}"),
+        (Some(u), None) => u.to_string(),
+        (None, Some(a)) => a.to_string(),
+        (None, None) => return None,
+    };
+    Some(ChronicleRow {
+        rowid: turn_id,
+        content: crate::text::strip_ansi(&content).into_owned(),
+        source_type: "turn".to_string(),
+        source_id: format!("{session}:turn:{turn_index}"),
+    })
+}
+
+/// Chronicle's rows for a checkpoint's sections (rowids from `CHECKPOINT_ROWID_BASE`).
+pub(crate) fn chronicle_checkpoint_rows(
+    session: &str,
+    checkpoint_id: i64,
+    number: i64,
+    sections: [Option<&str>; 6],
+) -> Vec<ChronicleRow> {
+    let mut out = Vec::new();
+    for (i, (text, kind)) in sections
+        .iter()
+        .zip(crate::write::CHECKPOINT_SECTIONS)
+        .enumerate()
+    {
+        if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
+            let short = kind.trim_start_matches("checkpoint_");
+            out.push(ChronicleRow {
+                rowid: crate::write::checkpoint_rowid(checkpoint_id, i),
+                content: crate::text::strip_ansi(text).into_owned(),
+                source_type: kind.to_string(),
+                source_id: format!("{session}:ckpt:{number}:{short}"),
+            });
+        }
+    }
+    out
+}
+
+/// Everything the search database holds for a session, read from the store as it is now.
+pub(crate) fn session_from_store(conn: &Connection, session: &str) -> Result<SessionSearch> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT turn_index, kind, timestamp, text, tool_input, tool_output FROM main.messages
+         WHERE session_id = ?1 ORDER BY seq",
+    )?;
+    let mut rows = stmt.query([session])?;
+    let mut owned = Vec::new();
+    while let Some(r) = rows.next()? {
+        let kind: Option<String> = r.get(1)?;
+        if !kind.as_deref().is_some_and(|k| INDEXED_KINDS.contains(&k)) {
+            continue;
+        }
+        owned.push((
+            r.get::<_, Option<i64>>(0)?,
+            kind,
+            r.get::<_, Option<String>>(2)?,
+            r.get::<_, Option<String>>(3)?,
+            r.get::<_, Option<String>>(4)?,
+            r.get::<_, Option<String>>(5)?,
+        ));
+    }
+    let turns = turn_docs(owned.iter().map(|m| IndexedMessage {
+        turn: m.0,
+        kind: m.1.as_deref(),
+        timestamp: m.2.as_deref(),
+        text: m.3.as_deref(),
+        tool_input: m.4.as_deref(),
+        tool_output: m.5.as_deref(),
+    }));
+    drop(owned);
+    let mut out = SessionSearch {
+        session_id: session.to_string(),
+        replace: true,
+        turns,
+        ..SessionSearch::default()
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, turn_index, user_message, assistant_response FROM main.turns
+         WHERE session_id = ?1",
+    )?;
+    let mut rows = stmt.query([session])?;
+    while let Some(r) = rows.next()? {
+        let (u, a): (Option<String>, Option<String>) = (r.get(2)?, r.get(3)?);
+        out.rows.extend(chronicle_turn_row(
+            session,
+            r.get(0)?,
+            r.get(1)?,
+            u.as_deref(),
+            a.as_deref(),
+        ));
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, checkpoint_number, overview, history, work_done, technical_details,
+                important_files, next_steps
+         FROM main.checkpoints WHERE session_id = ?1",
+    )?;
+    let mut rows = stmt.query([session])?;
+    while let Some(r) = rows.next()? {
+        let s: [Option<String>; 6] = [
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+            r.get(6)?,
+            r.get(7)?,
+        ];
+        out.rows.extend(chronicle_checkpoint_rows(
+            session,
+            r.get(0)?,
+            r.get(1)?,
+            s.each_ref().map(|x| x.as_deref()),
+        ));
+    }
+    Ok(out)
+}
+
+/// One turn's row, read from the store as it is now (`None`: no indexed message is left).
+pub(crate) fn turn_from_store(
+    conn: &Connection,
+    session: &str,
+    turn: i64,
+) -> Result<Option<TurnDoc>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT turn_index, kind, timestamp, text, tool_input, tool_output FROM main.messages
+         WHERE session_id = ?1 AND turn_index IS ?2 ORDER BY seq",
+    )?;
+    let turn_arg = (turn >= 0).then_some(turn);
+    let mut rows = stmt.query(params![session, turn_arg])?;
+    let mut owned = Vec::new();
+    while let Some(r) = rows.next()? {
+        owned.push((
+            r.get::<_, Option<i64>>(0)?,
+            r.get::<_, Option<String>>(1)?,
+            r.get::<_, Option<String>>(2)?,
+            r.get::<_, Option<String>>(3)?,
+            r.get::<_, Option<String>>(4)?,
+            r.get::<_, Option<String>>(5)?,
+        ));
+    }
+    Ok(turn_docs(owned.iter().map(|m| IndexedMessage {
+        turn: m.0,
+        kind: m.1.as_deref(),
+        timestamp: m.2.as_deref(),
+        text: m.3.as_deref(),
+        tool_input: m.4.as_deref(),
+        tool_output: m.5.as_deref(),
+    }))
+    .pop())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying
+
+/// The search database's writer: its own connection to the store (read) and the search
+/// database (written), so it can run on another thread than the store's writer.
+pub struct SearchWriter {
+    conn: Connection,
+    /// Time spent applying batches and catching up, for the index's timing log.
+    pub busy: Duration,
+}
+
+impl SearchWriter {
+    /// Opens a writer for the store at `store` (a file: an in-memory store applies its batches
+    /// on its own connection).
+    pub fn open(store: &Path) -> Result<SearchWriter> {
+        let conn = Connection::open(store)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        crate::text::register_functions(&conn)?;
+        conn.execute_batch(
+            "PRAGMA temp_store = MEMORY;
+             PRAGMA cache_size = -16000;",
+        )?;
+        attach(&conn, store, Attach::Write)?;
+        Ok(SearchWriter {
+            conn,
+            busy: Duration::ZERO,
+        })
+    }
+
+    /// Applies one batch of the store's writer (and any earlier batch not applied yet).
+    pub fn apply(&mut self, batch: SearchBatch) -> Result<()> {
+        let t = Instant::now();
+        let r = apply(&self.conn, Some(batch));
+        self.busy += t.elapsed();
+        r.map(|_| ())
+    }
+
+    /// Brings the search database up to date with the store; returns the sessions rebuilt.
+    pub fn catch_up(&mut self) -> Result<u64> {
+        let t = Instant::now();
+        let r = apply(&self.conn, None);
+        self.busy += t.elapsed();
+        r
+    }
+}
+
+/// Gives the pages FTS5's merges freed back to the file system, when there are more than a
+/// few (the search database is made with incremental auto-vacuum).
+pub(crate) fn compact(conn: &Connection) -> Result<u64> {
+    let free: i64 = conn.query_row("PRAGMA search.freelist_count", [], |r| r.get(0))?;
+    if free < 256 {
+        return Ok(0);
+    }
+    // The pragma frees one page per step: step it to the end (`execute_batch` steps once).
+    let mut stmt = conn.prepare("PRAGMA search.incremental_vacuum")?;
+    let mut rows = stmt.query([])?;
+    while rows.next()?.is_some() {}
+    let left: i64 = conn.query_row("PRAGMA search.freelist_count", [], |r| r.get(0))?;
+    Ok((free - left).max(0) as u64)
+}
+
+fn meta_seq(conn: &Connection) -> Result<i64> {
+    Ok(conn
+        .query_row(
+            "SELECT CAST(value AS INTEGER) FROM main.store_meta WHERE key = 'search_seq'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or(0))
+}
+
+/// Returns whether the search database is new or was made for another store.
+pub(crate) fn needs_rebuild(conn: &Connection) -> Result<bool> {
+    let applied: Option<String> = conn
+        .query_row(
+            "SELECT value FROM search.search_state WHERE key = 'applied_seq'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let owner: Option<String> = conn
+        .query_row(
+            "SELECT value FROM search.search_state WHERE key = 'store_id'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let id: Option<String> = conn
+        .query_row(
+            "SELECT value FROM main.store_meta WHERE key = 'search_id'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(applied.is_none() || owner.unwrap_or_default() != id.unwrap_or_default())
+}
+
+/// Returns whether the search database lags behind the store (cheap: a few lookups).
+pub(crate) fn lags(conn: &Connection) -> Result<bool> {
+    let applied: Option<i64> = conn
+        .query_row(
+            "SELECT CAST(value AS INTEGER) FROM search.search_state WHERE key = 'applied_seq'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let owner: Option<String> = conn
+        .query_row(
+            "SELECT value FROM search.search_state WHERE key = 'store_id'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let id: Option<String> = conn
+        .query_row(
+            "SELECT value FROM main.store_meta WHERE key = 'search_id'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(applied.is_none_or(|a| a < meta_seq(conn).unwrap_or(0))
+        || owner.unwrap_or_default() != id.unwrap_or_default())
+}
+
+/// Applies `batch` (or, with `None`, only catches up) in one transaction of the search
+/// database. Returns the sessions rebuilt from the store.
+pub(crate) fn apply(conn: &Connection, batch: Option<SearchBatch>) -> Result<u64> {
+    // Deferred, and the first statement writes `search`: it waits for the search database's
+    // lock and never takes the store's (its writer keeps writing meanwhile).
+    conn.execute_batch("BEGIN")?;
+    let r = apply_locked(conn, batch);
+    match r {
+        Ok(n) => {
+            conn.execute_batch("COMMIT")?;
+            Ok(n)
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+fn apply_locked(conn: &Connection, batch: Option<SearchBatch>) -> Result<u64> {
+    conn.execute(
+        "INSERT INTO search.search_state (key, value) VALUES ('lock', '1')
+         ON CONFLICT (key) DO UPDATE SET value = value",
+        [],
+    )?;
+    let state = |key: &str| -> Result<Option<String>> {
+        Ok(conn
+            .query_row(
+                "SELECT value FROM search.search_state WHERE key = ?1",
+                [key],
+                |r| r.get(0),
+            )
+            .optional()?)
+    };
+    let store_id: Option<String> = conn
+        .query_row(
+            "SELECT value FROM main.store_meta WHERE key = 'search_id'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let applied = state("applied_seq")?.and_then(|v| v.parse::<i64>().ok());
+    let owner = state("store_id")?;
+    let current = meta_seq(conn)?;
+    let mut rebuilt = 0u64;
+    let applied = match applied {
+        Some(a) if owner.as_deref().unwrap_or("") == store_id.as_deref().unwrap_or("") => a,
+        _ => {
+            // New, or made for another store: rebuild it whole from the store.
+            clear(conn)?;
+            let ids: Vec<String> = conn
+                .prepare("SELECT id FROM main.sessions ORDER BY id")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            rebuilt += rebuild_sessions(conn, &ids)?;
+            set_state(conn, "store_id", store_id.as_deref().unwrap_or(""))?;
+            set_state(conn, "applied_seq", &current.to_string())?;
+            return Ok(rebuilt);
+        }
+    };
+    let target = batch.as_ref().map_or(current, |b| b.seq);
+    if applied >= target {
+        return Ok(0);
+    }
+    // Batches between the last one applied and this one: their sessions as the store has
+    // them now.
+    let missing_until = batch.as_ref().map_or(current + 1, |b| b.seq);
+    if applied + 1 < missing_until {
+        let ids: Vec<String> = conn
+            .prepare(
+                "SELECT DISTINCT session_id FROM main.search_log WHERE seq > ?1 AND seq < ?2
+                 ORDER BY session_id",
+            )?
+            .query_map(params![applied, missing_until], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        rebuilt += rebuild_sessions(conn, &ids)?;
+    }
+    if let Some(b) = batch {
+        write_sessions(conn, b.sessions)?;
+    }
+    set_state(conn, "applied_seq", &target.to_string())?;
+    Ok(rebuilt)
+}
+
+/// Rewrites sessions from what the store holds, a few MB of text per write (one segment each).
+fn rebuild_sessions(conn: &Connection, ids: &[String]) -> Result<u64> {
+    const CHUNK_BYTES: usize = 16 << 20;
+    let mut chunk = SearchBatch::default();
+    for id in ids {
+        chunk.sessions.push(session_from_store(conn, id)?);
+        if chunk.text_bytes() >= CHUNK_BYTES {
+            write_sessions(conn, std::mem::take(&mut chunk.sessions))?;
+        }
+    }
+    write_sessions(conn, chunk.sessions)?;
+    Ok(ids.len() as u64)
+}
+
+fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO search.search_state (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )?
+    .execute([key, value])?;
+    Ok(())
+}
+
+/// Empties every table of the search database.
+fn clear(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "INSERT INTO search.turn_search (turn_search) VALUES ('delete-all');
+         DELETE FROM search.turn_docs;
+         DELETE FROM search.search_index;
+         DELETE FROM search.chronicle_rows;
+         DELETE FROM search.search_state WHERE key <> 'lock';",
+    )?;
+    Ok(())
+}
+
+/// Writes sessions' rows: deletions first, then insertions in rowid order, so FTS5 keeps the
+/// whole batch in memory and writes it out as one segment per table at the commit (it writes
+/// its buffer out whenever a rowid comes lower than the one before).
+fn write_sessions(conn: &Connection, sessions: Vec<SessionSearch>) -> Result<()> {
+    let mut doc_ids =
+        conn.prepare_cached("SELECT id, turn_index FROM search.turn_docs WHERE session_id = ?1")?;
+    let mut doc_id = conn.prepare_cached(
+        "SELECT id FROM search.turn_docs WHERE session_id = ?1 AND turn_index = ?2",
+    )?;
+    let mut row_ids =
+        conn.prepare_cached("SELECT id FROM search.chronicle_rows WHERE session_id = ?1")?;
+    let mut row_exists =
+        conn.prepare_cached("SELECT 1 FROM search.chronicle_rows WHERE id = ?1")?;
+    // Turn rows whose text goes (their new text gets a new rowid) and Chronicle rows to delete.
+    let mut gone_docs: Vec<i64> = Vec::new();
+    let mut gone_rows: Vec<i64> = Vec::new();
+    let mut new_docs: Vec<(String, TurnDoc)> = Vec::new();
+    let mut new_rows: Vec<(String, ChronicleRow)> = Vec::new();
+    for s in sessions {
+        if s.replace {
+            let ids: Vec<i64> = doc_ids
+                .query_map([&s.session_id], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            gone_docs.extend(ids);
+            let ids: Vec<i64> = row_ids
+                .query_map([&s.session_id], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            gone_rows.extend(ids);
+        } else {
+            for turn in s.turns.iter().map(|t| t.turn).chain(s.removed_turns) {
+                if let Some(id) = doc_id
+                    .query_row(params![s.session_id, turn], |r| r.get(0))
+                    .optional()?
+                {
+                    gone_docs.push(id);
+                }
+            }
+            for rowid in s.rows.iter().map(|r| r.rowid).chain(s.removed_rows) {
+                if row_exists.exists([rowid])? {
+                    gone_rows.push(rowid);
+                }
+            }
+        }
+        new_docs.extend(s.turns.into_iter().map(|t| (s.session_id.clone(), t)));
+        new_rows.extend(s.rows.into_iter().map(|r| (s.session_id.clone(), r)));
+    }
+    gone_docs.sort_unstable();
+    gone_docs.dedup();
+    let mut del_doc = conn.prepare_cached("DELETE FROM search.turn_search WHERE rowid = ?1")?;
+    let mut del_doc_key = conn.prepare_cached("DELETE FROM search.turn_docs WHERE id = ?1")?;
+    for id in gone_docs {
+        del_doc.execute([id])?;
+        del_doc_key.execute([id])?;
+    }
+    // Chronicle rows keep their rowid when rewritten: delete and insert each rowid in turn,
+    // in rowid order (a delete then an insert of the same rowid keeps FTS5's buffer).
+    gone_rows.sort_unstable();
+    gone_rows.dedup();
+    new_rows.sort_by_key(|(_, r)| r.rowid);
+    let mut del_row = conn.prepare_cached("DELETE FROM search.search_index WHERE rowid = ?1")?;
+    let mut del_row_key = conn.prepare_cached("DELETE FROM search.chronicle_rows WHERE id = ?1")?;
+    let mut ins_row = conn.prepare_cached(
+        "INSERT INTO search.search_index (rowid, content, session_id, source_type, source_id)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let mut ins_row_key =
+        conn.prepare_cached("INSERT INTO search.chronicle_rows (id, session_id) VALUES (?1, ?2)")?;
+    let mut gone = gone_rows.into_iter().peekable();
+    let mut delete_until = |limit: Option<i64>| -> Result<()> {
+        while let Some(&id) = gone.peek() {
+            if limit.is_some_and(|l| id > l) {
+                break;
+            }
+            del_row.execute([id])?;
+            del_row_key.execute([id])?;
+            gone.next();
+        }
+        Ok(())
+    };
+    for (session, r) in &new_rows {
+        delete_until(Some(r.rowid))?;
+        ins_row.execute(params![
+            r.rowid,
+            r.content,
+            session,
+            r.source_type,
+            r.source_id
+        ])?;
+        ins_row_key.execute(params![r.rowid, session])?;
+    }
+    delete_until(None)?;
+    let mut ins_doc_key = conn.prepare_cached(
+        "INSERT INTO search.turn_docs (session_id, turn_index, first_at, last_at)
+         VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut ins_doc = conn.prepare_cached(
+        "INSERT INTO search.turn_search (rowid, prompt, answer, tool_input, tool_output)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (session, d) in &new_docs {
+        let id = ins_doc_key.insert(params![session, d.turn, d.first_at, d.last_at])?;
+        ins_doc.execute(params![
+            id,
+            d.columns[0],
+            d.columns[1],
+            d.columns[2],
+            d.columns[3]
+        ])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_count_characters_as_sqlite_did() {
+        assert_eq!(cap_tool_input("short"), "short");
+        let long: String = "é".repeat(1500);
+        assert_eq!(cap_tool_input(&long).chars().count(), 1000);
+        let out: String = (0..1000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        let capped = cap_tool_output(&out);
+        assert_eq!(capped.chars().count(), 600 + 3 + 200);
+        assert!(capped.starts_with(&out[..600]) && capped.ends_with(&out[800..]));
+        let exact: String = "ü".repeat(800);
+        assert_eq!(cap_tool_output(&exact), exact);
+        let over: String = "ü".repeat(801);
+        assert_eq!(cap_tool_output(&over).chars().count(), 803);
+    }
+
+    /// The caps give what the view of migrations 2 and 8 gave (`substr` and `length` count
+    /// characters), so the index sees what it saw before.
+    #[test]
+    fn caps_match_the_old_sql_view() {
+        let conn = Connection::open_in_memory().unwrap();
+        for s in [
+            String::new(),
+            "x".repeat(799),
+            "x".repeat(800),
+            "x".repeat(801),
+            "日本語".repeat(400),
+            format!("{}🙂{}", "a".repeat(599), "b".repeat(300)),
+        ] {
+            let (input, output): (String, String) = conn
+                .query_row(
+                    "SELECT substr(?1, 1, 1000),
+                            CASE WHEN length(?1) > 800
+                                 THEN substr(?1, 1, 600) || char(10) || '…' || char(10) || substr(?1, -200)
+                                 ELSE ?1 END",
+                    [&s],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap();
+            assert_eq!(cap_tool_input(&s), input);
+            assert_eq!(cap_tool_output(&s), output);
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Search ranks every match exactly (issue 12): on a store where the query matches thousands
+//! of turns, the top 10 are the 10 best bm25 scores of all of them, as a full `ORDER BY rank`
+//! and an independent computation of FTS5's bm25 both say; the best turn is found even when it
+//! is the oldest (the search it replaces ranked only the 500 most recently indexed matches).
+
+use trail_model::{Message, MessageKind, Role, Session, SessionId, SessionMeta, SourceKind};
+use trail_store::{FileRecord, SearchOptions, Store};
+
+const SESSIONS: u32 = 60;
+const TURNS: u32 = 100;
+const WORD: &str = "widget";
+
+/// A small deterministic generator (no dependency, same numbers on every run).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// The words of one turn: (prompt, answer). Filler words are `fNNN`; `WORD` appears in about
+/// 40% of the turns, 1 to 4 times, in the prompt or the answer.
+fn turn_words(rng: &mut Lcg) -> (Vec<String>, Vec<String>) {
+    let mut prompt: Vec<String> = (0..3 + rng.next(30))
+        .map(|_| format!("f{}", rng.next(500)))
+        .collect();
+    let mut answer: Vec<String> = (0..5 + rng.next(80))
+        .map(|_| format!("f{}", rng.next(500)))
+        .collect();
+    if rng.next(10) < 4 {
+        for _ in 0..1 + rng.next(4) {
+            let target = if rng.next(2) == 0 {
+                &mut prompt
+            } else {
+                &mut answer
+            };
+            let at = rng.next(target.len() as u64 + 1) as usize;
+            target.insert(at, WORD.to_string());
+        }
+    }
+    (prompt, answer)
+}
+
+fn message(seq: u32, role: Role, kind: MessageKind, turn: u32, text: &str) -> Message {
+    Message {
+        seq,
+        role: Some(role),
+        kind: Some(kind),
+        turn_index: Some(turn),
+        text: text.to_string(),
+        on_main_chain: true,
+        timestamp: Some(format!("2026-01-01T00:00:{:02}Z", seq % 60)),
+        ..Message::default()
+    }
+}
+
+/// One turn as the test knows it: where it is, and its words per column.
+struct Turn {
+    session: String,
+    source: SourceKind,
+    turn: i64,
+    prompt: Vec<String>,
+    answer: Vec<String>,
+}
+
+/// FTS5's bm25 (fts5_aux.c) with `turn_search`'s weights (prompt 4, answer 1; the tool
+/// columns are empty here), computed from the words the test wrote.
+fn bm25(turns: &[Turn], word: &str) -> Vec<f64> {
+    let (k1, b) = (1.2, 0.75);
+    let n_docs = turns.len() as f64;
+    let total: usize = turns.iter().map(|t| t.prompt.len() + t.answer.len()).sum();
+    let avgdl = total as f64 / n_docs;
+    let count = |ws: &[String]| ws.iter().filter(|w| *w == word).count() as f64;
+    let n_match = turns
+        .iter()
+        .filter(|t| count(&t.prompt) + count(&t.answer) > 0.0)
+        .count() as f64;
+    let mut idf = ((n_docs - n_match + 0.5) / (n_match + 0.5)).ln();
+    if idf <= 0.0 {
+        idf = 1e-6;
+    }
+    turns
+        .iter()
+        .map(|t| {
+            let f = 4.0 * count(&t.prompt) + 1.0 * count(&t.answer);
+            let dl = (t.prompt.len() + t.answer.len()) as f64;
+            if f == 0.0 {
+                return f64::INFINITY;
+            }
+            -idf * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * dl / avgdl))
+        })
+        .collect()
+}
+
+fn build() -> (tempfile::TempDir, Store, Vec<Turn>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut rng = Lcg(12);
+    let mut turns = Vec::new();
+    let mut batch = Vec::new();
+    for n in 0..SESSIONS {
+        let id = format!("00000000-0000-4000-8000-{n:012}");
+        let source = if n % 2 == 0 {
+            SourceKind::Codex
+        } else {
+            SourceKind::GeminiCli
+        };
+        let mut s = Session::new(SessionMeta::new(SessionId::new(&id), source, &id));
+        s.meta.created_at = Some("2026-01-01T00:00:00Z".into());
+        for t in 0..TURNS {
+            let (mut prompt, mut answer) = turn_words(&mut rng);
+            // The best turn of all (the word most often, in the shortest turn) is the first
+            // one written: the oldest match.
+            if n == 0 && t == 0 {
+                prompt = vec![WORD.to_string(); 4];
+                answer = vec!["f1".to_string()];
+            }
+            s.messages.push(message(
+                2 * t,
+                Role::User,
+                MessageKind::Prompt,
+                t,
+                &prompt.join(" "),
+            ));
+            s.messages.push(message(
+                2 * t + 1,
+                Role::Assistant,
+                MessageKind::Text,
+                t,
+                &answer.join(" "),
+            ));
+            turns.push(Turn {
+                session: id.clone(),
+                source,
+                turn: t as i64,
+                prompt,
+                answer,
+            });
+        }
+        s.turn_count = TURNS;
+        batch.push(FileRecord {
+            path: format!("/nowhere/{n}.jsonl"),
+            source: Some(source),
+            sessions: vec![s],
+            bytes_parsed: 1,
+            lines: 1,
+            ..FileRecord::default()
+        });
+        // Several batches: several segments, as a real index leaves.
+        if batch.len() == 15 {
+            store.write_batch(std::mem::take(&mut batch)).unwrap();
+        }
+    }
+    store.write_batch(batch).unwrap();
+    (dir, store, turns)
+}
+
+/// The 10 best of `scores` (indexes into the turns), best first.
+fn best_ten(scores: &[f64], keep: impl Fn(usize) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scores.len())
+        .filter(|&i| scores[i].is_finite() && keep(i))
+        .collect();
+    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    order.truncate(10);
+    order
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn the_top_ten_are_the_best_of_thousands_of_matches() {
+    let (_dir, store, turns) = build();
+    let scores = bm25(&turns, WORD);
+    let matches = scores.iter().filter(|s| s.is_finite()).count();
+    assert!(
+        matches >= 2000,
+        "the query must match thousands of turns: {matches}"
+    );
+
+    // FTS5's own full ranking of every match.
+    let full: Vec<(String, i64, f64)> = store
+        .connection()
+        .prepare(
+            "SELECT d.session_id, d.turn_index, t.rank FROM turn_search t
+             JOIN turn_docs d ON d.id = t.rowid
+             WHERE turn_search MATCH ?1 ORDER BY rank",
+        )
+        .unwrap()
+        .query_map([WORD], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(full.len(), matches);
+
+    let search = |source: Option<&str>| {
+        store
+            .search(&SearchOptions {
+                query: WORD.to_string(),
+                source: source.map(str::to_string),
+                limit: 10,
+                ..SearchOptions::default()
+            })
+            .unwrap()
+            .hits
+    };
+    let hits = search(None);
+    assert_eq!(hits.len(), 10);
+    let want = best_ten(&scores, |_| true);
+    for (rank, (hit, &i)) in hits.iter().zip(&want).enumerate() {
+        // The same scores, best first, as the full ORDER BY rank and as bm25 computed here.
+        assert!(
+            close(hit.score, full[rank].2),
+            "{rank}: {} {}",
+            hit.score,
+            full[rank].2
+        );
+        assert!(
+            close(hit.score, scores[i]),
+            "{rank}: {} {}",
+            hit.score,
+            scores[i]
+        );
+        // And the hit is a turn with that score (ties may come in any order).
+        let t = turns
+            .iter()
+            .position(|t| t.session == hit.session_id && Some(t.turn) == hit.turn)
+            .unwrap();
+        assert!(close(scores[t], hit.score), "{rank}");
+    }
+    // The oldest turn written is the best match, and is found.
+    assert_eq!(
+        (hits[0].session_id.as_str(), hits[0].turn),
+        (turns[0].session.as_str(), Some(0))
+    );
+    assert!(hits[0].snippet.contains(WORD), "{}", hits[0].snippet);
+
+    // With a filter, the best 10 of the turns that pass it.
+    let hits = search(Some("gemini-cli"));
+    let want = best_ten(&scores, |i| turns[i].source == SourceKind::GeminiCli);
+    assert_eq!(hits.len(), 10);
+    for (hit, &i) in hits.iter().zip(&want) {
+        assert_eq!(hit.source, "gemini-cli");
+        assert!(close(hit.score, scores[i]), "{} {}", hit.score, scores[i]);
+    }
+}
