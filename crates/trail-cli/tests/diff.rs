@@ -105,7 +105,10 @@ fn a_timeline_editing_session_gives_the_same_exact_diffs() {
     let dir = tempfile::tempdir().unwrap();
     let (home, store) = indexed(
         dir.path(),
-        &[("copilot-vscode", fixtures("copilot-vscode-editing-timeline"))],
+        &[(
+            "copilot-vscode",
+            fixtures("copilot-vscode-editing-timeline"),
+        )],
     );
     let (code, out, err) = run(trail(&home, &store).args(["diff", "6a7b8c9d", "--json"]));
     assert_eq!(code, 0, "{err}");
@@ -113,13 +116,17 @@ fn a_timeline_editing_session_gives_the_same_exact_diffs() {
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), 2, "{out}");
     let file = |p: &str| files.iter().find(|f| f["path"] == p).unwrap();
-    let greet = file("/home/demo/app/greet.py")["changes"].as_array().unwrap();
+    let greet = file("/home/demo/app/greet.py")["changes"]
+        .as_array()
+        .unwrap();
     assert_eq!(greet.len(), 2);
     assert_eq!(greet[0]["diff"], GREET_TURN_0);
     assert_eq!(greet[0]["turn"], 0);
     assert_eq!(greet[1]["diff"], GREET_TURN_1);
     assert_eq!(greet[1]["turn"], 1);
-    let bye = file("/home/demo/app/bye.txt")["changes"].as_array().unwrap();
+    let bye = file("/home/demo/app/bye.txt")["changes"]
+        .as_array()
+        .unwrap();
     assert_eq!(bye.len(), 1);
     assert_eq!(bye[0]["kind"], "created");
     assert_eq!(bye[0]["turn"], 1);

@@ -26,15 +26,15 @@ fn corpus(format: &str) -> Option<PathBuf> {
     }
 }
 
-/// Indexes `dir` as `source`; returns the `list --json` rows and each row's tool calls.
-fn index_and_list(source: &str, dir: &std::path::Path) -> Vec<(serde_json::Value, usize)> {
+/// Indexes `dir` (`trail index PATH`: each file detected by its content, as the corpus files
+/// keep their repositories' names, not the agents'); returns the `list --json` rows and each
+/// row's tool calls.
+fn index_and_list(dir: &std::path::Path) -> Vec<(serde_json::Value, usize)> {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let store = tmp.path().join("trail.db");
-    let (code, out, err) = run(trail(&home, &store)
-        .args(["index", "--json", "--root"])
-        .arg(format!("{source}={}", dir.display())));
+    let (code, out, err) = run(trail(&home, &store).args(["index", "--json"]).arg(dir));
     assert_eq!(code, 0, "{out}{err}");
     assert!(!err.contains("panicked"), "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -62,19 +62,26 @@ fn index_and_list(source: &str, dir: &std::path::Path) -> Vec<(serde_json::Value
 #[test]
 fn the_aider_corpus_indexes_with_the_counts_made_by_hand() {
     let Some(dir) = corpus("aider") else { return };
-    let rows = index_and_list("aider", &dir);
-    assert_eq!(rows.len(), 1, "the input history is not a session of its own");
+    let rows = index_and_list(&dir);
+    assert_eq!(
+        rows.len(),
+        1,
+        "the input history is not a session of its own"
+    );
     let (row, calls) = &rows[0];
     assert_eq!(row["source"], "aider");
     assert_eq!(row["turns"], 12);
     assert_eq!(*calls, 24);
-    assert_eq!((row["input_tokens"].as_u64(), row["output_tokens"].as_u64()), (Some(73_600), Some(4_303)));
+    assert_eq!(
+        (row["input_tokens"].as_u64(), row["output_tokens"].as_u64()),
+        (Some(73_600), Some(4_303))
+    );
 }
 
 #[test]
 fn the_cline_corpus_indexes_with_the_counts_made_by_hand() {
     let Some(dir) = corpus("cline") else { return };
-    let rows = index_and_list("cline", &dir);
+    let rows = index_and_list(&dir);
     assert_eq!(rows.len(), 1);
     let (row, calls) = &rows[0];
     assert_eq!(row["source"], "cline");

@@ -559,9 +559,8 @@ pub fn unified(path: &str, before: Option<&str>, after: Option<&str>) -> (String
         let w = window(old.as_bytes(), new.as_bytes(), margin);
         let (old_w, new_w) = (&old[w.start..w.old_end], &new[w.start..w.new_end]);
         let diff = TextDiff::from_lines(old_w, new_w);
-        let equal_at_least = |op: Option<&DiffOp>| {
-            matches!(op, Some(DiffOp::Equal { len, .. }) if *len >= CONTEXT)
-        };
+        let equal_at_least =
+            |op: Option<&DiffOp>| matches!(op, Some(DiffOp::Equal { len, .. }) if *len >= CONTEXT);
         let head_ok = w.start == 0 || equal_at_least(diff.ops().first());
         let tail_ok = w.old_end == old.len() || equal_at_least(diff.ops().last());
         if !(head_ok && tail_ok) {
@@ -893,9 +892,14 @@ fn build_inner(calls: &[EditCall], snapshots: &[FileSnapshot], only: Option<u32>
                             None,
                         )
                     }
-                    Known::Absent if old.is_empty() => {
-                        (None, Some(new), true, ChangeKind::Created, Known::After, None)
-                    }
+                    Known::Absent if old.is_empty() => (
+                        None,
+                        Some(new),
+                        true,
+                        ChangeKind::Created,
+                        Known::After,
+                        None,
+                    ),
                     _ => (
                         Some(with_newline(&old)),
                         Some(with_newline(&new)),
@@ -1157,7 +1161,10 @@ mod tests {
     fn text_strategy() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         (
-            proptest::collection::vec(prop_oneof![Just("a"), Just("b"), Just(""), Just("c d"), Just("é")], 0..40),
+            proptest::collection::vec(
+                prop_oneof![Just("a"), Just("b"), Just(""), Just("c d"), Just("é")],
+                0..40,
+            ),
             any::<bool>(),
         )
             .prop_map(|(lines, last_newline)| {
@@ -1191,7 +1198,10 @@ mod tests {
             ("a\na\na\na\na\n", "a\na\na\na\na\na\n"),
             ("x\nb\n", "b\n"),
             ("b\n", "x\nb\n"),
-            ("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "1\n2\nX\n4\n5\n6\n7\n8\n9\nY\n11\n12\n"),
+            (
+                "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n",
+                "1\n2\nX\n4\n5\n6\n7\n8\n9\nY\n11\n12\n",
+            ),
         ];
         for (a, b) in cases {
             for (before, after) in [(Some(a), Some(b)), (None, Some(b)), (Some(a), None)] {

@@ -457,7 +457,12 @@ fn transcript_sessions(path: &Path) -> Result<FileParse, SourceError> {
 /// kept one: the files the session changed, as snapshots for `trail diff` (the chat's
 /// `textEditGroup` edits extending them where the editing session stops), and as files
 /// touched.
-fn attach_editing_session(chat: &Path, root: &Value, session: &mut Session, notes: &mut Vec<String>) {
+fn attach_editing_session(
+    chat: &Path,
+    root: &Value,
+    session: &mut Session,
+    notes: &mut Vec<String>,
+) {
     let Some(folder) = crate::vscode_editing::folder_for_chat_file(chat) else {
         return;
     };

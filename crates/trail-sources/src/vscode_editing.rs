@@ -85,7 +85,11 @@ pub fn text_edit_groups(root: &Value, turn_of: &dyn Fn(&str) -> Option<u32>) -> 
         .into_iter()
         .flatten()
     {
-        let Some(turn) = req.get("requestId").and_then(Value::as_str).and_then(turn_of) else {
+        let Some(turn) = req
+            .get("requestId")
+            .and_then(Value::as_str)
+            .and_then(turn_of)
+        else {
             continue;
         };
         for part in req
@@ -107,7 +111,11 @@ pub fn text_edit_groups(root: &Value, turn_of: &dyn Fn(&str) -> Option<u32>) -> 
                 .flatten()
                 .filter_map(|b| b.as_array().cloned())
                 .collect();
-            out.push(TextEditGroup { path, turn, batches });
+            out.push(TextEditGroup {
+                path,
+                turn,
+                batches,
+            });
         }
     }
     out
@@ -399,7 +407,11 @@ fn timeline_snapshots(
                     }
                     if let (Some(turn), Some(c)) = (
                         o.request_id.and_then(turn_of),
-                        state.get(&to).cloned().unwrap_or(Content::Absent).snapshot(),
+                        state
+                            .get(&to)
+                            .cloned()
+                            .unwrap_or(Content::Absent)
+                            .snapshot(),
                     ) {
                         if let Some(s) = seqs.get_mut(&to) {
                             s.push((Some(turn), c));
@@ -502,7 +514,9 @@ fn offset_of(text: &str, line_starts: &[usize], line: i64, column: i64) -> usize
         .map(|&next| next - 1)
         .unwrap_or(text.len());
     // The line without its end of line.
-    let body = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
+    let body = text[start..end]
+        .strip_suffix('\r')
+        .unwrap_or(&text[start..end]);
     let mut units = 0i64;
     for (i, ch) in body.char_indices() {
         if units >= column - 1 {
@@ -528,7 +542,11 @@ pub fn apply_text_edits(text: &str, edits: &[Value]) -> Option<String> {
         let start = offset_of(text, &line_starts, n("startLineNumber")?, n("startColumn")?);
         let end = offset_of(text, &line_starts, n("endLineNumber")?, n("endColumn")?);
         let (start, end) = (start.min(end), start.max(end));
-        let mut insert = e.get("text").and_then(Value::as_str).unwrap_or_default().to_string();
+        let mut insert = e
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         if use_crlf {
             // The model keeps its end of line: inserted lines take it.
             insert = insert.replace("\r\n", "\n").replace('\n', "\r\n");

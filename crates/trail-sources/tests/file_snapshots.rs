@@ -144,16 +144,28 @@ fn a_timeline_editing_session_is_replayed_into_the_same_snapshots() {
     );
     // A file the session created: absent before request 2.
     let bye = of("/home/demo/app/bye.txt");
-    assert_eq!(versions(&bye), vec![(0, Some(1), None), (1, None, Some("bye\n"))]);
-    assert!(s.snapshots.iter().all(|x| x.origin == vscode_editing::ORIGIN));
+    assert_eq!(
+        versions(&bye),
+        vec![(0, Some(1), None), (1, None, Some("bye\n"))]
+    );
+    assert!(s
+        .snapshots
+        .iter()
+        .all(|x| x.origin == vscode_editing::ORIGIN));
     let touched: Vec<(&str, Option<u32>)> = s
         .files
         .iter()
         .filter(|f| f.tool_name.as_deref() == Some("chatEditingSession"))
         .map(|f| (f.path.as_str(), f.turn_index))
         .collect();
-    assert!(touched.contains(&("/home/demo/app/greet.py", Some(0))), "{touched:?}");
-    assert!(touched.contains(&("/home/demo/app/bye.txt", Some(1))), "{touched:?}");
+    assert!(
+        touched.contains(&("/home/demo/app/greet.py", Some(0))),
+        "{touched:?}"
+    );
+    assert!(
+        touched.contains(&("/home/demo/app/bye.txt", Some(1))),
+        "{touched:?}"
+    );
 }
 
 #[test]
@@ -170,7 +182,11 @@ fn timeline_operations_rename_delete_and_notebook_edits() {
         ],
         "currentEpoch": 9,
     });
-    let turn = |r: &str| r.strip_prefix('r').and_then(|n| n.parse::<u32>().ok()).map(|n| n - 1);
+    let turn = |r: &str| {
+        r.strip_prefix('r')
+            .and_then(|n| n.parse::<u32>().ok())
+            .map(|n| n - 1)
+    };
     let snaps = vscode_editing::snapshots_from_timeline(&timeline, &turn);
     let of = |p: &str| {
         let v: Vec<(u32, Option<u32>, Option<String>)> = snaps
@@ -199,9 +215,7 @@ fn timeline_operations_rename_delete_and_notebook_edits() {
 
 #[test]
 fn text_edits_count_utf16_columns_and_keep_crlf() {
-    let e = |l1: i64, c1: i64, l2: i64, c2: i64, t: &str| {
-        serde_json::json!({"range": {"startLineNumber": l1, "startColumn": c1, "endLineNumber": l2, "endColumn": c2}, "text": t})
-    };
+    let e = |l1: i64, c1: i64, l2: i64, c2: i64, t: &str| serde_json::json!({"range": {"startLineNumber": l1, "startColumn": c1, "endLineNumber": l2, "endColumn": c2}, "text": t});
     // "é" is one UTF-16 unit, "😀" two: column 4 is after "a😀".
     assert_eq!(
         vscode_editing::apply_text_edits("a😀b\n", &[e(1, 4, 1, 5, "B")]).as_deref(),
@@ -209,7 +223,8 @@ fn text_edits_count_utf16_columns_and_keep_crlf() {
     );
     // Edits of one batch are relative to the text before the batch.
     assert_eq!(
-        vscode_editing::apply_text_edits("x\ny\n", &[e(2, 1, 2, 2, "Y"), e(1, 1, 1, 2, "X")]).as_deref(),
+        vscode_editing::apply_text_edits("x\ny\n", &[e(2, 1, 2, 2, "Y"), e(1, 1, 1, 2, "X")])
+            .as_deref(),
         Some("X\nY\n")
     );
     // A CRLF file: inserted lines take CRLF.
@@ -256,7 +271,14 @@ fn text_edit_groups_extend_a_file_past_the_editing_sessions_last_point() {
     ]});
     let groups = vscode_editing::text_edit_groups(&chat, &turn);
     assert_eq!(groups.len(), 1);
-    assert_eq!((groups[0].path.as_str(), groups[0].turn, groups[0].batches.len()), ("/w/a.txt", 1, 2));
+    assert_eq!(
+        (
+            groups[0].path.as_str(),
+            groups[0].turn,
+            groups[0].batches.len()
+        ),
+        ("/w/a.txt", 1, 2)
+    );
     let snaps = vscode_editing::snapshots_from_state_and_edits(&state, &read, &turn, &groups);
     assert_eq!(
         versions(&snaps),
@@ -268,11 +290,17 @@ fn text_edit_groups_extend_a_file_past_the_editing_sessions_last_point() {
         ]
     );
     // Without the edits, the session stops at r1's start.
-    assert_eq!(vscode_editing::snapshots_from_state(&state, &read, &turn).len(), 2);
+    assert_eq!(
+        vscode_editing::snapshots_from_state(&state, &read, &turn).len(),
+        2
+    );
     // Edits of another turn, or that do not apply, add nothing: never a guess.
     let mut other = groups.clone();
     other[0].turn = 0;
-    assert_eq!(vscode_editing::snapshots_from_state_and_edits(&state, &read, &turn, &other).len(), 2);
+    assert_eq!(
+        vscode_editing::snapshots_from_state_and_edits(&state, &read, &turn, &other).len(),
+        2
+    );
     let overlap = vscode_editing::TextEditGroup {
         path: "/w/a.txt".into(),
         turn: 1,
@@ -281,7 +309,10 @@ fn text_edit_groups_extend_a_file_past_the_editing_sessions_last_point() {
             serde_json::json!({"text": "y", "range": {"startLineNumber": 2, "startColumn": 1, "endLineNumber": 2, "endColumn": 2}}),
         ]],
     };
-    assert_eq!(vscode_editing::snapshots_from_state_and_edits(&state, &read, &turn, &[overlap]).len(), 2);
+    assert_eq!(
+        vscode_editing::snapshots_from_state_and_edits(&state, &read, &turn, &[overlap]).len(),
+        2
+    );
 }
 
 mod props {
