@@ -10,6 +10,8 @@
 //!   tool calls, `api_req_started` tokens in 240, out 11,035, cache writes 72,182, cache reads
 //!   1,038,797 (summed with `jq`).
 
+#![allow(clippy::print_stderr)]
+
 mod common;
 
 use std::path::PathBuf;

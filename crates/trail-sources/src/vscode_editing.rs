@@ -48,6 +48,10 @@ pub fn folder_for_chat_file(chat: &Path) -> Option<PathBuf> {
     folder.join("state.json").is_file().then_some(folder)
 }
 
+/// A file's text at a point of the session (`None`: the file did not exist), with the turn
+/// it was taken at (`None`: the session's end).
+type TextAt = (Option<u32>, Option<String>);
+
 /// One point of a file in the editing history.
 struct Point {
     path: String,
@@ -226,7 +230,7 @@ pub fn snapshots_from_state_and_edits(
     for path in order {
         let pts = &by_path[&path];
         // (turn, content): the file before the request that first edited it, then each point.
-        let mut seq: Vec<(Option<u32>, Option<String>)> = Vec::new();
+        let mut seq: Vec<TextAt> = Vec::new();
         let first = pts[0];
         let base_turn = first
             .request_id
@@ -358,7 +362,7 @@ fn timeline_snapshots(
     let mut state: HashMap<String, Content> = HashMap::new();
     let mut last_request: HashMap<String, Option<String>> = HashMap::new();
     // Per file: (turn, text) points, in order.
-    let mut seqs: HashMap<String, Vec<(Option<u32>, Option<String>)>> = HashMap::new();
+    let mut seqs: HashMap<String, Vec<TextAt>> = HashMap::new();
     for o in &ops {
         let path = o.path.clone();
         let kind = o.op.get("type").and_then(Value::as_str).unwrap_or_default();
@@ -434,7 +438,7 @@ fn timeline_snapshots(
             seq.push((None, end));
         }
         // Equal neighbours collapse; two points at one turn keep the later.
-        let mut kept: Vec<(Option<u32>, Option<String>)> = Vec::new();
+        let mut kept: Vec<TextAt> = Vec::new();
         for (turn, content) in seq {
             if kept.last().is_some_and(|(_, c)| *c == content) {
                 continue;
@@ -465,10 +469,7 @@ pub struct TextEditGroup {
 /// (nothing recorded after it) and that request's `textEditGroup` edits apply to that text
 /// gets one more point, the text they leave: the edits alone never say what they replaced,
 /// so they are used only on a known text. Files with fewer than two points have no change.
-fn finish(
-    files: Vec<(String, Vec<(Option<u32>, Option<String>)>)>,
-    edits: &[TextEditGroup],
-) -> Vec<FileSnapshot> {
+fn finish(files: Vec<(String, Vec<TextAt>)>, edits: &[TextEditGroup]) -> Vec<FileSnapshot> {
     let mut out = Vec::new();
     for (path, mut seq) in files {
         if let Some((Some(turn), Some(start))) = seq.last().cloned() {
