@@ -4,7 +4,6 @@
 //! one machine pushed.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use postgres::types::{FromSql, ToSql, Type};
@@ -16,7 +15,10 @@ use trail_store::{
     SqlLimits, SqlResult, Store, StoreError, TableDoc, HIT_END, HIT_START,
 };
 
-use crate::search_text::{field_matches, searched_fields, snippet, translate};
+use crate::search_text::{
+    field_matches, role_weights, searched_fields, snippet, translate_in, SEARCHED_KINDS,
+    TURN_RANK_WEIGHTS,
+};
 use crate::tables::{Mirrored, CHILDREN, SESSIONS};
 use crate::{redact_url, schema, server_message, PgError};
 
@@ -27,9 +29,6 @@ pub struct TeamScope {
     pub user: Option<String>,
     pub host: Option<String>,
 }
-
-/// Matches read off the GIN index and ranked here (most recent first when there are more).
-const CANDIDATES: usize = 500;
 
 /// The role `trail sql` runs as on the server: it may only SELECT (docs/team.md).
 pub const READER_ROLE: &str = "trail_reader";
@@ -276,7 +275,10 @@ impl RemoteBackend for PgBackend {
 
     fn search(&self, o: &SearchOptions) -> trail_query::Result<SearchResults> {
         let started = Instant::now();
-        let tsq = translate(&o.query).map_err(StoreError::InvalidQuery)?;
+        // One row per turn, as locally: a role is a weight restriction of the query (a column
+        // filter locally), so `NOT` excludes only what is in that part of the turn.
+        let weights = role_weights(o.role.as_deref());
+        let tsq = translate_in(&o.query, weights).map_err(StoreError::InvalidQuery)?;
         let mut client = self.client.borrow_mut();
         let mut params: Vec<Box<dyn ToSql + Sync>> = vec![
             Box::new(tsq.text.clone()),
@@ -308,22 +310,20 @@ impl RemoteBackend for PgBackend {
         if let Some(v) = &o.branch {
             bind(" AND s.branch = ?", v.clone(), &mut filter);
         }
+        // A turn is in a time range when it overlaps it.
         if let Some(v) = &o.since {
             bind(
-                " AND coalesce(m.timestamp, s.updated_at) >= ?",
+                " AND coalesce(t.last_at, s.updated_at) >= ?",
                 v.clone(),
                 &mut filter,
             );
         }
         if let Some(v) = &o.until {
             bind(
-                " AND coalesce(m.timestamp, s.created_at) < ?",
+                " AND coalesce(t.first_at, s.created_at) < ?",
                 v.clone(),
                 &mut filter,
             );
-        }
-        if let Some(v) = &o.role {
-            bind(" AND m.role = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.model {
             bind(
@@ -333,26 +333,32 @@ impl RemoteBackend for PgBackend {
             );
         }
         if let Some(v) = &o.session {
-            bind(" AND m.session_id = ?", v.clone(), &mut filter);
+            bind(" AND t.session_id = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.exclude_updated_since {
             bind(" AND s.updated_at < ?", v.clone(), &mut filter);
         }
         for v in &o.exclude_sessions {
-            bind(" AND m.session_id <> ?", v.clone(), &mut filter);
+            bind(" AND t.session_id <> ?", v.clone(), &mut filter);
         }
-        // Matches straight off the GIN index, at most CANDIDATES + 1 (no sort before the
-        // limit: a common word costs what a rare one does), ranked here. Weights {D,C,B,A}:
-        // tool output 0.5, tool input 0.75, text 1.0, as the local bm25 weighs the columns.
+        params.push(Box::new(o.limit as i64));
+        let limit_at = params.len();
+        // Every matching turn is ranked (`ts_rank` with the local column weights) and sorted;
+        // the filters run in the same query.
+        let order = match o.sort {
+            SearchSort::Relevance => "score DESC, t.session_id DESC, t.turn_index DESC",
+            SearchSort::Recent => {
+                "coalesce(t.last_at, s.updated_at) DESC, t.session_id DESC, t.turn_index DESC"
+            }
+        };
         let sql = format!(
-            "SELECT m.session_id, m.seq, m.turn_index,
-                    ts_rank('{{0.1, 0.5, 0.75, 1.0}}', m.search_vector, q.q)::float8,
-                    coalesce(m.timestamp, s.updated_at), coalesce(m.id, 0)
-             FROM (SELECT $1::text::tsquery AS q) q, messages m JOIN sessions s ON s.id = m.session_id
-             WHERE m.search_vector @@ q.q AND {}{filter}
-             LIMIT {}",
+            "SELECT t.session_id, t.turn_index,
+                    ts_rank('{TURN_RANK_WEIGHTS}', t.search_vector, q.q)::float8 AS score
+             FROM (SELECT $1::text::tsquery AS q) q, turn_search t
+             JOIN sessions s ON s.id = t.session_id
+             WHERE t.search_vector @@ q.q AND {}{filter}
+             ORDER BY {order} LIMIT ${limit_at}",
             Self::scope_sql(2, 3),
-            CANDIDATES + 1
         );
         let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|b| b.as_ref()).collect();
         let rows = client
@@ -363,54 +369,68 @@ impl RemoteBackend for PgBackend {
                 }
                 _ => remote(e),
             })?;
-        struct Candidate {
+        struct HitTurn {
             session_id: String,
-            seq: i64,
-            turn: Option<i64>,
+            turn: i64,
+            // Lower is better, as bm25's scores are locally.
             score: f64,
-            timestamp: Option<String>,
-            local_id: i64,
+            seq: Option<i64>,
         }
-        let mut candidates: Vec<Candidate> = rows
+        let mut turns: Vec<HitTurn> = rows
             .iter()
-            .map(|r| Candidate {
+            .map(|r| HitTurn {
                 session_id: r.get(0),
-                seq: r.get(1),
-                turn: r.get(2),
-                // Lower is better, as bm25's scores are locally.
-                score: -r.get::<_, f64>(3),
-                timestamp: r.get(4),
-                local_id: r.get(5),
+                turn: r.get(1),
+                score: -r.get::<_, f64>(2),
+                seq: None,
             })
             .collect();
         tracing::debug!(
             ms = started.elapsed().as_millis() as u64,
-            candidates = candidates.len(),
-            "search candidates read"
+            turns = turns.len(),
+            "search turns ranked"
         );
-        let capped = candidates.len() > CANDIDATES;
-        candidates.truncate(CANDIDATES);
-        let ranked = candidates.len();
-        let tie = |a: &Candidate, b: &Candidate| {
-            (&b.session_id, b.local_id, b.seq).cmp(&(&a.session_id, a.local_id, a.seq))
-        };
-        match o.sort {
-            SearchSort::Relevance => {
-                candidates.sort_by(|a, b| a.score.total_cmp(&b.score).then_with(|| tie(a, b)))
-            }
-            SearchSort::Recent => {
-                candidates.sort_by(|a, b| b.timestamp.cmp(&a.timestamp).then_with(|| tie(a, b)))
+        let ranked = turns.len();
+        // Each hit turn shows its best message: the best rank for any of the query's words.
+        let any_word = tsq
+            .marks
+            .iter()
+            .map(|(w, prefix)| {
+                let mut t = format!("'{}'", w.replace('\\', "\\\\").replace('\'', "''"));
+                if *prefix {
+                    t.push_str(":*");
+                }
+                t
+            })
+            .collect::<Vec<_>>()
+            .join(" | ");
+        let sessions: Vec<&str> = turns.iter().map(|t| t.session_id.as_str()).collect();
+        let turn_ids: Vec<i64> = turns.iter().map(|t| t.turn).collect();
+        let kinds: Vec<&str> = SEARCHED_KINDS.to_vec();
+        let best = client
+            .query(
+                "SELECT k.ord, m.seq,
+                        CASE WHEN $3 <> '' AND m.search_vector @@ $3::text::tsquery
+                             THEN ts_rank('{0.1, 0.5, 0.75, 1.0}', m.search_vector, $3::text::tsquery)
+                             ELSE -1 END::float8 AS r
+                 FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(sid, turn, ord)
+                 JOIN messages m ON m.session_id = k.sid AND coalesce(m.turn_index, -1) = k.turn
+                 WHERE m.kind = ANY($4) AND ($5::text IS NULL OR m.role = $5)
+                 ORDER BY k.ord, r DESC, m.seq",
+                &[&sessions, &turn_ids, &any_word, &kinds, &o.role],
+            )
+            .map_err(remote)?;
+        for r in best {
+            let ord: i64 = r.get(0);
+            if let Some(t) = usize::try_from(ord - 1).ok().and_then(|i| turns.get_mut(i)) {
+                if t.seq.is_none() {
+                    t.seq = Some(r.get(1));
+                }
             }
         }
-        // One hit per turn: its best message; then the chosen messages in one query.
-        let mut seen: HashSet<(String, Option<i64>)> = HashSet::new();
-        let chosen: Vec<&Candidate> = candidates
-            .iter()
-            .filter(|c| seen.insert((c.session_id.clone(), c.turn)))
-            .take(o.limit)
-            .collect();
+        let chosen: Vec<&HitTurn> = turns.iter().collect();
         let sessions: Vec<&str> = chosen.iter().map(|c| c.session_id.as_str()).collect();
-        let seqs: Vec<i64> = chosen.iter().map(|c| c.seq).collect();
+        let seqs: Vec<i64> = chosen.iter().map(|c| c.seq.unwrap_or(-1)).collect();
         let rows = client
             .query(
                 "SELECT k.ord, s.summary, s.source, s.repository, s.branch, s.cwd, m.role, m.kind,
@@ -420,8 +440,8 @@ impl RemoteBackend for PgBackend {
                              THEN left(m.tool_output, 600) || E'\\n…\\n' || right(m.tool_output, 200)
                              ELSE m.tool_output END
                  FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(sid, seq, ord)
-                 JOIN messages m ON m.session_id = k.sid AND m.seq = k.seq
-                 JOIN sessions s ON s.id = m.session_id
+                 JOIN sessions s ON s.id = k.sid
+                 LEFT JOIN messages m ON m.session_id = k.sid AND m.seq = k.seq
                  ORDER BY k.ord",
                 &[&sessions, &seqs],
             )
@@ -449,8 +469,8 @@ impl RemoteBackend for PgBackend {
                 repository: r.get(3),
                 branch: r.get(4),
                 cwd: r.get(5),
-                turn: c.turn,
-                seq: c.seq,
+                turn: (c.turn >= 0).then_some(c.turn),
+                seq: c.seq.unwrap_or(0),
                 role: r.get(6),
                 kind: r.get(7),
                 tool_name: r.get(8),
@@ -465,7 +485,7 @@ impl RemoteBackend for PgBackend {
             fts_query: tsq.text,
             hits,
             ranked,
-            capped,
+            capped: false,
         })
     }
 
@@ -596,6 +616,9 @@ impl RemoteBackend for PgBackend {
                         "every message; search_vector is what full-text search sees".into()
                     }
                     "search_index" => "Chronicle's search table: one row per turn".into(),
+                    "turn_search" => {
+                        "trail's search: one tsvector per turn (prompts A, answers B, tool inputs C, tool outputs D)".into()
+                    }
                     "sync_stores" => "each store that pushed, and when it last synced".into(),
                     "trail_schema" => "migrations applied".into(),
                     _ => String::new(),

@@ -7,7 +7,10 @@ use postgres::Client;
 use crate::{PgError, Result};
 
 /// Every migration, in order. Append only; never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_team_store.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_team_store.sql"),
+    include_str!("../migrations/0002_turn_search.sql"),
+];
 
 /// The schema version this build reads and writes.
 pub const CURRENT: i64 = MIGRATIONS.len() as i64;

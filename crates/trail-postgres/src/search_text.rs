@@ -90,9 +90,69 @@ pub fn searched_fields(
 /// A (text), B (tool input), C (tool output) for ranking, and a gap of one position between
 /// fields keeps a phrase from matching across two of them (FTS5 phrases stay in one column).
 pub fn tsvector_text(fields: &[String; 3]) -> String {
+    weighted_tsvector_text(&[
+        (fields[0].as_str(), 'A'),
+        (fields[1].as_str(), 'B'),
+        (fields[2].as_str(), 'C'),
+    ])
+}
+
+/// The `tsvector` (as input text) of a turn's four columns, as the local `turn_search` holds
+/// them: prompts A, answers B, tool inputs C, tool outputs D (the local bm25 weighs them 4, 1,
+/// 0.5 and 0.25; [`TURN_RANK_WEIGHTS`] gives `ts_rank` the same ratios). A role filter becomes
+/// a weight restriction of the query ([`role_weights`]), as it is a column filter locally.
+pub fn turn_tsvector_text(columns: &[String; 4]) -> String {
+    weighted_tsvector_text(&[
+        (columns[0].as_str(), 'A'),
+        (columns[1].as_str(), 'B'),
+        (columns[2].as_str(), 'C'),
+        (columns[3].as_str(), 'D'),
+    ])
+}
+
+/// `ts_rank`'s weights {D, C, B, A} for a turn's vector: the local bm25 column weights (4, 1,
+/// 0.5, 0.25) scaled into PostgreSQL's 0..1.
+pub const TURN_RANK_WEIGHTS: &str = "{0.0625, 0.125, 0.25, 1.0}";
+
+/// The turn vector's weights a role searches: what the user typed, what the assistant wrote
+/// or called, what tools answered (the local store's column filters).
+pub fn role_weights(role: Option<&str>) -> Option<&'static str> {
+    match role {
+        Some("user") => Some("A"),
+        Some("assistant") => Some("BC"),
+        Some("tool") => Some("D"),
+        _ => None,
+    }
+}
+
+/// The column of a turn a message's text goes to (as the local store's `turn_docs`): prompts,
+/// answers (and errors, summaries), tool calls' text with tool inputs, tool results' text with
+/// tool outputs.
+pub fn turn_column(kind: &str) -> usize {
+    match kind {
+        "prompt" => 0,
+        "tool_call" => 2,
+        "tool_result" => 3,
+        _ => 1,
+    }
+}
+
+/// Appends a message's text to a turn column, a line per message (as the local store does, so
+/// a phrase may run on from one message to the next in a column, as it may locally).
+pub fn push_turn_line(column: &mut String, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if !column.is_empty() {
+        column.push('\n');
+    }
+    column.push_str(text);
+}
+
+fn weighted_tsvector_text(fields: &[(&str, char)]) -> String {
     let mut lexemes: BTreeMap<String, Vec<(usize, char)>> = BTreeMap::new();
     let mut position = 0usize;
-    for (field, weight) in fields.iter().zip(['A', 'B', 'C']) {
+    for &(field, weight) in fields {
         for w in words(field) {
             position += 1;
             if w.len() > MAX_LEXEME_BYTES {
@@ -219,6 +279,12 @@ pub struct TsQuery {
 /// `tsquery` input text. A query the local store refuses is refused with its message, so both
 /// engines accept the same queries and say the same things about the others.
 pub fn translate(q: &str) -> Result<TsQuery, String> {
+    translate_in(q, None)
+}
+
+/// [`translate`], every lexeme restricted to `weights` (`"A"`, `"BC"`...): the query matches
+/// only in those parts of a turn, and `NOT` excludes only what is in them.
+pub fn translate_in(q: &str, weights: Option<&str>) -> Result<TsQuery, String> {
     trail_store::translate_query(q)?;
     let lexemes = lex(q);
     let mut marks: Vec<(String, bool)> = Vec::new();
@@ -260,7 +326,7 @@ pub fn translate(q: &str) -> Result<TsQuery, String> {
         };
         let mut alternatives = Vec::new();
         while let Some(Lexeme::Term { words, prefix }) = lexemes.get(i) {
-            alternatives.push(phrase(words, *prefix));
+            alternatives.push(phrase(words, *prefix, weights.unwrap_or("")));
             i += 1;
             if lexemes.get(i) == Some(&Lexeme::Or) {
                 i += 1;
@@ -284,7 +350,7 @@ pub fn translate(q: &str) -> Result<TsQuery, String> {
     Ok(TsQuery { text: out, marks })
 }
 
-fn phrase(words: &[String], prefix: bool) -> String {
+fn phrase(words: &[String], prefix: bool, weights: &str) -> String {
     let n = words.len();
     let parts: Vec<String> = words
         .iter()
@@ -292,8 +358,13 @@ fn phrase(words: &[String], prefix: bool) -> String {
         .map(|(i, w)| {
             let mut s = String::new();
             push_quoted(&mut s, w);
-            if prefix && i + 1 == n {
-                s.push_str(":*");
+            let star = prefix && i + 1 == n;
+            if star || !weights.is_empty() {
+                s.push(':');
+                if star {
+                    s.push('*');
+                }
+                s.push_str(weights);
             }
             s
         })
@@ -418,6 +489,25 @@ mod tests {
     fn tsvectors_keep_fields_apart_and_weighted() {
         let v = tsvector_text(&["fix bug".into(), "bug".into(), String::new()]);
         assert_eq!(v, "'bug':2A,4B 'fix':1A");
+    }
+
+    #[test]
+    fn a_role_restricts_every_lexeme_to_its_columns() {
+        let t = |q: &str, role| translate_in(q, role_weights(role)).unwrap().text;
+        assert_eq!(t("a NOT b*", Some("user")), "((('a':A))) & !(('b':*A))");
+        assert_eq!(t("\"x y\"", Some("assistant")), "(('x':BC <-> 'y':BC))");
+        assert_eq!(t("x", Some("tool")), "(('x':D))");
+        assert_eq!(t("x", None), "(('x'))");
+        let mut turn = [String::new(), String::new(), String::new(), String::new()];
+        push_turn_line(&mut turn[turn_column("prompt")], "fix it");
+        push_turn_line(&mut turn[turn_column("text")], "done");
+        push_turn_line(&mut turn[turn_column("tool_call")], "ls");
+        push_turn_line(&mut turn[turn_column("tool_result")], "src");
+        push_turn_line(&mut turn[turn_column("error")], "it failed");
+        assert_eq!(
+            turn_tsvector_text(&turn),
+            "'done':4B 'failed':6B 'fix':1A 'it':2A,5B 'ls':8C 'src':10D"
+        );
     }
 
     #[test]

@@ -27,7 +27,9 @@ use serde::Serialize;
 use trail_render::{RedactionCounts, Redactor};
 use trail_store::Store;
 
-use crate::search_text::{searched_fields, tsvector_text, SEARCHED_KINDS};
+use crate::search_text::{
+    push_turn_line, searched_fields, tsvector_text, turn_column, turn_tsvector_text, SEARCHED_KINDS,
+};
 use crate::tables::{Mirrored, CHILDREN, SESSIONS};
 use crate::{schema, PgError, Result};
 
@@ -573,8 +575,38 @@ fn push_batch(
         w.finish()?;
         unstage(&mut tx, "sessions", &all)?;
     }
+    let mut turns = BTreeMap::new();
     for table in CHILDREN {
-        copy_child(&mut tx, conn, table, batch, o.redactor, summary, counts)?;
+        copy_child(
+            &mut tx, conn, table, batch, o.redactor, summary, counts, &mut turns,
+        )?;
+    }
+    // The turns' full-text rows, from the text just sent (redacted as it was).
+    {
+        let cols = "session_id, turn_index, first_at, last_at, search_vector";
+        let staged = stage(&mut tx, "turn_search")?;
+        let mut w = tx.copy_in(&format!("COPY {staged} ({cols}) FROM STDIN"))?;
+        let mut line = Vec::new();
+        for ((session, turn), doc) in &turns {
+            line.clear();
+            push_text(&mut line, session);
+            line.push(b'\t');
+            line.extend_from_slice(turn.to_string().as_bytes());
+            for at in [&doc.first_at, &doc.last_at] {
+                line.push(b'\t');
+                match at {
+                    Some(at) => push_text(&mut line, at),
+                    None => line.extend_from_slice(b"\\N"),
+                }
+            }
+            line.push(b'\t');
+            push_text(&mut line, &turn_tsvector_text(&doc.columns));
+            line.push(b'\n');
+            summary.bytes += line.len() as u64;
+            w.write_all(&line).map_err(io_error)?;
+        }
+        w.finish()?;
+        unstage(&mut tx, "turn_search", cols)?;
     }
     tx.commit()?;
     Ok(())
@@ -598,6 +630,16 @@ const REDACTED: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// A turn's row of `turn_search`: its four columns (prompts, answers, tool inputs, tool
+/// outputs, as the local search database builds them) and its time range.
+#[derive(Default)]
+struct TurnText {
+    columns: [String; 4],
+    first_at: Option<String>,
+    last_at: Option<String>,
+}
+
+#[allow(clippy::too_many_arguments)]
 fn copy_child(
     tx: &mut postgres::Transaction<'_>,
     conn: &rusqlite::Connection,
@@ -606,6 +648,7 @@ fn copy_child(
     redactor: &Redactor,
     summary: &mut SyncSummary,
     counts: &mut RedactionCounts,
+    turns: &mut BTreeMap<(String, i64), TurnText>,
 ) -> Result<()> {
     let cols = table.column_list();
     let is_messages = table.name == "messages";
@@ -633,6 +676,7 @@ fn copy_child(
         field_at("tool_input"),
         field_at("tool_output"),
     );
+    let (turn_at, time_at) = (field_at("turn_index"), field_at("timestamp"));
     let mut line = Vec::new();
     let mut cells: Vec<Option<String>> = Vec::new();
     for s in batch {
@@ -659,6 +703,26 @@ fn copy_child(
                     let get = |at: Option<usize>| at.and_then(|i| cells[i].as_deref());
                     let fields = searched_fields(get(text_at), get(input_at), get(output_at));
                     push_text(&mut line, &tsvector_text(&fields));
+                    let turn = turn_at
+                        .and_then(|i| r.get_ref(i).ok())
+                        .and_then(|v| v.as_i64().ok())
+                        .unwrap_or(-1);
+                    let doc = turns.entry((s.id.clone(), turn)).or_default();
+                    let column = turn_column(kind.as_deref().unwrap_or(""));
+                    push_turn_line(&mut doc.columns[column], &fields[0]);
+                    push_turn_line(&mut doc.columns[2], &fields[1]);
+                    push_turn_line(&mut doc.columns[3], &fields[2]);
+                    let at = time_at
+                        .and_then(|i| r.get_ref(i).ok())
+                        .and_then(|v| v.as_str().ok().map(str::to_string));
+                    if let Some(at) = at {
+                        if doc.first_at.as_deref().is_none_or(|f| at.as_str() < f) {
+                            doc.first_at = Some(at.clone());
+                        }
+                        if doc.last_at.as_deref().is_none_or(|l| at.as_str() > l) {
+                            doc.last_at = Some(at);
+                        }
+                    }
                 } else {
                     line.extend_from_slice(b"\\N");
                 }

@@ -131,6 +131,9 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
         if version < SCHEMA_VERSION {
             conn.execute_batch("DETACH DATABASE search")?;
             conn.execute_batch(&schema_sql("temp"))?;
+        } else {
+            // As the store's reader: doclists read through the page cache, not `pread`.
+            conn.execute_batch("PRAGMA search.mmap_size = 1073741824")?;
         }
         return Ok(());
     }
