@@ -73,10 +73,12 @@ class Server:
             sys.exit("%s %s failed: %s" % (tool, args, r["content"][0]["text"]))
         return dt, r
 
-    def rss_mb(self):
+    def rss_mb(self, field="VmRSS"):
+        """Resident memory; RssAnon is the server's own, RssFile the store's pages it maps
+        (page cache shared with every reader of the file, given back under memory pressure)."""
         with open("/proc/%d/status" % self.p.pid) as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024.0
         return float("nan")
 
@@ -143,6 +145,8 @@ def main():
             sizes.append(len(json.dumps(r)))
         rows.append((name, statistics.median(times), pct(times, 0.95), max(sizes)))
     after = s.rss_mb()
+    after_anon = s.rss_mb("RssAnon")
+    after_file = s.rss_mb("RssFile")
     s.close()
 
     print("store: %s (%.0f MiB); sessions for get_session: %s (%s turns)" % (
@@ -152,7 +156,8 @@ def main():
         print("%-26s %9.1f %9.1f %14d" % (name, p50, p95, size))
     print("%-26s %9.1f %9.1f" % ("start to ready (10 runs)", statistics.median(starts) * 1000,
                                   pct(starts, 0.95) * 1000))
-    print("RSS: %.1f MB idle (ready, before any tool call), %.1f MB after the calls" % (idle, after))
+    print("RSS: %.1f MB idle (ready, before any tool call), %.1f MB after the calls "
+          "(%.1f MB its own memory, %.1f MB the store's mapped pages)" % (idle, after, after_anon, after_file))
 
 
 if __name__ == "__main__":

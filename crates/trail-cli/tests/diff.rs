@@ -100,6 +100,50 @@ fn an_editing_session_with_two_snapshots_of_one_file_gives_exact_diffs() {
 }
 
 #[test]
+fn a_timeline_editing_session_gives_the_same_exact_diffs() {
+    // Newer VS Code builds: `timeline` (baselines, operations) instead of `linearHistory`.
+    let dir = tempfile::tempdir().unwrap();
+    let (home, store) = indexed(
+        dir.path(),
+        &[(
+            "copilot-vscode",
+            fixtures("copilot-vscode-editing-timeline"),
+        )],
+    );
+    let (code, out, err) = run(trail(&home, &store).args(["diff", "6a7b8c9d", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{out}");
+    let file = |p: &str| files.iter().find(|f| f["path"] == p).unwrap();
+    let greet = file("/home/demo/app/greet.py")["changes"]
+        .as_array()
+        .unwrap();
+    assert_eq!(greet.len(), 2);
+    assert_eq!(greet[0]["diff"], GREET_TURN_0);
+    assert_eq!(greet[0]["turn"], 0);
+    assert_eq!(greet[1]["diff"], GREET_TURN_1);
+    assert_eq!(greet[1]["turn"], 1);
+    let bye = file("/home/demo/app/bye.txt")["changes"]
+        .as_array()
+        .unwrap();
+    assert_eq!(bye.len(), 1);
+    assert_eq!(bye[0]["kind"], "created");
+    assert_eq!(bye[0]["turn"], 1);
+    assert_eq!(
+        bye[0]["diff"],
+        "--- /dev/null\n+++ b/home/demo/app/bye.txt\n@@ -0,0 +1 @@\n+bye\n"
+    );
+    for c in greet.iter().chain(bye) {
+        assert_eq!(c["source"], "vscode-chat-editing");
+        assert_eq!(c["exact"], true);
+    }
+    // Request 3's edit was undone: turn 2 changed nothing.
+    let (code, _, _) = run(trail(&home, &store).args(["diff", "6a7b8c9d", "--turn", "2"]));
+    assert_eq!(code, 1);
+}
+
+#[test]
 fn claude_file_history_backups_and_later_edits() {
     let dir = tempfile::tempdir().unwrap();
     let (home, store) = indexed(

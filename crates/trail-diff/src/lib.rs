@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use similar::{ChangeTag, TextDiff};
+use similar::{ChangeTag, DiffOp, TextDiff};
 use trail_model::FileSnapshot;
 
 /// Tool names whose calls may edit a file (what the store is asked for). Calls of other tools
@@ -540,10 +540,64 @@ pub fn search_replace_blocks(diff: &str) -> Vec<(String, String)> {
 
 /// Returns the unified diff of `before` into `after` for `path` (`None`: the file did not
 /// exist), and the lines added and removed.
+///
+/// Only the region between the lines both texts share at their start and at their end is
+/// diffed (with three lines of context around it), and the hunk headers are moved by the lines
+/// left out: the answer is the one a diff of the whole texts gives (Myers in `similar` strips
+/// the same common lines first), at the cost of the edited region, not of the file.
 pub fn unified(path: &str, before: Option<&str>, after: Option<&str>) -> (String, usize, usize) {
     let old = before.unwrap_or("");
     let new = after.unwrap_or("");
-    let diff = TextDiff::from_lines(old, new);
+    if old == new {
+        return (String::new(), 0, 0);
+    }
+    // `similar` compacts a diff by sliding its changes over equal lines around them; a change
+    // that slid to the window's edge, or left less context than a hunk shows, might slide
+    // further in the whole texts: then the window grows, up to the whole texts.
+    let mut margin = CONTEXT;
+    loop {
+        let w = window(old.as_bytes(), new.as_bytes(), margin);
+        let (old_w, new_w) = (&old[w.start..w.old_end], &new[w.start..w.new_end]);
+        let diff = TextDiff::from_lines(old_w, new_w);
+        let equal_at_least =
+            |op: Option<&DiffOp>| matches!(op, Some(DiffOp::Equal { len, .. }) if *len >= CONTEXT);
+        let head_ok = w.start == 0 || equal_at_least(diff.ops().first());
+        let tail_ok = w.old_end == old.len() || equal_at_least(diff.ops().last());
+        if !(head_ok && tail_ok) {
+            margin = margin.saturating_mul(8);
+            continue;
+        }
+        let (text, added, removed) = render(&diff, path, before.is_some(), after.is_some());
+        if w.lines_before == 0 {
+            return (text, added, removed);
+        }
+        let mut out = String::with_capacity(text.len() + 16);
+        for line in text.split_inclusive('\n') {
+            match shift_hunk_header(line, w.lines_before) {
+                Some(h) => out.push_str(&h),
+                None => out.push_str(line),
+            }
+        }
+        return (out, added, removed);
+    }
+}
+
+/// The diff of two whole texts, as `similar` makes it: what [`unified`] answered before it
+/// windowed (the tests compare the two).
+#[cfg(test)]
+fn unified_whole(path: &str, before: Option<&str>, after: Option<&str>) -> (String, usize, usize) {
+    let diff = TextDiff::from_lines(before.unwrap_or(""), after.unwrap_or(""));
+    render(&diff, path, before.is_some(), after.is_some())
+}
+
+/// A line diff as unified text (`/dev/null` for a side that did not exist), with the lines
+/// added and removed.
+fn render<'a>(
+    diff: &'a TextDiff<'a, 'a, 'a, str>,
+    path: &str,
+    had_before: bool,
+    has_after: bool,
+) -> (String, usize, usize) {
     let (mut added, mut removed) = (0, 0);
     for c in diff.iter_all_changes() {
         match c.tag() {
@@ -555,22 +609,139 @@ pub fn unified(path: &str, before: Option<&str>, after: Option<&str>) -> (String
     if added == 0 && removed == 0 {
         return (String::new(), 0, 0);
     }
-    let a = if before.is_some() {
+    let a = if had_before {
         format!("a/{}", path.trim_start_matches('/'))
     } else {
         "/dev/null".to_string()
     };
-    let b = if after.is_some() {
+    let b = if has_after {
         format!("b/{}", path.trim_start_matches('/'))
     } else {
         "/dev/null".to_string()
     };
     let text = diff
         .unified_diff()
-        .context_radius(3)
+        .context_radius(CONTEXT)
         .header(&a, &b)
         .to_string();
     (text, added, removed)
+}
+
+/// Lines of context around each hunk.
+const CONTEXT: usize = 3;
+
+/// The part of two texts a line diff has to look at: from `CONTEXT` lines before the first
+/// line that differs to `CONTEXT` lines after the last, in bytes, and how many lines come before.
+struct Window {
+    start: usize,
+    old_end: usize,
+    new_end: usize,
+    lines_before: usize,
+}
+
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    // Chunks compare with `memcmp`; the last bytes one by one.
+    while i + CHUNK <= n && a[i..i + CHUNK] == b[i..i + CHUNK] {
+        i += CHUNK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 64;
+    let n = a.len().min(b.len());
+    let (la, lb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + CHUNK <= n && a[la - i - CHUNK..la - i] == b[lb - i - CHUNK..lb - i] {
+        i += CHUNK;
+    }
+    while i < n && a[la - i - 1] == b[lb - i - 1] {
+        i += 1;
+    }
+    i
+}
+
+fn count_newlines(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'\n').count()
+}
+
+/// Finds the lines two different texts share at their start and then at their end (as line
+/// tokens, a line being its text and its `\n`), from byte comparisons.
+fn window(old: &[u8], new: &[u8], margin: usize) -> Window {
+    // Lines wholly inside the common bytes at the start are common lines.
+    let prefix = common_prefix(old, new);
+    let boundary = old[..prefix]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let (old_rest, new_rest) = (&old[boundary..], &new[boundary..]);
+    // At the end: the longest common byte suffix that starts a line in both texts.
+    let suffix = common_suffix(old_rest, new_rest);
+    let starts_line = |r: &[u8], k: usize| k == r.len() || r[r.len() - k - 1] == b'\n';
+    let shared_end = if starts_line(old_rest, suffix) && starts_line(new_rest, suffix) {
+        suffix
+    } else {
+        let region = &old_rest[old_rest.len() - suffix..];
+        match region.iter().position(|&c| c == b'\n') {
+            Some(q) => suffix - q - 1,
+            None => 0,
+        }
+    };
+    let suffix_lines = {
+        let tail = &old[old.len() - shared_end..];
+        count_newlines(tail) + usize::from(!tail.is_empty() && !tail.ends_with(b"\n"))
+    };
+    // `margin` lines before the first differing line...
+    let mut start = boundary;
+    for _ in 0..margin {
+        if start == 0 {
+            break;
+        }
+        start = old[..start - 1]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+    }
+    // ... and after the last.
+    let old_suffix_start = old.len() - shared_end;
+    let mut end = old_suffix_start;
+    for _ in 0..margin.min(suffix_lines) {
+        end = old[end..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(old.len(), |i| end + i + 1);
+    }
+    Window {
+        start,
+        old_end: end,
+        new_end: new.len() - shared_end + (end - old_suffix_start),
+        lines_before: count_newlines(&old[..start]),
+    }
+}
+
+/// Moves a hunk header (`@@ -A[,B] +C[,D] @@`) down by `by` lines; `None` for other lines.
+fn shift_hunk_header(line: &str, by: usize) -> Option<String> {
+    let body = line.strip_prefix("@@ -")?;
+    let (inner, rest) = body.split_once(" @@")?;
+    let (old, new) = inner.split_once(" +")?;
+    let shift = |r: &str| -> Option<String> {
+        let (start, len) = match r.split_once(',') {
+            Some((s, l)) => (s, Some(l)),
+            None => (r, None),
+        };
+        let start: usize = start.parse().ok()?;
+        Some(match len {
+            Some(l) => format!("{},{l}", start + by),
+            None => format!("{}", start + by),
+        })
+    };
+    Some(format!("@@ -{} +{} @@{rest}", shift(old)?, shift(new)?))
 }
 
 /// What is known of a file's content while the calls are replayed.
@@ -581,6 +752,8 @@ enum Known {
     /// The file did not exist.
     Absent,
     Text(String),
+    /// (As the state after a change:) the change's new text.
+    After,
 }
 
 fn with_newline(s: &str) -> String {
@@ -594,8 +767,19 @@ fn with_newline(s: &str) -> String {
 /// Builds what a session changed from its edit calls (in any order: sorted by `seq`) and its
 /// snapshots.
 pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
+    build_inner(calls, snapshots, None)
+}
+
+/// [`build`] then [`SessionDiff::only_turn`], without diffing the changes of other turns
+/// (every earlier edit is still applied: a turn's edits apply to the content they left).
+pub fn build_turn(calls: &[EditCall], snapshots: &[FileSnapshot], turn: u32) -> SessionDiff {
+    build_inner(calls, snapshots, Some(turn)).only_turn(turn)
+}
+
+fn build_inner(calls: &[EditCall], snapshots: &[FileSnapshot], only: Option<u32>) -> SessionDiff {
     // (first seen order key, path) -> changes
     let mut order: Vec<String> = Vec::new();
+    let mut listed: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut changes: HashMap<String, Vec<(i64, FileChange)>> = HashMap::new();
     let mut known: HashMap<String, Known> = HashMap::new();
     // Per path: snapshots cover turns before this one (None: every turn).
@@ -616,6 +800,12 @@ pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
             if a.content == b.content {
                 continue;
             }
+            if listed.insert(path.clone()) {
+                order.push(path.clone());
+            }
+            if only.is_some_and(|t| a.turn_index != Some(t)) {
+                continue;
+            }
             let (diff, added, removed) = unified(path, a.content.as_deref(), b.content.as_deref());
             let kind = match (&a.content, &b.content) {
                 (None, _) => ChangeKind::Created,
@@ -623,9 +813,6 @@ pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
                 _ => ChangeKind::Modified,
             };
             let key = i64::from(a.turn_index.unwrap_or(u32::MAX)) * 1_000_000 - 1;
-            if !changes.contains_key(path) {
-                order.push(path.clone());
-            }
             changes.entry(path.clone()).or_default().push((
                 key,
                 FileChange {
@@ -665,11 +852,11 @@ pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
                     _ => {}
                 }
             }
-            let state = known.get(&path).cloned().unwrap_or(Known::Unknown);
+            let state = known.remove(&path).unwrap_or(Known::Unknown);
             let (before, after, exact, kind, next, renamed) = match edit.op {
                 Op::Create(content) => {
-                    let before = match &state {
-                        Known::Text(t) => Some(t.clone()),
+                    let before = match state {
+                        Known::Text(t) => Some(t),
                         _ => None,
                     };
                     let kind = if before.is_some() {
@@ -677,41 +864,42 @@ pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
                     } else {
                         ChangeKind::Created
                     };
-                    let next = Known::Text(content.clone());
-                    (before, Some(content), true, kind, next, None)
+                    (before, Some(content), true, kind, Known::After, None)
                 }
                 Op::Write(content) => {
-                    let (before, exact, kind) = match &state {
-                        Known::Text(t) => (Some(t.clone()), true, ChangeKind::Modified),
+                    let (before, exact, kind) = match state {
+                        Known::Text(t) => (Some(t), true, ChangeKind::Modified),
                         Known::Absent => (None, true, ChangeKind::Created),
                         // A whole-file write whose previous content is not recorded: all of
                         // it is shown as added.
-                        Known::Unknown => (None, false, ChangeKind::Created),
+                        Known::Unknown | Known::After => (None, false, ChangeKind::Created),
                     };
-                    let next = Known::Text(content.clone());
-                    (before, Some(content), exact, kind, next, None)
+                    (before, Some(content), exact, kind, Known::After, None)
                 }
-                Op::Replace { old, new, all } => match &state {
+                Op::Replace { old, new, all } => match state {
                     Known::Text(t) if !old.is_empty() && t.contains(&old) => {
                         let after = if all {
                             t.replace(&old, &new)
                         } else {
                             t.replacen(&old, &new, 1)
                         };
-                        let next = Known::Text(after.clone());
                         (
-                            Some(t.clone()),
+                            Some(t),
                             Some(after),
                             true,
                             ChangeKind::Modified,
-                            next,
+                            Known::After,
                             None,
                         )
                     }
-                    Known::Absent if old.is_empty() => {
-                        let next = Known::Text(new.clone());
-                        (None, Some(new), true, ChangeKind::Created, next, None)
-                    }
+                    Known::Absent if old.is_empty() => (
+                        None,
+                        Some(new),
+                        true,
+                        ChangeKind::Created,
+                        Known::After,
+                        None,
+                    ),
                     _ => (
                         Some(with_newline(&old)),
                         Some(with_newline(&new)),
@@ -756,19 +944,30 @@ pub fn build(calls: &[EditCall], snapshots: &[FileSnapshot]) -> SessionDiff {
                     )
                 }
             };
-            known.insert(path.clone(), next);
-            let (diff, added, removed) = if kind == ChangeKind::Renamed {
+            let skip = only.is_some_and(|t| call.turn != Some(t));
+            let differs = before.as_deref().unwrap_or("") != after.as_deref().unwrap_or("");
+            let (diff, added, removed) = if kind == ChangeKind::Renamed || skip {
                 (String::new(), 0, 0)
             } else {
-                let (d, a, r) = unified(&path, before.as_deref(), after.as_deref());
-                // A delete of a file whose content is unknown still says it happened.
-                if d.is_empty() && kind != ChangeKind::Deleted {
-                    continue;
-                }
-                (d, a, r)
+                unified(&path, before.as_deref(), after.as_deref())
             };
-            if !changes.contains_key(&path) {
+            let next = match next {
+                Known::After => after.map_or(Known::Absent, Known::Text),
+                other => other,
+            };
+            known.insert(path.clone(), next);
+            // A delete of a file whose content is unknown still says it happened. (A change
+            // of another turn is not diffed: it counts where the diff would not be empty.)
+            let recorded = matches!(kind, ChangeKind::Renamed | ChangeKind::Deleted)
+                || if skip { differs } else { !diff.is_empty() };
+            if !recorded {
+                continue;
+            }
+            if listed.insert(path.clone()) {
                 order.push(path.clone());
+            }
+            if skip {
+                continue;
             }
             changes.entry(path.clone()).or_default().push((
                 i64::from(call.turn.unwrap_or(u32::MAX)) * 1_000_000 + call.seq.clamp(0, 999_999),
@@ -955,6 +1154,111 @@ mod tests {
             "--- a/hello.py\n+++ b/hello.py\n@@ -1 +1 @@\n-print('hi')\n+print('hello')\n"
         );
         assert!(!d.files[0].changes[0].exact);
+    }
+
+    /// Random texts of few distinct lines (so Myers has choices to make), with or without a
+    /// last newline.
+    fn text_strategy() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        (
+            proptest::collection::vec(
+                prop_oneof![Just("a"), Just("b"), Just(""), Just("c d"), Just("é")],
+                0..40,
+            ),
+            any::<bool>(),
+        )
+            .prop_map(|(lines, last_newline)| {
+                let mut s = lines.join("\n");
+                if last_newline && !s.is_empty() {
+                    s.push('\n');
+                }
+                s
+            })
+    }
+
+    /// Edits of a text: replace lines `at..at+del` by `ins`.
+    fn apply_line_edits(text: &str, edits: &[(usize, usize, Vec<String>)]) -> String {
+        let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+        for (at, del, ins) in edits {
+            let at = (*at).min(lines.len());
+            let del = (*del).min(lines.len() - at);
+            lines.splice(at..at + del, ins.iter().map(|l| format!("{l}\n")));
+        }
+        lines.concat()
+    }
+
+    #[test]
+    fn windowed_diffs_match_whole_diffs_on_edge_cases() {
+        let cases = [
+            ("", "a\n"),
+            ("a\n", ""),
+            ("a", "a\n"),
+            ("a\nb", "a\nb\nc"),
+            ("a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nd\nX\nf\ng\nh\n"),
+            ("a\na\na\na\na\n", "a\na\na\na\na\na\n"),
+            ("x\nb\n", "b\n"),
+            ("b\n", "x\nb\n"),
+            (
+                "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n",
+                "1\n2\nX\n4\n5\n6\n7\n8\n9\nY\n11\n12\n",
+            ),
+        ];
+        for (a, b) in cases {
+            for (before, after) in [(Some(a), Some(b)), (None, Some(b)), (Some(a), None)] {
+                assert_eq!(
+                    unified("p", before, after),
+                    unified_whole("p", before, after),
+                    "{before:?} -> {after:?}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The windowed diff is byte for byte the diff of the whole texts, for any two texts.
+        #[test]
+        fn windowed_diff_is_the_whole_diff(a in text_strategy(), b in text_strategy(), absent in 0u8..4) {
+            let before = (absent != 1).then_some(a.as_str());
+            let after = (absent != 2).then_some(b.as_str());
+            proptest::prop_assert_eq!(unified("x/y.rs", before, after), unified_whole("x/y.rs", before, after));
+        }
+
+        /// One turn's diff is the whole diff kept to that turn.
+        #[test]
+        fn a_turn_alone_is_the_whole_diff_kept_to_it(
+            steps in proptest::collection::vec((0u32..4, 0usize..2, 0usize..3, "[ab]{1,2}", "[abx]{0,2}"), 1..20),
+            turn in 0u32..4,
+        ) {
+            let files = ["/p/one.txt", "/p/two.txt"];
+            let mut calls = vec![];
+            for (i, (t, f, what, old, new)) in steps.iter().enumerate() {
+                let input = match what {
+                    0 => serde_json::json!({"file_path": files[*f], "content": "a\nb\na\nb\n"}),
+                    _ => serde_json::json!({"file_path": files[*f], "old_string": old, "new_string": new, "replace_all": *what == 2}),
+                };
+                let tool = if *what == 0 { "Write" } else { "Edit" };
+                calls.push(EditCall { seq: i as i64, tool_name: tool.into(), input: input.to_string(), turn: Some(*t), ..EditCall::default() });
+            }
+            proptest::prop_assert_eq!(build_turn(&calls, &[], turn), build(&calls, &[]).only_turn(turn));
+        }
+
+        /// ... and for a sequence of edits of one text, as a session replays them.
+        #[test]
+        fn windowed_diff_is_the_whole_diff_along_an_edit_sequence(
+            start in text_strategy(),
+            steps in proptest::collection::vec(
+                proptest::collection::vec((0usize..45, 0usize..4, proptest::collection::vec(proptest::prelude::prop_oneof![proptest::strategy::Just("a".to_string()), proptest::strategy::Just("b".to_string()), proptest::strategy::Just(String::new())], 0..4)), 1..3),
+                1..12),
+        ) {
+            let mut text = start;
+            for step in &steps {
+                let next = apply_line_edits(&text, step);
+                proptest::prop_assert_eq!(unified("f", Some(&text), Some(&next)), unified_whole("f", Some(&text), Some(&next)));
+                text = next;
+            }
+        }
     }
 
     proptest::proptest! {

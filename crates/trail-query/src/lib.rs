@@ -68,6 +68,7 @@ impl Query {
             return Err(QueryError::NoStore(path.to_path_buf()));
         }
         let store = Store::open(path)?;
+        store.map_for_reading()?;
         Ok(Query {
             store: store.into(),
             path: path.to_path_buf(),

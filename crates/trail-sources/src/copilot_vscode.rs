@@ -119,7 +119,9 @@ pub struct CopilotVscode;
 /// 3: a `runSubagent` subagent's tools become its own linked session (issue 21).
 /// 4: the chat editing session of the same id gives the files changed and their snapshots
 ///    (issue 16).
-pub const PARSER_VERSION: u32 = 4;
+/// 5: newer editing sessions (`timeline`) are read too; `textEditGroup` edits extend a file's
+///    snapshots past the editing session's last point.
+pub const PARSER_VERSION: u32 = 5;
 
 impl Source for CopilotVscode {
     fn parser_version(&self) -> u32 {
@@ -155,7 +157,6 @@ impl Source for CopilotVscode {
         } else {
             parse_snapshot_file(path)?
         };
-        attach_editing_session(path, &mut out);
         if let Some(t) = transcript_for_chat_file(path) {
             merge_transcript(&mut out, &t);
         }
@@ -453,13 +454,16 @@ fn transcript_sessions(path: &Path) -> Result<FileParse, SourceError> {
 }
 
 /// Reads the chat editing session of the same id (`chatEditingSessions/<id>/`), if VS Code
-/// kept one: the files the session changed, as snapshots for `trail diff`, and as files
+/// kept one: the files the session changed, as snapshots for `trail diff` (the chat's
+/// `textEditGroup` edits extending them where the editing session stops), and as files
 /// touched.
-fn attach_editing_session(chat: &Path, out: &mut FileParse) {
+fn attach_editing_session(
+    chat: &Path,
+    root: &Value,
+    session: &mut Session,
+    notes: &mut Vec<String>,
+) {
     let Some(folder) = crate::vscode_editing::folder_for_chat_file(chat) else {
-        return;
-    };
-    let Some(session) = out.sessions.first_mut() else {
         return;
     };
     let turns: HashMap<String, u32> = session
@@ -468,7 +472,9 @@ fn attach_editing_session(chat: &Path, out: &mut FileParse) {
         .filter(|m| m.kind() == MessageKind::Prompt)
         .filter_map(|m| Some((m.native_id.clone()?, m.turn_index?)))
         .collect();
-    match crate::vscode_editing::read_snapshots(&folder, &|r| turns.get(r).copied()) {
+    let turn_of = |r: &str| turns.get(r).copied();
+    let edits = crate::vscode_editing::text_edit_groups(root, &turn_of);
+    match crate::vscode_editing::read_snapshots(&folder, &turn_of, &edits) {
         Ok(snapshots) => {
             for s in &snapshots {
                 if s.version == 0 {
@@ -482,9 +488,7 @@ fn attach_editing_session(chat: &Path, out: &mut FileParse) {
             }
             session.snapshots = snapshots;
         }
-        Err(e) => out
-            .notes
-            .push(format!("chat editing session not read: {e}")),
+        Err(e) => notes.push(format!("chat editing session not read: {e}")),
     }
 }
 
@@ -881,8 +885,9 @@ fn stored_session(path: &Path, root: &Value, out: &mut FileParse) {
     };
     let mut meta = SessionMeta::new(SessionId::new(id), SourceKind::CopilotVscode, native);
     meta.cwd = workspace_cwd(path).or_else(|| root.get("workingDirectory").and_then(uri_to_path));
-    let (session, notes) = build_session(meta, root, &path.display().to_string(), out);
+    let (mut session, notes) = build_session(meta, root, &path.display().to_string(), out);
     out.notes.extend(notes);
+    attach_editing_session(path, root, &mut session, &mut out.notes);
     out.sessions.push(session);
 }
 

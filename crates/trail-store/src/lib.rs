@@ -160,8 +160,7 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         text::register_functions(&conn)?;
         schema::check_version(&conn, path)?;
-        // Memory-mapped reads: a search reads many pages of messages (tool outputs spill into
-        // overflow pages), and through `pread` a third of its time was the kernel copying them.
+        // Memory-mapped reads (see `Store::map_for_reading`).
         conn.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824;")?;
         search_db::attach(&conn, path, search_db::Attach::Read)?;
         Ok(Store {
@@ -216,6 +215,21 @@ fn attach_search(conn: &Connection, path: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+impl Store {
+    /// Reads the store and its search database through memory maps (1 GiB of address space
+    /// each) instead of `pread`: a search reads many pages of messages (tool outputs spill
+    /// into overflow pages), and a third of its time was the kernel copying them. For handles
+    /// that mostly read (the query layer's); the indexer keeps `pread`, so that the pages it
+    /// touches do not count in its resident memory.
+    pub fn map_for_reading(&self) -> Result<()> {
+        self.conn.execute_batch(
+            "PRAGMA main.mmap_size = 1073741824;
+             PRAGMA search.mmap_size = 1073741824;",
+        )?;
+        Ok(())
+    }
 }
 
 fn configure(conn: &Connection) -> Result<()> {

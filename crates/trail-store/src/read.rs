@@ -540,6 +540,9 @@ impl Store {
     /// Returns the tool calls of session `id` (main chain, in order) that may have changed a
     /// file, with whether their result was an error: what `trail diff` rebuilds edits from.
     /// `names` are the tool names to read (every format's edit tools); `turn` keeps one turn.
+    /// The call is found by its id and position (the `(session_id, tool_call_id)` index): by
+    /// position alone, every call of the session was scanned for each (quadratic). A call with
+    /// no id has no result row either, so nothing is lost.
     pub fn edit_calls(
         &self,
         id: &str,
@@ -550,7 +553,8 @@ impl Store {
             "SELECT m.seq, m.tool_name, m.tool_input, m.turn_index, m.timestamp,
                     COALESCE(tc.is_error, 0), r.tool_output
              FROM messages m
-             LEFT JOIN tool_calls tc ON tc.session_id = m.session_id AND tc.call_seq = m.seq
+             LEFT JOIN tool_calls tc ON tc.session_id = m.session_id
+                  AND tc.tool_call_id = m.tool_call_id AND tc.call_seq = m.seq
              LEFT JOIN messages r ON r.session_id = m.session_id AND r.seq = tc.result_seq
              WHERE m.session_id = ?1 AND m.kind = 'tool_call' AND m.on_main_chain = 1
                AND (m.tool_name IN (SELECT value FROM json_each(?2))
@@ -593,10 +597,9 @@ impl Store {
             })
             .collect();
         let snapshots = self.file_snapshots(id)?;
-        let diff = trail_diff::build(&calls, &snapshots);
         Ok(match turn {
-            Some(t) => diff.only_turn(t),
-            None => diff,
+            Some(t) => trail_diff::build_turn(&calls, &snapshots, t),
+            None => trail_diff::build(&calls, &snapshots),
         })
     }
 

@@ -890,7 +890,7 @@ mod tests {
     }
 
     /// A store of version 7 (escapes in its full-text indexes, both in the store's own file)
-    /// opens as a current one: migration 8 fixes the escapes, migration 15 drops the store's
+    /// opens as a current one: migration 8 fixes the escapes, migration 14 drops the store's
     /// full-text tables, and the first open builds the search database from the store's rows.
     #[test]
     fn a_version_7_store_is_upgraded_and_its_search_database_built() {
