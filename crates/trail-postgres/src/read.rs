@@ -31,7 +31,7 @@ pub struct TeamScope {
 }
 
 /// Matching turns a team-store search reads off the GIN index and ranks (see `search`).
-const RANKED_TURNS: usize = 2000;
+const RANKED_TURNS: usize = 500;
 
 /// The role `trail sql` runs as on the server: it may only SELECT (docs/team.md).
 pub const READER_ROLE: &str = "trail_reader";
@@ -351,7 +351,9 @@ impl RemoteBackend for PgBackend {
         // `ts_rank` and the local column weights, and sorted. Below the cap, which is nearly
         // every query, the ranking is exact; above it, the hits are the best of the turns read
         // and the answer says so (`capped`). `ts_rank` reads each turn's whole vector: ranking
-        // all 10,000 turns of a near-stopword took 180 ms on the 1 GiB team store.
+        // all 10,000 turns of a near-stopword took 180 ms on the 1 GiB team store, 2,000 of
+        // them 70 ms, 500 of them 28 ms (the p50 of bench/postgres.py's queries, process
+        // included).
         let order = match o.sort {
             SearchSort::Relevance => "score DESC, c.session_id DESC, c.turn_index DESC",
             SearchSort::Recent => "c.at DESC, c.session_id DESC, c.turn_index DESC",

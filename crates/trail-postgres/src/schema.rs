@@ -11,6 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_team_store.sql"),
     include_str!("../migrations/0002_turn_search.sql"),
     include_str!("../migrations/0003_file_snapshots.sql"),
+    include_str!("../migrations/0004_message_turn_index.sql"),
 ];
 
 /// The schema version this build reads and writes.
