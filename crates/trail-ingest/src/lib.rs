@@ -34,8 +34,12 @@ const BATCH_BYTES: usize = 48 << 20;
 const BATCH_FILES: usize = 512;
 /// ...or when it has waited this long.
 const BATCH_AGE: Duration = Duration::from_millis(1500);
-/// Parsed files waiting for the writer (bounds memory).
-const CHANNEL_DEPTH: usize = 2;
+/// Parsed files waiting for the writer are bounded by their text (bounds memory): a bound by
+/// count (it was 2) kept the parsers in step with the writer on small files, so whenever the
+/// scheduler gave the writer's core to another thread the writer then waited for parsed files
+/// (2.5 s of a 12 s index of the 1 GiB corpus). A file larger than the bound still passes,
+/// alone.
+const PARSED_BYTES_IN_FLIGHT: usize = 40 << 20;
 /// Batches of full-text rows waiting for the search database's writer.
 const SEARCH_DEPTH: usize = 2;
 /// Appendable logs are parsed this many bytes at a time, each piece written as it comes, so a
@@ -415,7 +419,9 @@ fn index_candidates(
 
     // Parse in parallel, write the store on this thread and the search database on another
     // (two SQLite files: two writers at once).
-    let (tx, rx) = crossbeam_channel::bounded::<Parsed>(CHANNEL_DEPTH);
+    let (tx, rx) = crossbeam_channel::unbounded::<Parsed>();
+    let in_flight = InFlight::new(PARSED_BYTES_IN_FLIGHT);
+    let in_flight = &in_flight;
     let sources_ref = sources;
     let chunk = options.chunk_bytes.unwrap_or(CHUNK_BYTES).max(1);
     let mut write_result: Result<(), IngestError> = Ok(());
@@ -428,6 +434,8 @@ fn index_candidates(
         Some(SearchWriter::open(store.path())?)
     };
     let mut search_result: Result<(), IngestError> = Ok(());
+    // The store's WAL is checkpointed on a thread of its own while this one writes.
+    let checkpoints = store.checkpoint_in_background()?;
     let mut timing = Timing::default();
     let process_cpu = cpu_time(false);
     let writer_cpu = cpu_time(true);
@@ -439,7 +447,9 @@ fn index_candidates(
                 .with_max_len(1)
                 .for_each_with(tx, |tx, item| {
                     // A failed send means the writer stopped (error): nothing more to do.
-                    parse_one(sources_ref, item, chunk, &mut |parsed| {
+                    parse_one(sources_ref, item, chunk, &mut |mut parsed| {
+                        parsed.weight = record_weight(&parsed.record);
+                        in_flight.take(parsed.weight);
                         tx.send(parsed).is_ok()
                     });
                 });
@@ -482,9 +492,11 @@ fn index_candidates(
             mut record,
             bytes_read,
             first_piece,
+            weight,
         } in rx.iter()
         {
             timing.parse_wait += waited.elapsed();
+            in_flight.give_back(weight);
             if write_result.is_err() {
                 waited = Instant::now();
                 continue;
@@ -524,7 +536,7 @@ fn index_candidates(
                     }
                 }
             }
-            batch_bytes += record_weight(&record);
+            batch_bytes += weight;
             if batch.is_empty() {
                 batch_started = Instant::now();
             }
@@ -540,6 +552,11 @@ fn index_candidates(
                     .extend(batch.iter().map(|r| r.path.clone()));
                 match store.write_batch_deferred(std::mem::take(&mut batch)) {
                     Ok((s, search)) => {
+                        if let Some(c) = &checkpoints {
+                            let t = Instant::now();
+                            c.committed();
+                            timing.checkpoint_wait += t.elapsed();
+                        }
                         stats.add(s);
                         summary
                             .written
@@ -562,6 +579,11 @@ fn index_candidates(
                 .extend(batch.iter().map(|r| r.path.clone()));
             match store.write_batch_deferred(batch) {
                 Ok((s, search)) => {
+                    if let Some(c) = &checkpoints {
+                        let t = Instant::now();
+                        c.committed();
+                        timing.checkpoint_wait += t.elapsed();
+                    }
                     stats.add(s);
                     summary
                         .written
@@ -595,6 +617,11 @@ fn index_candidates(
         summary.messages += stats.messages;
         summary.files_concurrent += stats.files_stale;
     });
+    if let Some(c) = checkpoints {
+        let t = Instant::now();
+        c.finish(store)?;
+        timing.checkpoint_tail = t.elapsed();
+    }
     let since = |now: Option<Duration>, then: Option<Duration>| {
         now.zip(then)
             .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a))
@@ -610,6 +637,8 @@ fn index_candidates(
         search_ms = timing.search.as_millis() as u64,
         search_wait_ms = timing.search_wait.as_millis() as u64,
         search_tail_ms = timing.search_tail.as_millis() as u64,
+        checkpoint_wait_ms = timing.checkpoint_wait.as_millis() as u64,
+        checkpoint_tail_ms = timing.checkpoint_tail.as_millis() as u64,
         total_ms = started.elapsed().as_millis() as u64,
         "index written"
     );
@@ -650,6 +679,10 @@ struct Timing {
     search_wait: Duration,
     /// Waiting for the search database's writer after the last batch.
     search_tail: Duration,
+    /// The store's writer waiting for the background checkpoints to catch up...
+    checkpoint_wait: Duration,
+    /// ...and for the last one, after the last batch.
+    checkpoint_tail: Duration,
     /// CPU time of the store's writer thread, of the search database's, of the whole process.
     writer_cpu: Duration,
     search_cpu: Duration,
@@ -722,6 +755,50 @@ struct Parsed {
     bytes_read: u64,
     /// The first piece of its file (later pieces continue it and are not counted again).
     first_piece: bool,
+    /// The record's text in bytes ([`record_weight`]), set before it is sent.
+    weight: usize,
+}
+
+/// The bytes of parsed records on their way to the writer, bounded: a parser waits while the
+/// records not yet taken by the writer hold `limit` bytes (a record larger than that passes
+/// when nothing else is waiting).
+struct InFlight {
+    limit: usize,
+    bytes: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+impl InFlight {
+    fn new(limit: usize) -> InFlight {
+        InFlight {
+            limit,
+            bytes: std::sync::Mutex::new(0),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn take(&self, weight: usize) {
+        let mut bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *bytes > 0 && *bytes + weight > self.limit {
+            bytes = self
+                .freed
+                .wait(bytes)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *bytes += weight;
+    }
+
+    fn give_back(&self, weight: usize) {
+        let mut bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *bytes = bytes.saturating_sub(weight);
+        self.freed.notify_all();
+    }
 }
 
 /// Parses one file, in pieces of `chunk` bytes for appendable formats, handing each piece to
@@ -751,6 +828,7 @@ fn parse_one(
             record,
             bytes_read: 0,
             first_piece: true,
+            weight: 0,
         });
         return;
     };
@@ -782,6 +860,7 @@ fn parse_one(
                     record,
                     bytes_read: 0,
                     first_piece,
+                    weight: 0,
                 });
                 return;
             }
@@ -814,6 +893,7 @@ fn parse_one(
             record,
             bytes_read: p.bytes_read,
             first_piece,
+            weight: 0,
         });
         match next {
             Some(n) if sent => {

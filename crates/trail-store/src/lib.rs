@@ -7,6 +7,7 @@
 //! leaves the last committed state.
 
 mod block_anchor;
+mod checkpoint;
 mod export;
 mod forget;
 mod history;
@@ -26,6 +27,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 pub use block_anchor::BlockAnchor;
+pub use checkpoint::BackgroundCheckpoints;
 pub use export::{ExportMessage, ToolResultRow};
 pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
