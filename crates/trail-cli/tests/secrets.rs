@@ -129,3 +129,61 @@ fn issue_15_planted_secrets_are_absent_from_every_export_format() {
         leaks.join("\n")
     );
 }
+
+/// Issue 20: `trail forget` removes a session for good, from the bytes of the store's files
+/// too (SQLite's freed pages, the full-text segments and the write-ahead logs kept them).
+#[test]
+fn a_forgotten_session_leaves_no_byte_of_its_text_in_the_store_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = home.join(".claude/projects/-home-dev-forget");
+    std::fs::create_dir_all(&project).unwrap();
+    let secret = "zq7forgettablewordxv";
+    let kept = "11111111-2222-4333-8444-555555555555";
+    let gone = "66666666-7777-4888-8999-aaaaaaaaaaaa";
+    for (id, word) in [(kept, "keptwordalpha"), (gone, secret)] {
+        let prompt = format!("Please look at {word} in the config");
+        let output = format!("line with {word}\n").repeat(400);
+        let jsonl = claude_session(
+            id,
+            None,
+            "/home/dev/forget",
+            "main",
+            &[Exchange {
+                prompt: &prompt,
+                answer: &format!("The {word} setting is fine."),
+                command: &format!("grep -r {word} ."),
+                output: &output,
+                output_is_error: false,
+            }],
+        );
+        std::fs::write(project.join(format!("{id}.jsonl")), jsonl).unwrap();
+    }
+    let store = dir.path().join("trail.db");
+    assert_eq!(run(trail(&home, &store).arg("index")).0, 0);
+    let search = dir.path().join("trail.db-search");
+    let holds = |word: &str| {
+        [&store, &search].iter().any(|p| {
+            let mut files = vec![p.to_path_buf()];
+            files.push(
+                p.with_file_name(format!("{}-wal", p.file_name().unwrap().to_string_lossy())),
+            );
+            files.iter().any(|f| {
+                std::fs::read(f).is_ok_and(|b| b.windows(word.len()).any(|w| w == word.as_bytes()))
+            })
+        })
+    };
+    assert!(holds(secret), "the text is stored before the forget");
+
+    let (code, out, err) = run(trail(&home, &store).args(["forget", gone]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        !holds(secret),
+        "a forgotten session's words remain in the store's files"
+    );
+    assert!(holds("keptwordalpha"), "the other session stays");
+    let (code, _, _) = run(trail(&home, &store).args(["search", "keptwordalpha"]));
+    assert_eq!(code, 0, "the kept session is still found");
+    let (code, _, _) = run(trail(&home, &store).args(["search", secret]));
+    assert_eq!(code, 1, "the forgotten one is not");
+}

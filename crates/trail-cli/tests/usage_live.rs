@@ -243,6 +243,11 @@ fn usage_by_block_active_and_watch() {
         "{out}"
     );
     assert!(out.contains("└ claude-sonnet-4-5-20250929"), "{out}");
+
+    // Under day buckets (short keys) a model's row is not cut to the date's width.
+    let (_, out, _) = usage(&["--by", "day", "--breakdown"]);
+    assert!(out.contains("└ claude-sonnet-4-5-20250929 "), "{out}");
+    assert!(!out.contains('…'), "{out}");
 }
 
 #[test]

@@ -285,6 +285,27 @@ fn why_names_the_session_behind_a_line() {
     assert_eq!(touches[1]["action"], "edit");
     assert_eq!(touches[0]["commits"][0], &sha[..10]);
 
+    // A line of a file that is gone from disk cannot be blamed: the answer is still the
+    // file's history, with the reason, not a git error.
+    std::fs::remove_file(&file).unwrap();
+    let target = format!("{}:2", file.display());
+    let (code, out, err) = run(trail(&home, &store).args(["why", &target, "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["blame"].is_null());
+    assert!(
+        v["blame_unavailable"]
+            .as_str()
+            .unwrap()
+            .contains("is not a file on this machine"),
+        "{out}"
+    );
+    assert_eq!(v["history"]["touches"].as_array().unwrap().len(), 2);
+    let (code, out, _) = run(trail(&home, &store).args(["why", &target]));
+    assert_eq!(code, 0);
+    assert!(out.contains("the file's history follows"), "{out}");
+    assert!(out.contains("Make it retry three times"), "{out}");
+
     // A file nobody touched: exit 1 and says so.
     let other = repo.join("README.md");
     std::fs::write(&other, "x\n").unwrap();

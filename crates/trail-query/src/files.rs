@@ -77,6 +77,10 @@ pub struct Why {
     /// What a session did to the file, as `trail diff` shows it: the verdict's session, or
     /// else the newest session that edited or wrote it (when its records show the change).
     pub change: Option<WhyChange>,
+    /// Why a line was asked about but could not be blamed (the file is not on this machine,
+    /// not in a git repository, or has fewer lines): the history is still the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blame_unavailable: Option<String>,
 }
 
 /// One session's changes to the file `why` was asked about.
@@ -124,6 +128,7 @@ impl Query {
                 blame: None,
                 verdict: None,
                 change,
+                blame_unavailable: None,
             });
         };
         // A line's verdict may rest on an edit older than the newest `limit` touches.
@@ -131,13 +136,34 @@ impl Query {
             limit: r.limit.max(200),
             ..r.clone()
         })?;
-        let absolute = history.absolute.clone().ok_or_else(|| {
-            QueryError::Git(format!(
+        let blame = match &history.absolute {
+            Some(absolute) if Path::new(absolute).is_file() => {
+                blame_line(Path::new(absolute), line)
+            }
+            _ => Err(QueryError::Git(format!(
                 "{} is not a file on this machine, so no line of it can be blamed",
                 r.path
-            ))
-        })?;
-        let blame = blame_line(Path::new(&absolute), line)?;
+            ))),
+        };
+        // A line that cannot be blamed still leaves the file's history to answer with.
+        let blame = match blame {
+            Ok(blame) => blame,
+            Err(QueryError::Git(reason)) => {
+                let mut history = history;
+                let change = self.change_to(&history, None)?;
+                history
+                    .touches
+                    .truncate(if r.limit == 0 { 50 } else { r.limit });
+                return Ok(Why {
+                    history,
+                    blame: None,
+                    verdict: None,
+                    change,
+                    blame_unavailable: Some(reason),
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let mut verdict = None;
         if let Some(commit) = &blame.commit {
             let referencing = self
@@ -179,6 +205,7 @@ impl Query {
             blame: Some(blame),
             verdict,
             change,
+            blame_unavailable: None,
         })
     }
 

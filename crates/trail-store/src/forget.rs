@@ -80,7 +80,46 @@ impl Store {
 
     /// Removes sessions `ids` (full ids) with everything stored under them, and leaves a
     /// tombstone for each, in one transaction: a killed `forget` changes nothing.
+    ///
+    /// For good, on disk too: a session is forgotten because it holds something it must not,
+    /// so what SQLite frees is overwritten with zeros (`secure_delete`), the full-text indexes
+    /// are rewritten without the forgotten turns' words (a delete there only marks them), and
+    /// both write-ahead logs, which hold earlier images of the pages, are emptied.
     pub fn forget(&mut self, ids: &[String], at: &str) -> Result<Vec<Forgotten>> {
+        self.conn.execute_batch(
+            "PRAGMA main.secure_delete = ON;
+             PRAGMA search.secure_delete = ON;",
+        )?;
+        let out = self.forget_rows(ids, at);
+        let purged = out.is_ok().then(|| self.purge_freed());
+        self.conn.execute_batch(
+            "PRAGMA main.secure_delete = OFF;
+             PRAGMA search.secure_delete = OFF;",
+        )?;
+        if let Some(purged) = purged {
+            purged?;
+        }
+        out
+    }
+
+    /// Rewrites the full-text indexes (merging every segment drops the deleted turns' words)
+    /// and empties both logs into the files they belong to.
+    fn purge_freed(&self) -> Result<()> {
+        self.conn.execute_batch(
+            "INSERT INTO search.turn_search (turn_search) VALUES ('optimize');
+             INSERT INTO search.search_index (search_index) VALUES ('optimize');",
+        )?;
+        for schema in ["main", "search"] {
+            self.conn.query_row(
+                &format!("PRAGMA {schema}.wal_checkpoint(TRUNCATE)"),
+                [],
+                |_| Ok(()),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn forget_rows(&mut self, ids: &[String], at: &str) -> Result<Vec<Forgotten>> {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;

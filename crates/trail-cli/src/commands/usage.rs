@@ -9,6 +9,9 @@ use crate::error::CliResult;
 use crate::output::{fit, Style};
 use crate::Ctx;
 
+/// What stands before a model's row under its bucket (`--breakdown`).
+const BREAKDOWN_INDENT: &str = "  └ ";
+
 /// The filter every report takes.
 #[derive(Debug, Clone, clap::Args)]
 pub struct FilterArgs {
@@ -143,10 +146,18 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         ctx.ui.status("No usage in this range.");
         return Ok(0);
     }
+    // Breakdown rows (`  └ model`) share the key column, so they count for its width.
     let width = report
         .rows
         .iter()
         .map(|r| key_text(r, by).chars().count())
+        .chain(
+            report
+                .rows
+                .iter()
+                .flat_map(|r| &r.breakdown)
+                .map(|sub| sub.key.chars().count() + BREAKDOWN_INDENT.chars().count()),
+        )
         .max()
         .unwrap_or(5)
         .max(usage_key_label(&report).chars().count())
@@ -204,7 +215,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         let text = line(r, &key_text(r, by));
         ctx.ui.line(&text)?;
         for sub in &r.breakdown {
-            let text = line(sub, &format!("  └ {}", sub.key));
+            let text = line(sub, &format!("{BREAKDOWN_INDENT}{}", sub.key));
             ctx.ui.line(&ctx.ui.paint(Style::Dim, &text))?;
         }
     }

@@ -73,6 +73,12 @@ fn print(ctx: &mut Ctx, why: &Why, path: &str) -> CliResult {
         head.push_str(&ui.paint(Style::Dim, &format!("  ({r})")));
     }
     ui.line(&head)?;
+    if let Some(reason) = &why.blame_unavailable {
+        ui.line(&ui.paint(
+            Style::Dim,
+            &format!("{}; the file's history follows.", output::one_line(reason)),
+        ))?;
+    }
     if let Some(b) = &why.blame {
         ui.line(&format!(
             "line {}: {}",
