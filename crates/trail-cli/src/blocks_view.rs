@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use trail_report::blocks::{Block, BlocksReport};
-use trail_report::markdown::{hours_minutes, thousands, usd};
+use trail_report::markdown::{self, hours_minutes, thousands, usd, Emphasis};
 use trail_report::{BlockOptions, DayZone, Filter};
 use trail_store::Store;
 
@@ -148,89 +148,20 @@ pub fn active_lines(ui: &Ui, r: &BlocksReport, budget: Option<f64>) -> Vec<Strin
 }
 
 fn block_detail(ui: &Ui, r: &BlocksReport, b: &Block, budget: Option<f64>) -> Vec<String> {
-    let mut out = Vec::new();
-    let s = &b.sums;
-    let left = b
-        .projection
-        .as_ref()
-        .map(|p| hours_minutes(p.remaining_minutes))
-        .unwrap_or_else(|| "-".into());
-    let now_local = DayZone::parse(&r.time_zone)
-        .ok()
-        .and_then(|z| z.minute_of(&r.now))
-        .unwrap_or_else(|| r.now.clone());
-    out.push(format!(
-        "Block     {} – {}, {left} left (now {})",
-        b.start_local,
-        b.end_local.get(11..).unwrap_or(&b.end_local),
-        now_local.get(11..).unwrap_or(&now_local)
-    ));
-    out.push(format!(
-        "Cost      {}",
-        ui.paint(Style::Bold, &cost_text(s.cost_usd, s.unpriced_requests))
-    ));
-    if let Some(budget) = budget.filter(|b| *b > 0.0) {
-        let percent = s.cost_usd / budget * 100.0;
-        let style = match percent {
-            p if p >= 100.0 => Style::Red,
-            p if p >= 80.0 => Style::Yellow,
-            _ => Style::Green,
-        };
-        out.push(format!(
-            "Budget    {} of {} ({})",
-            usd(s.cost_usd),
-            usd(budget),
-            ui.paint(style, &format!("{percent:.0}%"))
-        ));
-    }
-    out.push(format!(
-        "Tokens    {} ({} requests: input {}, output {}, cache write {}, cache read {})",
-        thousands(s.total_tokens),
-        thousands(s.requests),
-        thousands(s.input_tokens),
-        thousands(s.output_tokens),
-        thousands(s.cache_creation_tokens),
-        thousands(s.cache_read_tokens)
-    ));
-    if let Some(rate) = &b.burn_rate {
-        let window = |ts: &str| {
-            DayZone::parse(&r.time_zone)
-                .ok()
-                .and_then(|z| z.minute_of(ts))
-                .and_then(|m| m.get(11..).map(str::to_string))
-                .unwrap_or_else(|| ts.to_string())
-        };
-        out.push(format!(
-            "Burn      {}/h, {} tokens/min (last {} min, {}–{})",
-            usd(rate.cost_per_hour_usd),
-            thousands(rate.tokens_per_minute.round() as i64),
-            rate.window_minutes,
-            window(&rate.since),
-            window(&rate.until)
-        ));
-    }
-    if let Some(p) = &b.projection {
-        out.push(format!(
-            "Projected {} and {} tokens by {} if this rate holds",
-            usd(p.cost_usd),
-            thousands(p.total_tokens),
-            b.end_local.get(11..).unwrap_or(&b.end_local)
-        ));
-    }
-    out.push(format!("Models    {}", b.models.join(", ")));
-    for m in &b.breakdown {
-        out.push(ui.paint(
-            Style::Dim,
-            &format!(
-                "  └ {}: {}, {} tokens, {} requests",
-                m.model,
-                cost_text(m.sums.cost_usd, m.sums.unpriced_requests),
-                thousands(m.sums.total_tokens),
-                thousands(m.sums.requests)
-            ),
-        ));
-    }
-    out
+    markdown::block_detail(r, b, budget)
+        .into_iter()
+        .map(|l| {
+            let style = match l.emphasis {
+                Emphasis::Plain => return format!("{}{}", l.label, l.value),
+                Emphasis::Strong => Style::Bold,
+                Emphasis::Good => Style::Green,
+                Emphasis::Warn => Style::Yellow,
+                Emphasis::Alert => Style::Red,
+                Emphasis::Dim => return ui.paint(Style::Dim, &format!("{}{}", l.label, l.value)),
+            };
+            format!("{}{}", l.label, ui.paint(style, &l.value))
+        })
+        .collect()
 }
 
 /// `--watch` settings.

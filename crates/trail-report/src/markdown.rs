@@ -578,3 +578,155 @@ pub fn improve_prompt(r: &ImproveReport) -> String {
          prevents. Skip findings no instruction can fix (API outages).\n\n```json\n{data}\n```\n"
     )
 }
+
+/// How a line of a block's detail wants to be shown (each frontend picks its colours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emphasis {
+    Plain,
+    /// The figure a reader looks for first (the block's cost).
+    Strong,
+    /// Under 80 % of the budget.
+    Good,
+    /// 80 % of the budget or more.
+    Warn,
+    /// The budget is spent.
+    Alert,
+    /// Per-model rows under the block.
+    Dim,
+}
+
+/// One line of a block's detail: a label padded to 10 columns (empty for per-model rows), the
+/// value, and how the value wants to be shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetailLine {
+    pub label: &'static str,
+    pub value: String,
+    pub emphasis: Emphasis,
+}
+
+impl DetailLine {
+    fn new(label: &'static str, value: String, emphasis: Emphasis) -> DetailLine {
+        DetailLine {
+            label,
+            value,
+            emphasis,
+        }
+    }
+}
+
+/// The active block's figures as `trail usage --active`, its live view and the TUI's usage
+/// panel show them: time left, cost (against `budget`), tokens, burn rate, projection, models.
+pub fn block_detail(
+    r: &crate::BlocksReport,
+    b: &crate::blocks::Block,
+    budget: Option<f64>,
+) -> Vec<DetailLine> {
+    use crate::zone::DayZone;
+    let mut out = Vec::new();
+    let s = &b.sums;
+    let cost =
+        |cost: f64, unpriced: i64| format!("{}{}", usd(cost), if unpriced > 0 { "*" } else { "" });
+    let left = b
+        .projection
+        .as_ref()
+        .map(|p| hours_minutes(p.remaining_minutes))
+        .unwrap_or_else(|| "-".into());
+    let zone = DayZone::parse(&r.time_zone).ok();
+    let local = |ts: &str| {
+        zone.as_ref()
+            .and_then(|z| z.minute_of(ts))
+            .unwrap_or_else(|| ts.to_string())
+    };
+    let clock = |ts: &str| {
+        local(ts)
+            .get(11..)
+            .map(str::to_string)
+            .unwrap_or_else(|| ts.to_string())
+    };
+    out.push(DetailLine::new(
+        "Block     ",
+        format!(
+            "{} – {}, {left} left (now {})",
+            b.start_local,
+            b.end_local.get(11..).unwrap_or(&b.end_local),
+            clock(&r.now)
+        ),
+        Emphasis::Plain,
+    ));
+    out.push(DetailLine::new(
+        "Cost      ",
+        cost(s.cost_usd, s.unpriced_requests),
+        Emphasis::Strong,
+    ));
+    if let Some(budget) = budget.filter(|b| *b > 0.0) {
+        let percent = s.cost_usd / budget * 100.0;
+        let emphasis = match percent {
+            p if p >= 100.0 => Emphasis::Alert,
+            p if p >= 80.0 => Emphasis::Warn,
+            _ => Emphasis::Good,
+        };
+        out.push(DetailLine::new(
+            "Budget    ",
+            format!("{} of {} ({percent:.0}%)", usd(s.cost_usd), usd(budget)),
+            emphasis,
+        ));
+    }
+    out.push(DetailLine::new(
+        "Tokens    ",
+        format!(
+            "{} ({} requests: input {}, output {}, cache write {}, cache read {})",
+            thousands(s.total_tokens),
+            thousands(s.requests),
+            thousands(s.input_tokens),
+            thousands(s.output_tokens),
+            thousands(s.cache_creation_tokens),
+            thousands(s.cache_read_tokens)
+        ),
+        Emphasis::Plain,
+    ));
+    if let Some(rate) = &b.burn_rate {
+        out.push(DetailLine::new(
+            "Burn      ",
+            format!(
+                "{}/h, {} tokens/min (last {} min, {}–{})",
+                usd(rate.cost_per_hour_usd),
+                thousands(rate.tokens_per_minute.round() as i64),
+                rate.window_minutes,
+                clock(&rate.since),
+                clock(&rate.until)
+            ),
+            Emphasis::Plain,
+        ));
+    }
+    if let Some(p) = &b.projection {
+        out.push(DetailLine::new(
+            "Projected ",
+            format!(
+                "{} and {} tokens by {} if this rate holds",
+                usd(p.cost_usd),
+                thousands(p.total_tokens),
+                b.end_local.get(11..).unwrap_or(&b.end_local)
+            ),
+            Emphasis::Plain,
+        ));
+    }
+    out.push(DetailLine::new(
+        "Models    ",
+        b.models.join(", "),
+        Emphasis::Plain,
+    ));
+    for m in &b.breakdown {
+        out.push(DetailLine::new(
+            "",
+            format!(
+                "  └ {}: {}, {} tokens, {} requests",
+                m.model,
+                cost(m.sums.cost_usd, m.sums.unpriced_requests),
+                thousands(m.sums.total_tokens),
+                thousands(m.sums.requests)
+            ),
+            Emphasis::Dim,
+        ));
+    }
+    out
+}

@@ -25,6 +25,8 @@ fn main() -> anyhow::Result<()> {
         keys: Keymap::default(),
         clock: None,
         continue_homes: Default::default(),
+        prices: trail_report::PriceTable::shipped().clone(),
+        block_budget_usd: None,
     };
     let mut firsts = Vec::new();
     let mut keys = Vec::new();

@@ -126,18 +126,36 @@ pub enum Overlay {
     ContinueTarget,
 }
 
-/// What a session changed, laid out as lines for the diff view.
-pub struct DiffView {
-    pub id: String,
+/// A full-screen view of lines over the list or a transcript: what a session changed (the
+/// diff key) or the active 5-hour block (the usage key). Esc closes it.
+pub struct Panel {
+    pub kind: PanelKind,
+    /// The header line's subject (a session id, or what the usage panel shows).
+    pub title: String,
     /// Each line and what it is.
-    pub lines: Vec<(DiffLine, String)>,
+    pub lines: Vec<(PanelLine, String)>,
     /// The first line on screen.
     pub offset: usize,
 }
 
-/// What a line of the diff view is (it picks the colour).
+/// `estimate from local logs: ...` as the first words of a line.
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// Which panel is open (its key closes it, or refreshes the usage panel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DiffLine {
+pub enum PanelKind {
+    Diff,
+    Usage,
+}
+
+/// What a line of a panel is (it picks the colour).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanelLine {
     File,
     Change,
     Header,
@@ -146,47 +164,90 @@ pub enum DiffLine {
     Removed,
     Context,
     Note,
+    Strong,
+    Warn,
+    Alert,
 }
 
-impl DiffView {
+impl Panel {
+    /// Lays out the active 5-hour block as `trail usage --active` prints it, with `budget`
+    /// (the config file's `usage.block_budget_usd`).
+    pub fn usage(r: &trail_report::BlocksReport, budget: Option<f64>) -> Panel {
+        use trail_report::markdown::{block_detail, Emphasis};
+        let mut lines = vec![
+            (
+                PanelLine::Strong,
+                format!("Active 5-hour block ({})", r.time_zone),
+            ),
+            (PanelLine::Note, format!("{}.", capitalized(r.estimate))),
+            (PanelLine::Context, String::new()),
+        ];
+        match r.active() {
+            None => lines.push((
+                PanelLine::Context,
+                "No active block: no request in the last 5 hours.".to_string(),
+            )),
+            Some(b) => {
+                for l in block_detail(r, b, budget) {
+                    let kind = match l.emphasis {
+                        Emphasis::Plain => PanelLine::Context,
+                        Emphasis::Strong => PanelLine::Strong,
+                        Emphasis::Good => PanelLine::Added,
+                        Emphasis::Warn => PanelLine::Warn,
+                        Emphasis::Alert => PanelLine::Alert,
+                        Emphasis::Dim => PanelLine::Note,
+                    };
+                    lines.push((kind, format!("{}{}", l.label, l.value)));
+                }
+            }
+        }
+        Panel {
+            kind: PanelKind::Usage,
+            title: "Usage".to_string(),
+            lines,
+            offset: 0,
+        }
+    }
+
     /// Lays out a session's changes as `trail diff` prints them.
-    pub fn new(id: String, diff: &trail_query::SessionDiff) -> DiffView {
+    pub fn new(id: String, diff: &trail_query::SessionDiff) -> Panel {
         let mut lines = Vec::new();
         if diff.files.is_empty() {
             lines.push((
-                DiffLine::Note,
+                PanelLine::Note,
                 "This session changed no file that its records show.".to_string(),
             ));
         }
         for f in &diff.files {
             lines.push((
-                DiffLine::File,
+                PanelLine::File,
                 format!("{}  +{} -{}", f.path, f.added, f.removed),
             ));
             for c in &f.changes {
                 lines.push((
-                    DiffLine::Change,
+                    PanelLine::Change,
                     format!("  {}", trail_render::change_heading(c)),
                 ));
                 for l in c.diff.lines() {
                     let kind = if l.starts_with("+++") || l.starts_with("---") {
-                        DiffLine::Header
+                        PanelLine::Header
                     } else if l.starts_with('+') {
-                        DiffLine::Added
+                        PanelLine::Added
                     } else if l.starts_with('-') {
-                        DiffLine::Removed
+                        PanelLine::Removed
                     } else if l.starts_with("@@") {
-                        DiffLine::Hunk
+                        PanelLine::Hunk
                     } else {
-                        DiffLine::Context
+                        PanelLine::Context
                     };
                     lines.push((kind, format!("  {l}")));
                 }
             }
-            lines.push((DiffLine::Context, String::new()));
+            lines.push((PanelLine::Context, String::new()));
         }
-        DiffView {
-            id,
+        Panel {
+            kind: PanelKind::Diff,
+            title: id,
             lines,
             offset: 0,
         }
@@ -205,6 +266,8 @@ pub struct App {
     pub store: StoreState,
     export_dir: PathBuf,
     continue_homes: trail_continue::TargetHomes,
+    prices: trail_report::PriceTable,
+    block_budget_usd: Option<f64>,
     requests: Senders,
     gens: Arc<Generations>,
     received: [u64; 3],
@@ -232,8 +295,9 @@ pub struct App {
     pub transcript_turn: Option<Option<i64>>,
     pub transcript_height: usize,
     pub overlay: Overlay,
-    /// What the open transcript's session changed, shown over it (`d`); Esc closes it.
-    pub diff: Option<DiffView>,
+    /// What the open transcript's session changed (`d`), or the usage panel, shown over the
+    /// list or the transcript; Esc closes it.
+    pub panel: Option<Panel>,
     /// A line for the status bar; true when it is an error.
     pub message: Option<(String, bool)>,
     pub quit: bool,
@@ -260,6 +324,8 @@ impl App {
             store,
             export_dir: config.export_dir.clone(),
             continue_homes: config.continue_homes.clone(),
+            prices: config.prices.clone(),
+            block_budget_usd: config.block_budget_usd,
             requests,
             gens,
             received: [0; 3],
@@ -279,7 +345,7 @@ impl App {
             transcript_turn: None,
             transcript_height: 10,
             overlay: Overlay::None,
-            diff: None,
+            panel: None,
             message: None,
             quit: false,
             to_run: None,
@@ -570,12 +636,25 @@ impl App {
                     Err(e) => self.message = Some((e, true)),
                 }
             }
+            Reply::Usage(result) => {
+                self.in_flight = self.in_flight.saturating_sub(1);
+                match result {
+                    Ok(r) => {
+                        self.message = None;
+                        let offset = self.panel.as_ref().map_or(0, |p| p.offset);
+                        let mut panel = Panel::usage(&r, self.block_budget_usd);
+                        panel.offset = offset;
+                        self.panel = Some(panel);
+                    }
+                    Err(e) => self.message = Some((e, true)),
+                }
+            }
             Reply::Diff { id, result } => {
                 self.in_flight = self.in_flight.saturating_sub(1);
                 match result {
                     Ok(d) if self.current_session().as_deref() == Some(id.as_str()) => {
                         self.message = None;
-                        self.diff = Some(DiffView::new(id, &d));
+                        self.panel = Some(Panel::new(id, &d));
                     }
                     Ok(_) => {}
                     Err(e) => self.message = Some((e, true)),
@@ -670,8 +749,16 @@ impl App {
             self.overlay = Overlay::Help;
             return;
         }
-        if self.diff.is_some() {
-            self.on_diff_key(k);
+        // The usage panel opens from anywhere; its key again refreshes it.
+        if self.keys.usage.matches(&k) && self.store == StoreState::Ready {
+            self.in_flight += 1;
+            self.message = Some(("Reading usage…".into(), false));
+            let prices = Box::new(self.prices.clone());
+            self.send(Request::Usage { prices });
+            return;
+        }
+        if self.panel.is_some() {
+            self.on_panel_key(k);
         } else if !self.transcripts.is_empty() {
             self.on_transcript_key(k);
         } else {
@@ -846,10 +933,10 @@ impl App {
     }
 
     /// Keys of the diff view: scroll, and back to the transcript.
-    fn on_diff_key(&mut self, k: KeyEvent) {
+    fn on_panel_key(&mut self, k: KeyEvent) {
         let height = self.transcript_height.max(1);
         let keys = self.keys.clone();
-        let Some(d) = self.diff.as_mut() else {
+        let Some(d) = self.panel.as_mut() else {
             return;
         };
         if keys.top.matches(&k) {
@@ -861,8 +948,8 @@ impl App {
             return;
         }
         match k.code {
-            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Left => self.diff = None,
-            _ if keys.diff.matches(&k) => self.diff = None,
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Left => self.panel = None,
+            _ if d.kind == PanelKind::Diff && keys.diff.matches(&k) => self.panel = None,
             KeyCode::Up | KeyCode::Char('k') => d.scroll(-1, height),
             KeyCode::Down | KeyCode::Char('j') => d.scroll(1, height),
             KeyCode::PageUp => d.scroll(-(height as isize), height),
@@ -878,7 +965,7 @@ impl App {
             MouseEventKind::ScrollDown => WHEEL,
             _ => return,
         };
-        if let Some(d) = self.diff.as_mut() {
+        if let Some(d) = self.panel.as_mut() {
             d.scroll(delta, self.transcript_height);
         } else if let Some(t) = self.transcripts.last_mut() {
             t.scroll_by(delta, self.transcript_height);

@@ -135,6 +135,8 @@ pub struct Keymap {
     pub toggle_all: Key,
     /// Show what the open session changed (`trail diff`).
     pub diff: Key,
+    /// Show the active 5-hour block's usage (`trail usage --active`); again to refresh.
+    pub usage: Key,
     /// Next search match in a transcript.
     pub next_match: Key,
     /// Previous search match in a transcript.
@@ -157,6 +159,7 @@ impl Default for Keymap {
             copy_id: Key::char('y'),
             toggle_all: Key::char('f'),
             diff: Key::char('d'),
+            usage: Key::ctrl('b'),
             next_match: Key::char('n'),
             prev_match: Key::char('N'),
             top: Key::char('g'),
@@ -168,7 +171,7 @@ impl Default for Keymap {
 
 impl Keymap {
     /// The action names the config file may bind.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "scope",
         "resume",
         "continue",
@@ -176,6 +179,7 @@ impl Keymap {
         "copy_id",
         "toggle_all",
         "diff",
+        "usage",
         "next_match",
         "prev_match",
         "top",
@@ -197,6 +201,7 @@ impl Keymap {
                 "copy_id" => &mut k.copy_id,
                 "toggle_all" => &mut k.toggle_all,
                 "diff" => &mut k.diff,
+                "usage" => &mut k.usage,
                 "next_match" => &mut k.next_match,
                 "prev_match" => &mut k.prev_match,
                 "top" => &mut k.top,

@@ -72,6 +72,10 @@ pub struct TuiConfig {
     pub continue_homes: trail_continue::TargetHomes,
     /// A fixed "now" (tests); none: the current time at each query.
     pub clock: Option<Clock>,
+    /// Prices for the usage panel (the shipped table with the config file's overrides).
+    pub prices: trail_report::PriceTable,
+    /// The 5-hour block's budget in dollars (`usage.block_budget_usd`), shown as a percentage.
+    pub block_budget_usd: Option<f64>,
 }
 
 /// How the browser ended.

@@ -28,8 +28,8 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App, now: DateTime<Utc>) {
         Constraint::Length(1),
     ])
     .areas(area);
-    if app.diff.is_some() {
-        draw_diff_view(f, app, top, body);
+    if app.panel.is_some() {
+        draw_panel(f, app, top, body);
     } else if !app.transcripts.is_empty() {
         draw_transcript_view(f, app, top, body);
     } else {
@@ -383,19 +383,24 @@ fn draw_transcript_view(f: &mut Frame<'_>, app: &mut App, top: Rect, body: Rect)
 }
 
 /// What the open session changed: the diff view (`d` in a transcript).
-fn draw_diff_view(f: &mut Frame<'_>, app: &mut App, top: Rect, body: Rect) {
-    use crate::app::DiffLine;
+fn draw_panel(f: &mut Frame<'_>, app: &mut App, top: Rect, body: Rect) {
+    use crate::app::{PanelKind, PanelLine};
     let t = app.theme.clone();
     app.transcript_height = body.height as usize;
-    let Some(d) = app.diff.as_mut() else {
+    let Some(d) = app.panel.as_mut() else {
         return;
     };
     let max = d.lines.len().saturating_sub(body.height as usize);
     d.offset = d.offset.min(max);
-    let header = fit(
-        &format!("Changes · {} · Esc back", one_line(&d.id)),
-        top.width as usize,
-    );
+    let header = match d.kind {
+        PanelKind::Diff => format!("Changes · {} · Esc back", one_line(&d.title)),
+        PanelKind::Usage => format!(
+            "{} · {} refreshes · Esc back",
+            one_line(&d.title),
+            app.keys.usage
+        ),
+    };
+    let header = fit(&header, top.width as usize);
     f.render_widget(Paragraph::new(Span::styled(header, t.accent)), top);
     let lines: Vec<Line<'static>> = d
         .lines
@@ -404,13 +409,16 @@ fn draw_diff_view(f: &mut Frame<'_>, app: &mut App, top: Rect, body: Rect) {
         .take(body.height as usize)
         .map(|(kind, text)| {
             let style = match kind {
-                DiffLine::File => t.bold,
-                DiffLine::Change | DiffLine::Note => t.dim,
-                DiffLine::Header => t.bold,
-                DiffLine::Hunk => t.accent,
-                DiffLine::Added => t.ok,
-                DiffLine::Removed => t.error,
-                DiffLine::Context => Style::default(),
+                PanelLine::File => t.bold,
+                PanelLine::Change | PanelLine::Note => t.dim,
+                PanelLine::Header => t.bold,
+                PanelLine::Hunk => t.accent,
+                PanelLine::Added => t.ok,
+                PanelLine::Removed => t.error,
+                PanelLine::Context => Style::default(),
+                PanelLine::Strong => t.bold,
+                PanelLine::Warn => t.accent,
+                PanelLine::Alert => t.error,
             };
             Line::from(Span::styled(
                 fit(&visible(text), body.width as usize),
@@ -452,7 +460,7 @@ fn draw_status(f: &mut Frame<'_>, app: &App, area: Rect) {
             one_line(m),
             if *err { t.error } else { t.accent },
         ))
-    } else if app.diff.is_some() {
+    } else if app.panel.is_some() {
         Line::from(Span::styled(
             format!(
                 "esc back · up/down pgup/pgdn scroll · {} {} top, bottom",
@@ -544,6 +552,10 @@ pub fn help_lines(app: &App) -> Vec<(String, String)> {
     add(
         k.diff.to_string(),
         "what the session changed, diffs per file",
+    );
+    add(
+        k.usage.to_string(),
+        "usage: the active 5-hour block (again: refresh)",
     );
     add(
         format!("{} {} {} {}", k.next_match, k.prev_match, k.top, k.bottom),

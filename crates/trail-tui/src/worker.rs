@@ -85,6 +85,10 @@ pub enum Request {
         format: Format,
         dir: PathBuf,
     },
+    /// The active 5-hour block, priced with `prices` (the config file's overrides applied).
+    Usage {
+        prices: Box<trail_report::PriceTable>,
+    },
     /// Write the session as a new session of another agent (trail-continue, as `trail resume
     /// --in` does, secrets redacted).
     Continue {
@@ -162,6 +166,7 @@ pub enum Reply {
         id: String,
         result: Result<trail_query::SessionDiff, Failure>,
     },
+    Usage(Result<trail_report::BlocksReport, Failure>),
 }
 
 /// Runs requests until the UI hangs up. `send` wraps each reply into the UI's event type.
@@ -255,6 +260,22 @@ fn answer(query: &Query, clock: &Clock, req: Request) -> Reply {
             result: query.session_diff_of(&id, None).map_err(failure),
             id,
         },
+        Request::Usage { prices } => {
+            let options = trail_report::BlockOptions {
+                breakdown: true,
+                active_only: true,
+            };
+            Reply::Usage(
+                query
+                    .blocks(
+                        &trail_query::ReportFilter::default(),
+                        &prices,
+                        clock,
+                        &options,
+                    )
+                    .map_err(failure),
+            )
+        }
     }
 }
 

@@ -277,3 +277,52 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+/// Issue 19: the usage panel shows the active 5-hour block as `trail usage --active` does,
+/// from the list or a transcript; its key again refreshes it, Esc closes it.
+#[test]
+fn usage_panel_shows_the_active_block() {
+    let (_dir, store) = common::sample_store();
+    let mut cfg = common::config(&store);
+    // An hour after the samples' last request (2026-11-20 14:02 UTC): a block is active.
+    cfg.clock = Some(trail_query::Clock {
+        now: chrono::DateTime::parse_from_rfc3339("2026-11-20T15:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc),
+        zone: trail_report::zone::DayZone::utc(),
+    });
+    let mut t = Headless::new(cfg, 110, 24).unwrap();
+    t.press("ctrl-b");
+    t.settle();
+    let screen = t.screen();
+    for want in [
+        "Usage · ctrl-b refreshes · Esc back",
+        "Active 5-hour block (UTC)",
+        "Estimate from local logs",
+        "Block     2026-11-20 14:00 – 19:00, 4h00m left (now 15:00)",
+        "Budget    $0.00 of $20.00 (0%)",
+        "Tokens    31,172 (4 requests",
+        "└ gemini-2.5-flash: $0.00*, 15,882 tokens, 2 requests",
+    ] {
+        assert!(screen.contains(want), "{want:?} not in\n{screen}");
+    }
+    // Again: refreshed, still open.
+    t.press("ctrl-b");
+    t.settle();
+    assert!(t.screen().contains("Active 5-hour block"), "{}", t.screen());
+    t.press("esc");
+    t.settle();
+    assert!(
+        !t.screen().contains("Active 5-hour block"),
+        "{}",
+        t.screen()
+    );
+
+    // From an open transcript too.
+    t.type_text("units");
+    t.press("enter");
+    t.settle();
+    t.press("ctrl-b");
+    t.settle();
+    assert!(t.screen().contains("Active 5-hour block"), "{}", t.screen());
+}

@@ -32,6 +32,8 @@ pub fn run(ctx: &mut Ctx, _args: Args) -> CliResult<u8> {
         export_dir,
         continue_homes: config::continue_homes(ctx),
         clock: None,
+        prices: ctx.config.price_table(),
+        block_budget_usd: ctx.config.config.usage.block_budget_usd,
     })?;
     Ok(0)
 }

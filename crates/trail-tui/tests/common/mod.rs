@@ -77,6 +77,8 @@ pub fn config(store: &Path) -> TuiConfig {
         keys: Keymap::default(),
         export_dir: store.parent().unwrap().join("exports"),
         clock: Some(clock()),
+        prices: trail_report::PriceTable::shipped().clone(),
+        block_budget_usd: Some(20.0),
         continue_homes: trail_continue::TargetHomes {
             claude_projects: Some(store.parent().unwrap().join("claude").join("projects")),
             codex_home: Some(store.parent().unwrap().join("codex")),
