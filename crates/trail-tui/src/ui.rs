@@ -554,10 +554,6 @@ pub fn help_lines(app: &App) -> Vec<(String, String)> {
         "what the session changed, diffs per file",
     );
     add(
-        k.usage.to_string(),
-        "usage: the active 5-hour block (again: refresh)",
-    );
-    add(
         format!("{} {} {} {}", k.next_match, k.prev_match, k.top, k.bottom),
         "next, previous match; top, bottom",
     );
@@ -576,7 +572,11 @@ pub fn help_lines(app: &App) -> Vec<(String, String)> {
         "export (Markdown or HTML, secrets redacted)",
     );
     add(k.copy_id.to_string(), "show the session's id to copy");
-    add(format!("{} f1", k.help), "this list");
+    // One row for both: the list fills an 80x24 screen.
+    add(
+        format!("{} f1, {}", k.help, k.usage),
+        "this list; usage of the 5-hour block (anywhere)",
+    );
     v
 }
 
