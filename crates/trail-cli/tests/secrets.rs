@@ -186,4 +186,23 @@ fn a_forgotten_session_leaves_no_byte_of_its_text_in_the_store_files() {
     assert_eq!(code, 0, "the kept session is still found");
     let (code, _, _) = run(trail(&home, &store).args(["search", secret]));
     assert_eq!(code, 1, "the forgotten one is not");
+
+    // By folder and by time: a dry run names what would go and changes nothing.
+    let dry = |args: &[&str]| -> Vec<String> {
+        let (code, out, err) = run(trail(&home, &store)
+            .args(["forget", "--dry-run", "--json"])
+            .args(args));
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["forgotten"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(dry(&["--repo", "dev/forget"]), vec![kept.to_string()]);
+    assert_eq!(dry(&["--before", "2000-01-01"]), Vec::<String>::new());
+    assert_eq!(dry(&["--before", "2999-01-01"]), vec![kept.to_string()]);
+    assert!(holds("keptwordalpha"), "a dry run forgets nothing");
 }

@@ -725,6 +725,69 @@ fn the_sql_surface_cannot_write() {
     assert_eq!(v["truncated"], true);
 }
 
+/// Include rules: with `[[sync.include]]` by agent, only that agent's sessions are pushed, and
+/// an exclude rule still wins over an include rule.
+#[test]
+fn only_included_agents_reach_the_server() {
+    let Some(team) = Team::start("only_included_agents_reach_the_server") else {
+        return;
+    };
+    let local = Local::indexed(None);
+    let file = local.store().to_string_lossy().into_owned();
+    let by_source = |source: &str| -> Vec<String> {
+        json(
+            &file,
+            &[
+                "sql",
+                &format!("SELECT id FROM sessions WHERE source = '{source}'"),
+                "--json",
+            ],
+        )["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r[0].as_str().unwrap().to_string())
+            .collect()
+    };
+    let codex = by_source("codex");
+    let claude = by_source("claude-code");
+    assert!(!codex.is_empty() && !claude.is_empty());
+    let config = local.dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[sync]\n[[sync.include]]\nagent = \"codex\"\n[[sync.include]]\nagent = \"claude-code\"\n\
+         [[sync.exclude]]\nfolder = \"/home/demo/projects/recipe-box\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(local
+        .cmd()
+        .arg("--config")
+        .arg(&config)
+        .args(["sync", &team.url("alice")]));
+    assert_eq!(code, 0, "{err}");
+    let pushed = team.count("SELECT count(*) FROM sessions");
+    assert!(pushed > 0);
+    assert_eq!(
+        team.count("SELECT count(*) FROM sessions WHERE source NOT IN ('codex', 'claude-code')"),
+        0,
+        "only the included agents are pushed"
+    );
+    assert_eq!(
+        team.count("SELECT count(*) FROM sessions WHERE cwd LIKE '%recipe-box%'"),
+        0,
+        "an exclude rule wins over an include rule"
+    );
+    // The Codex session ran in recipe-box: included as an agent, excluded as a folder.
+    assert_eq!(
+        team.count("SELECT count(*) FROM sessions WHERE source = 'codex'"),
+        0
+    );
+    assert_eq!(
+        team.count("SELECT count(*) FROM sessions WHERE source = 'claude-code'"),
+        claude.len() as i64
+    );
+}
+
 #[test]
 fn an_excluded_repository_never_reaches_the_server() {
     let Some(team) = Team::start("an_excluded_repository_never_reaches_the_server") else {

@@ -39,7 +39,7 @@ const BATCH_AGE: Duration = Duration::from_millis(1500);
 /// scheduler gave the writer's core to another thread the writer then waited for parsed files
 /// (2.5 s of a 12 s index of the 1 GiB corpus). A file larger than the bound still passes,
 /// alone.
-const PARSED_BYTES_IN_FLIGHT: usize = 40 << 20;
+const PARSED_BYTES_IN_FLIGHT: usize = 32 << 20;
 /// Batches of full-text rows waiting for the search database's writer.
 const SEARCH_DEPTH: usize = 2;
 /// Appendable logs are parsed this many bytes at a time, each piece written as it comes, so a

@@ -98,6 +98,14 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         before,
     })?;
     if chosen.is_empty() {
+        // A script asked for JSON gets JSON, empty, rather than nothing to parse.
+        if args.json {
+            ctx.ui.json(&Report {
+                forgotten: Vec::new(),
+                restored: Vec::new(),
+                dry_run: args.dry_run,
+            })?;
+        }
         ctx.ui.status("No session matches; nothing was forgotten.");
         return Ok(0);
     }
