@@ -205,6 +205,68 @@ fn any_word_query(q: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" OR "))
 }
 
+/// What a message must hold, as ASCII text, to match any word of the query: some alphanumeric
+/// run of some word, lowercased. A hit turn's messages are checked against it before they go
+/// into the in-memory full-text table that picks the best one and cuts its snippet: most of a
+/// turn's messages hold none of the query's words, and tokenizing them was a fifth of a search.
+/// Conservative: a message the tokenizer would match holds one of these as a substring (its
+/// tokens are alphanumeric runs, ASCII folded to lowercase). `None` (check nothing) when a
+/// word is not ASCII, since the tokenizer folds case and diacritics beyond ASCII.
+struct Needles(Vec<String>);
+
+impl Needles {
+    fn of(q: &str) -> Option<Needles> {
+        let mut needles: Vec<String> = Vec::new();
+        let mut excluded = false;
+        let lexemes = lex(q);
+        for (i, l) in lexemes.iter().enumerate() {
+            match l {
+                Lexeme::Not => excluded = true,
+                Lexeme::And => excluded = false,
+                Lexeme::Or => {}
+                Lexeme::Term { text, .. } => {
+                    if !excluded {
+                        if !text.is_ascii() {
+                            return None;
+                        }
+                        needles.extend(
+                            text.split(|c: char| !c.is_ascii_alphanumeric())
+                                .filter(|w| !w.is_empty())
+                                .map(str::to_ascii_lowercase),
+                        );
+                    }
+                    // NOT excludes a group: terms joined by OR.
+                    if lexemes.get(i + 1) != Some(&Lexeme::Or) {
+                        excluded = false;
+                    }
+                }
+            }
+        }
+        needles.sort();
+        needles.dedup();
+        (!needles.is_empty()).then_some(Needles(needles))
+    }
+
+    /// False only when no field can match: every field is ASCII and holds no needle.
+    fn may_match(&self, fields: &[Option<&str>], lowered: &mut Vec<u8>) -> bool {
+        for field in fields.iter().flatten() {
+            if !field.is_ascii() {
+                return true;
+            }
+            lowered.clear();
+            lowered.extend(field.bytes().map(|b| b.to_ascii_lowercase()));
+            if self
+                .0
+                .iter()
+                .any(|n| memchr::memmem::find(lowered, n.as_bytes()).is_some())
+            {
+                return true;
+            }
+        }
+        false
+    }
+}
+
 fn operator_error(op: &str, at_start: bool) -> String {
     if at_start {
         format!("{op} needs a word before it (for example `error {op} warning`)")
@@ -533,7 +595,8 @@ impl Store {
         // wrote a segment per inserted message (and merged them), a fifth of a search's time;
         // rolled back, nothing is ever written.
         self.conn.execute_batch("SAVEPOINT hit_text")?;
-        let r = self.best_messages_in(&words, role, turns);
+        let needles = Needles::of(query);
+        let r = self.best_messages_in(&words, needles.as_ref(), role, turns);
         let undo = self
             .conn
             .execute_batch("ROLLBACK TO hit_text; RELEASE hit_text");
@@ -545,6 +608,7 @@ impl Store {
     fn best_messages_in(
         &self,
         words: &str,
+        needles: Option<&Needles>,
         role: Option<&str>,
         turns: &[HitTurn],
     ) -> Result<Vec<Option<BestMessage>>> {
@@ -562,20 +626,36 @@ impl Store {
         )?;
         // Message id -> (the hit it belongs to, what the hit shows of it).
         let mut owner: HashMap<i64, (usize, BestMessage)> = HashMap::new();
+        let mut lowered = Vec::new();
         for (i, t) in turns.iter().enumerate() {
             let turn = (t.turn >= 0).then_some(t.turn);
             let mut rows = read.query(params![t.session_id, turn, role])?;
             while let Some(r) = rows.next()? {
                 let id: i64 = r.get(0)?;
-                let text: Option<String> = r.get(6)?;
-                let input: Option<String> = r.get(7)?;
-                let output: Option<String> = r.get(8)?;
+                // Borrowed from SQLite's row: a long tool output is not copied to be capped.
+                let field = |i: usize| {
+                    r.get_ref(i)?.as_str_or_null().map_err(|e| {
+                        rusqlite::Error::FromSqlConversionFailure(
+                            i,
+                            rusqlite::types::Type::Text,
+                            Box::new(e),
+                        )
+                    })
+                };
+                let text = field(6)?;
+                let input = field(7)?.map(cap_tool_input);
+                let output = field(8)?.map(cap_tool_output);
+                if let Some(needles) = needles {
+                    if !needles.may_match(&[text, input, output.as_deref()], &mut lowered) {
+                        continue;
+                    }
+                }
                 let strip = |s: &str| crate::text::strip_ansi(s).into_owned();
                 insert.execute(params![
                     id,
-                    text.as_deref().map(strip),
-                    input.as_deref().map(|s| strip(cap_tool_input(s))),
-                    output.as_deref().map(|s| strip(&cap_tool_output(s))),
+                    text.map(strip),
+                    input.map(strip),
+                    output.as_deref().map(strip),
                 ])?;
                 owner.insert(
                     id,
@@ -677,6 +757,20 @@ mod tests {
         assert_eq!(t(r#"say "hi"#), r#"("say") AND "hi""#);
         assert_eq!(t("or not and"), r#"(("or") AND "not") AND "and""#);
         assert_eq!(t("-> x"), r#""x""#);
+    }
+
+    #[test]
+    fn needles_are_the_words_a_match_needs() {
+        let n = Needles::of("Install ERROR NOT warning \"src/main.rs\" deploy*").unwrap();
+        assert_eq!(n.0, ["deploy", "error", "install", "main", "rs", "src"]);
+        let mut buf = Vec::new();
+        assert!(n.may_match(&[Some("an Install step")], &mut buf));
+        assert!(n.may_match(&[None, Some("DEPLOYMENT")], &mut buf));
+        assert!(!n.may_match(&[Some("only a warning here"), None], &mut buf));
+        // Not ASCII: the tokenizer folds what a byte search cannot, so it may match.
+        assert!(n.may_match(&[Some("Érror")], &mut buf));
+        assert!(Needles::of("café").is_none());
+        assert!(Needles::of("NOT alone").is_none());
     }
 
     #[test]
