@@ -133,6 +133,16 @@ fn json(store: &str, args: &[&str]) -> Value {
     v
 }
 
+/// The first column of a `trail sql` query on `store`, as strings (session ids).
+fn sql_ids(store: &str, sql: &str) -> Vec<String> {
+    json(store, &["sql", sql, "--json"])["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[0].as_str().unwrap().to_string())
+        .collect()
+}
+
 fn ids(list: &Value) -> Vec<String> {
     list.as_array()
         .unwrap()
@@ -734,20 +744,11 @@ fn only_included_agents_reach_the_server() {
     };
     let local = Local::indexed(None);
     let file = local.store().to_string_lossy().into_owned();
-    let by_source = |source: &str| -> Vec<String> {
-        json(
+    let by_source = |source: &str| {
+        sql_ids(
             &file,
-            &[
-                "sql",
-                &format!("SELECT id FROM sessions WHERE source = '{source}'"),
-                "--json",
-            ],
-        )["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r[0].as_str().unwrap().to_string())
-            .collect()
+            &format!("SELECT id FROM sessions WHERE source = '{source}'"),
+        )
     };
     let codex = by_source("codex");
     let claude = by_source("claude-code");
@@ -795,36 +796,16 @@ fn an_excluded_repository_never_reaches_the_server() {
     };
     let local = Local::indexed(None);
     let file = local.store().to_string_lossy().into_owned();
-    let private = json(
+    let mut private_ids = sql_ids(
         &file,
-        &[
-            "sql",
-            "SELECT id, repository, cwd FROM sessions WHERE cwd LIKE '%recipe-box%'",
-            "--json",
-        ],
+        "SELECT id FROM sessions WHERE cwd LIKE '%recipe-box%'",
     );
-    let mut private_ids: Vec<String> = private["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r[0].as_str().unwrap().to_string())
-        .collect();
     assert!(!private_ids.is_empty());
     // A repository rule too: the tidepool session that knows its repository.
-    let by_repo = json(
+    let repo_ids = sql_ids(
         &file,
-        &[
-            "sql",
-            "SELECT id FROM sessions WHERE repository = 'demo-org/tidepool'",
-            "--json",
-        ],
+        "SELECT id FROM sessions WHERE repository = 'demo-org/tidepool'",
     );
-    let repo_ids: Vec<String> = by_repo["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r[0].as_str().unwrap().to_string())
-        .collect();
     assert!(!repo_ids.is_empty());
     private_ids.extend(repo_ids);
     let config = local.dir.path().join("config.toml");
