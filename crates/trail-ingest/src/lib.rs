@@ -435,7 +435,7 @@ fn index_candidates(
     };
     let mut search_result: Result<(), IngestError> = Ok(());
     // The store's WAL is checkpointed on a thread of its own while this one writes.
-    let checkpoints = store.checkpoint_in_background()?;
+    store.checkpoint_in_background()?;
     let mut timing = Timing::default();
     let process_cpu = cpu_time(false);
     let writer_cpu = cpu_time(true);
@@ -552,11 +552,6 @@ fn index_candidates(
                     .extend(batch.iter().map(|r| r.path.clone()));
                 match store.write_batch_deferred(std::mem::take(&mut batch)) {
                     Ok((s, search)) => {
-                        if let Some(c) = &checkpoints {
-                            let t = Instant::now();
-                            c.committed();
-                            timing.checkpoint_wait += t.elapsed();
-                        }
                         stats.add(s);
                         summary
                             .written
@@ -579,11 +574,6 @@ fn index_candidates(
                 .extend(batch.iter().map(|r| r.path.clone()));
             match store.write_batch_deferred(batch) {
                 Ok((s, search)) => {
-                    if let Some(c) = &checkpoints {
-                        let t = Instant::now();
-                        c.committed();
-                        timing.checkpoint_wait += t.elapsed();
-                    }
                     stats.add(s);
                     summary
                         .written
@@ -617,11 +607,9 @@ fn index_candidates(
         summary.messages += stats.messages;
         summary.files_concurrent += stats.files_stale;
     });
-    if let Some(c) = checkpoints {
-        let t = Instant::now();
-        c.finish(store)?;
-        timing.checkpoint_tail = t.elapsed();
-    }
+    let t = Instant::now();
+    timing.checkpoint_wait = store.stop_background_checkpoints()?;
+    timing.checkpoint_tail = t.elapsed();
     let since = |now: Option<Duration>, then: Option<Duration>| {
         now.zip(then)
             .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a))

@@ -631,16 +631,12 @@ pub fn block_detail(
         .as_ref()
         .map(|p| hours_minutes(p.remaining_minutes))
         .unwrap_or_else(|| "-".into());
+    // A timestamp as the block's zone's clock time (HH:MM).
     let zone = DayZone::parse(&r.time_zone).ok();
-    let local = |ts: &str| {
+    let clock = |ts: &str| {
         zone.as_ref()
             .and_then(|z| z.minute_of(ts))
-            .unwrap_or_else(|| ts.to_string())
-    };
-    let clock = |ts: &str| {
-        local(ts)
-            .get(11..)
-            .map(str::to_string)
+            .and_then(|m| m.get(11..).map(str::to_string))
             .unwrap_or_else(|| ts.to_string())
     };
     out.push(DetailLine::new(

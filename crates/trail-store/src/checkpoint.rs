@@ -16,6 +16,7 @@
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 
@@ -39,6 +40,8 @@ struct Lag {
     pending: u32,
     /// Commits since the log last started over.
     since_restart: u32,
+    /// How long the writer waited for checkpoints in all.
+    waited: Duration,
     /// No more commits will come: checkpoint what is left and stop.
     closing: bool,
 }
@@ -56,18 +59,18 @@ impl Shared {
 }
 
 /// A thread that checkpoints the store's WAL after the writer's commits; see the module docs.
-pub struct BackgroundCheckpoints {
+pub(crate) struct BackgroundCheckpoints {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Store {
     /// Moves the WAL checkpoints of this connection's commits to a thread with a connection of
-    /// its own, until [`BackgroundCheckpoints::finish`]. `None` for an in-memory store (no log).
-    /// Call [`BackgroundCheckpoints::committed`] after each commit.
-    pub fn checkpoint_in_background(&self) -> Result<Option<BackgroundCheckpoints>> {
-        if self.path.as_os_str() == ":memory:" {
-            return Ok(None);
+    /// its own, until [`Store::stop_background_checkpoints`]; the writer tells it of each
+    /// commit. Nothing to do for an in-memory store (no log) or when already started.
+    pub fn checkpoint_in_background(&mut self) -> Result<()> {
+        if self.path.as_os_str() == ":memory:" || self.checkpoints.is_some() {
+            return Ok(());
         }
         let conn = open_checkpointer(&self.path)?;
         self.conn
@@ -78,10 +81,25 @@ impl Store {
             .name("trail-checkpoint".into())
             .spawn(move || run(&conn, &theirs))
             .map_err(|e| crate::StoreError::Corrupt(format!("cannot start a thread: {e}")))?;
-        Ok(Some(BackgroundCheckpoints {
+        self.checkpoints = Some(Box::new(BackgroundCheckpoints {
             shared,
             thread: Some(thread),
-        }))
+        }));
+        Ok(())
+    }
+
+    /// Checkpoints what is left, stops the thread and gives this connection its automatic
+    /// checkpoints back. Returns how long the writer waited for checkpoints in all.
+    pub fn stop_background_checkpoints(&mut self) -> Result<Duration> {
+        let Some(mut c) = self.checkpoints.take() else {
+            return Ok(Duration::ZERO);
+        };
+        c.stop();
+        self.conn.execute_batch(&format!(
+            "PRAGMA main.wal_autocheckpoint = {AUTO_CHECKPOINT_PAGES}"
+        ))?;
+        let waited = c.shared.lock().waited;
+        Ok(waited)
     }
 }
 
@@ -127,7 +145,8 @@ fn run(conn: &Connection, shared: &Shared) {
 impl BackgroundCheckpoints {
     /// Tells the checkpointer a transaction committed; waits while the checkpoints trail by
     /// more than [`MAX_LAG`] commits, and every [`RESTART_EVERY`] commits until they caught up.
-    pub fn committed(&self) {
+    pub(crate) fn committed(&self) {
+        let started = Instant::now();
         let mut lag = self.shared.lock();
         lag.pending += 1;
         lag.since_restart += 1;
@@ -145,16 +164,7 @@ impl BackgroundCheckpoints {
                 .wait(lag)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-    }
-
-    /// Checkpoints what is left, stops the thread, and gives `store`'s connection its automatic
-    /// checkpoints back.
-    pub fn finish(mut self, store: &Store) -> Result<()> {
-        self.stop();
-        store.conn.execute_batch(&format!(
-            "PRAGMA main.wal_autocheckpoint = {AUTO_CHECKPOINT_PAGES}"
-        ))?;
-        Ok(())
+        lag.waited += started.elapsed();
     }
 
     fn stop(&mut self) {
@@ -187,9 +197,9 @@ mod tests {
     fn commits_are_checkpointed_off_the_writer_and_the_log_stays_bounded() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("store.db");
-        let store = Store::open(&path).unwrap();
+        let mut store = Store::open(&path).unwrap();
         store.conn.execute_batch("CREATE TABLE t (x BLOB)").unwrap();
-        let checkpoints = store.checkpoint_in_background().unwrap().unwrap();
+        store.checkpoint_in_background().unwrap();
         let autocheckpoint: i64 = store
             .conn
             .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
@@ -207,10 +217,10 @@ mod tests {
                      COMMIT;",
                 )
                 .unwrap();
-            checkpoints.committed();
+            store.checkpoints.as_ref().unwrap().committed();
             largest = largest.max(wal_pages(&path));
         }
-        checkpoints.finish(&store).unwrap();
+        store.stop_background_checkpoints().unwrap();
         let autocheckpoint: i64 = store
             .conn
             .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))

@@ -27,7 +27,6 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 pub use block_anchor::BlockAnchor;
-pub use checkpoint::BackgroundCheckpoints;
 pub use export::{ExportMessage, ToolResultRow};
 pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
@@ -120,6 +119,8 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// While an index writes: the thread that checkpoints this connection's commits.
+    checkpoints: Option<Box<checkpoint::BackgroundCheckpoints>>,
 }
 
 impl Store {
@@ -146,6 +147,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            checkpoints: None,
         })
     }
 
@@ -168,6 +170,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            checkpoints: None,
         })
     }
 
@@ -180,6 +183,7 @@ impl Store {
         Ok(Store {
             conn,
             path: PathBuf::from(":memory:"),
+            checkpoints: None,
         })
     }
 

@@ -182,8 +182,18 @@ pub fn translate_query(q: &str) -> Result<String, String> {
 /// messages are scored and marked with (a turn matches when its messages hold every word
 /// between them; any one message may hold only some).
 fn any_word_query(q: &str) -> Option<String> {
+    let mut words: Vec<String> = included_terms(q)
+        .into_iter()
+        .filter_map(|(text, prefix)| fts_string(&text, prefix))
+        .collect();
+    words.dedup();
+    (!words.is_empty()).then(|| words.join(" OR "))
+}
+
+/// The query's terms (text, prefix) in order, leaving out what NOT excludes.
+fn included_terms(q: &str) -> Vec<(String, bool)> {
     let lexemes = lex(q);
-    let mut words: Vec<String> = Vec::new();
+    let mut terms = Vec::new();
     let mut excluded = false;
     for (i, l) in lexemes.iter().enumerate() {
         match l {
@@ -192,7 +202,7 @@ fn any_word_query(q: &str) -> Option<String> {
             Lexeme::Or => {}
             Lexeme::Term { text, prefix } => {
                 if !excluded {
-                    words.extend(fts_string(text, *prefix));
+                    terms.push((text.clone(), *prefix));
                 }
                 // NOT excludes a group: terms joined by OR.
                 if lexemes.get(i + 1) != Some(&Lexeme::Or) {
@@ -201,8 +211,7 @@ fn any_word_query(q: &str) -> Option<String> {
             }
         }
     }
-    words.dedup();
-    (!words.is_empty()).then(|| words.join(" OR "))
+    terms
 }
 
 /// What a message must hold, as ASCII text, to match any word of the query: some alphanumeric
@@ -216,32 +225,16 @@ struct Needles(Vec<String>);
 
 impl Needles {
     fn of(q: &str) -> Option<Needles> {
-        let mut needles: Vec<String> = Vec::new();
-        let mut excluded = false;
-        let lexemes = lex(q);
-        for (i, l) in lexemes.iter().enumerate() {
-            match l {
-                Lexeme::Not => excluded = true,
-                Lexeme::And => excluded = false,
-                Lexeme::Or => {}
-                Lexeme::Term { text, .. } => {
-                    if !excluded {
-                        if !text.is_ascii() {
-                            return None;
-                        }
-                        needles.extend(
-                            text.split(|c: char| !c.is_ascii_alphanumeric())
-                                .filter(|w| !w.is_empty())
-                                .map(str::to_ascii_lowercase),
-                        );
-                    }
-                    // NOT excludes a group: terms joined by OR.
-                    if lexemes.get(i + 1) != Some(&Lexeme::Or) {
-                        excluded = false;
-                    }
-                }
-            }
+        let terms = included_terms(q);
+        if terms.iter().any(|(text, _)| !text.is_ascii()) {
+            return None;
         }
+        let mut needles: Vec<String> = terms
+            .iter()
+            .flat_map(|(text, _)| text.split(|c: char| !c.is_ascii_alphanumeric()))
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
         needles.sort();
         needles.dedup();
         (!needles.is_empty()).then_some(Needles(needles))

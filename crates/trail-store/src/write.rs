@@ -237,6 +237,9 @@ impl Store {
         let t = std::time::Instant::now();
         tx.commit()?;
         tracing::info!(ms = t.elapsed().as_millis() as u64, "batch committed");
+        if let Some(c) = &self.checkpoints {
+            c.committed();
+        }
         Ok((
             stats,
             SearchBatch {
