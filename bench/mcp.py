@@ -36,7 +36,10 @@ class Server:
         self.t0 = time.perf_counter()
         self.p = subprocess.Popen([trail, "--store", store, "mcp", "--no-refresh"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, bufsize=0)
+                                  stderr=subprocess.DEVNULL)
+        # Buffered: with bufsize=0, readline() reads a reply one byte per system call, which
+        # cost 7 ms of a 20-hit search reply (11 KB); a real client reads in blocks. Every
+        # request is flushed as it is written.
         self.next_id = 0
 
     def request(self, method, params):

@@ -489,20 +489,28 @@ impl Store {
         turns: Option<(i64, i64)>,
     ) -> Result<SessionDetail> {
         let session = self.session(id)?;
-        let (lo, hi) = turns.unwrap_or((i64::MIN, i64::MAX));
-        let mut stmt = self.conn.prepare(
-            "SELECT seq, role, kind, text, tool_name, tool_call_id, tool_input, tool_output, is_error,
-                    model, timestamp, is_sidechain, on_main_chain, turn_index
-             FROM messages WHERE session_id = ?1
-               AND (?2 OR turn_index BETWEEN ?3 AND ?4)
-             ORDER BY seq",
-        )?;
-        let messages = stmt
-            .query_map(
-                rusqlite::params![id, turns.is_none(), lo, hi],
-                message_from_row,
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        const COLUMNS: &str = "seq, role, kind, text, tool_name, tool_call_id, tool_input, \
+             tool_output, is_error, model, timestamp, is_sidechain, on_main_chain, turn_index";
+        let messages = match turns {
+            None => self
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM messages WHERE session_id = ?1 ORDER BY seq"
+                ))?
+                .query_map(rusqlite::params![id], message_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?,
+            // Named index: without statistics the planner walks the whole session in `seq`
+            // order to skip a sort, and reads every row (past megabytes of tool output) to
+            // test its turn.
+            Some((lo, hi)) => self
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM messages INDEXED BY idx_messages_turn
+                     WHERE session_id = ?1 AND turn_index BETWEEN ?2 AND ?3 ORDER BY seq"
+                ))?
+                .query_map(rusqlite::params![id, lo, hi], message_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?,
+        };
         let subagents = self.subagent_sessions(id)?;
         let files = self
             .conn

@@ -606,9 +606,12 @@ impl Store {
         turns: &[HitTurn],
     ) -> Result<Vec<Option<BestMessage>>> {
         let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
+        // Named index: without statistics the planner walks the whole session in `seq` order
+        // to skip a sort, a table read per message of the session for each hit (it was more
+        // than half of a search's time).
         let mut read = self.conn.prepare_cached(&format!(
             "SELECT id, seq, role, kind, tool_name, timestamp, text, tool_input, tool_output
-             FROM main.messages
+             FROM main.messages INDEXED BY idx_messages_turn
              WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})
                AND (?3 IS NULL OR role = ?3)
              ORDER BY seq"
