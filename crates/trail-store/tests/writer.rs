@@ -428,3 +428,35 @@ fn compaction_gives_every_free_page_of_the_search_database_back() {
     assert_eq!(free(&store), 0);
     assert_eq!(freed as i64, before);
 }
+
+/// Both full-text tables merge 8 segments at a time, in a new search database and in one made
+/// before that setting (its first index run gives it the setting).
+#[test]
+fn full_text_tables_merge_eight_segments_at_a_time() {
+    let automerge = |store: &Store| {
+        ["search_index", "turn_search"].map(|t| {
+            count(
+                store,
+                &format!(
+                    "SELECT coalesce((SELECT v FROM search.{t}_config WHERE k = 'automerge'), 4)"
+                ),
+            )
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let store = Store::open(&path).unwrap();
+    assert_eq!(automerge(&store), [8, 8]);
+    store
+        .connection()
+        .execute_batch(
+            "DELETE FROM search.search_index_config WHERE k = 'automerge';
+             DELETE FROM search.turn_search_config WHERE k = 'automerge';",
+        )
+        .unwrap();
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(automerge(&store), [4, 4], "as FTS5 made them before");
+    let _writer = trail_store::SearchWriter::open(&path).unwrap();
+    assert_eq!(automerge(&store), [8, 8]);
+}
