@@ -499,14 +499,14 @@ impl Store {
                 ))?
                 .query_map(rusqlite::params![id], message_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?,
-            // Named index: without statistics the planner walks the whole session in `seq`
-            // order to skip a sort, and reads every row (past megabytes of tool output) to
-            // test its turn.
+            // `+seq`: without statistics the planner walked the whole session in `seq` order
+            // to skip a sort, reading every row (past megabytes of tool output) to test its
+            // turn; the unary plus leaves it the (session, turn) index.
             Some((lo, hi)) => self
                 .conn
                 .prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM messages INDEXED BY idx_messages_turn
-                     WHERE session_id = ?1 AND turn_index BETWEEN ?2 AND ?3 ORDER BY seq"
+                    "SELECT {COLUMNS} FROM messages
+                     WHERE session_id = ?1 AND turn_index BETWEEN ?2 AND ?3 ORDER BY +seq"
                 ))?
                 .query_map(rusqlite::params![id, lo, hi], message_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?,

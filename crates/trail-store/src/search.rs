@@ -605,17 +605,7 @@ impl Store {
         role: Option<&str>,
         turns: &[HitTurn],
     ) -> Result<Vec<Option<BestMessage>>> {
-        let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
-        // Named index: without statistics the planner walks the whole session in `seq` order
-        // to skip a sort, a table read per message of the session for each hit (it was more
-        // than half of a search's time).
-        let mut read = self.conn.prepare_cached(&format!(
-            "SELECT id, seq, role, kind, tool_name, timestamp, text, tool_input, tool_output
-             FROM main.messages INDEXED BY idx_messages_turn
-             WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})
-               AND (?3 IS NULL OR role = ?3)
-             ORDER BY seq"
-        ))?;
+        let mut read = self.conn.prepare_cached(&hit_messages_sql())?;
         let mut insert = self.conn.prepare_cached(
             "INSERT INTO temp.hit_text (rowid, text, tool_input, tool_output)
              VALUES (?1, ?2, ?3, ?4)",
@@ -717,6 +707,22 @@ impl Store {
     }
 }
 
+/// Reads a hit turn's indexed messages (`?1` session, `?2` turn, `?3` role or NULL).
+///
+/// `+seq`: without statistics the planner walked the whole session in `seq` order to skip a
+/// sort, a table read per message of the session for each hit (more than half of a search's
+/// time); the unary plus leaves it the (session, turn) index.
+fn hit_messages_sql() -> String {
+    let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
+    format!(
+        "SELECT id, seq, role, kind, tool_name, timestamp, text, tool_input, tool_output
+         FROM main.messages
+         WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})
+           AND (?3 IS NULL OR role = ?3)
+         ORDER BY +seq"
+    )
+}
+
 /// Turns FTS5's complaints about a query into [`StoreError::InvalidQuery`]; the translator
 /// should never let one through, this is the safety net.
 fn fts_error(e: rusqlite::Error) -> StoreError {
@@ -767,6 +773,26 @@ mod tests {
         assert!(n.may_match(&[Some("Érror")], &mut buf));
         assert!(Needles::of("café").is_none());
         assert!(Needles::of("NOT alone").is_none());
+    }
+
+    /// The plan reads one turn's messages through the (session, turn) index, not the whole
+    /// session in `seq` order (what SQLite chose without statistics).
+    #[test]
+    fn a_hit_turn_is_read_through_the_turn_index() {
+        let store = Store::open_in_memory().unwrap();
+        let plan: Vec<String> = store
+            .connection()
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", hit_messages_sql()))
+            .unwrap()
+            .query_map(params!["s", 0, None::<String>], |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|p| p.contains("idx_messages_turn (session_id=? AND turn_index=?)")),
+            "{plan:?}"
+        );
     }
 
     #[test]

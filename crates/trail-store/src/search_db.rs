@@ -519,11 +519,10 @@ pub(crate) fn turn_from_store(
     session: &str,
     turn: i64,
 ) -> Result<Option<TurnDoc>> {
-    // Named index: the planner would walk the whole session in `seq` order (see search.rs).
+    // `+seq`: the planner would walk the whole session in `seq` order (see search.rs).
     let mut stmt = conn.prepare_cached(
-        "SELECT turn_index, kind, timestamp, text, tool_input, tool_output
-         FROM main.messages INDEXED BY idx_messages_turn
-         WHERE session_id = ?1 AND turn_index IS ?2 ORDER BY seq",
+        "SELECT turn_index, kind, timestamp, text, tool_input, tool_output FROM main.messages
+         WHERE session_id = ?1 AND turn_index IS ?2 ORDER BY +seq",
     )?;
     let turn_arg = (turn >= 0).then_some(turn);
     let mut rows = stmt.query(params![session, turn_arg])?;
