@@ -434,6 +434,9 @@ fn index_candidates(
         Some(SearchWriter::open(store.path())?)
     };
     let mut search_result: Result<(), IngestError> = Ok(());
+    // A first index builds the indexes nothing reads while it writes after its last batch
+    // (trail-store's `bulk.rs`).
+    let deferred = store.defer_indexes_if_empty()?;
     // The store's WAL is checkpointed on a thread of its own while this one writes.
     store.checkpoint_in_background()?;
     let mut timing = Timing::default();
@@ -610,6 +613,9 @@ fn index_candidates(
     let t = Instant::now();
     timing.checkpoint_wait = store.stop_background_checkpoints()?;
     timing.checkpoint_tail = t.elapsed();
+    if deferred {
+        store.build_deferred_indexes()?;
+    }
     let since = |now: Option<Duration>, then: Option<Duration>| {
         now.zip(then)
             .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a))

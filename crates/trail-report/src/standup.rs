@@ -179,13 +179,16 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
          AND user_message != '' AND {} ORDER BY turn_index LIMIT ?2",
         crate::query::PERSON_TURN
     ))?;
+    // `ORDER BY seq` leads the planner to the tool calls' (session, seq) partial index rather
+    // than every message of the session by turn.
     let mut edits = conn.prepare_cached(
         "SELECT json_extract(tool_input, '$.file_path'), json_extract(tool_input, '$.path'),
                 json_extract(tool_input, '$.filePath'), json_extract(tool_input, '$.notebook_path')
          FROM messages
          WHERE session_id = ?1 AND kind = 'tool_call' AND json_valid(tool_input)
            AND (tool_name LIKE '%edit%' OR tool_name LIKE '%write%' OR tool_name LIKE '%replace%'
-                OR tool_name LIKE '%create%' OR tool_name LIKE '%patch%')",
+                OR tool_name LIKE '%create%' OR tool_name LIKE '%patch%')
+         ORDER BY seq",
     )?;
     let mut refs = conn.prepare_cached(
         "SELECT ref_type, ref_value FROM session_refs WHERE session_id = ?1 ORDER BY id",

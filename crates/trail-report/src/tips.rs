@@ -169,11 +169,13 @@ pub fn tips(store: &Store, filter: &Filter, prices: &PriceTable) -> Result<Tips>
             filter.since.as_deref(),
             filter.until.as_deref(),
         );
+        // `+t.tool_name`: grouping by the indexed name made the planner walk that index with
+        // a table lookup per call to skip a sort (33 ms instead of 9 for a week).
         let sql = format!(
             "SELECT t.tool_name, count(*), sum(t.is_error) FROM tool_calls t
              JOIN sessions s ON s.id = t.session_id
              WHERE {} AND t.tool_name IS NOT NULL
-             GROUP BY t.tool_name ORDER BY 2 DESC, 1 LIMIT ?",
+             GROUP BY +t.tool_name ORDER BY 2 DESC, 1 LIMIT ?",
             w.sql
         );
         let mut args = w.args.clone();

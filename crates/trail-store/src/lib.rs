@@ -7,6 +7,7 @@
 //! leaves the last committed state.
 
 mod block_anchor;
+mod bulk;
 mod checkpoint;
 mod export;
 mod forget;
@@ -144,11 +145,14 @@ impl Store {
         configure(&conn)?;
         schema::migrate(&conn, path)?;
         attach_search(&conn, path)?;
-        Ok(Store {
+        let store = Store {
             conn,
             path: path.to_path_buf(),
             checkpoints: None,
-        })
+        };
+        // A first index killed before its end left these out (see `bulk.rs`).
+        store.build_deferred_indexes()?;
+        Ok(store)
     }
 
     /// Opens an existing store for reading only (no migrations, no writes possible).

@@ -49,7 +49,10 @@ impl Store {
     /// timestamps, inclusive).
     pub fn prompts_between(&self, session: &str, from: &str, to: &str) -> Result<Vec<String>> {
         let mut stmt = self.connection().prepare_cached(
-            "SELECT text FROM messages
+            // Named: both this partial index and the (session, turn) one lead with the
+            // session, and without statistics the planner took the wider one (every message
+            // of the session read: 4 ms instead of 0.5 a call on a big session).
+            "SELECT text FROM messages INDEXED BY idx_messages_prompts
              WHERE session_id = ?1 AND kind = 'prompt' AND timestamp >= ?2 AND timestamp <= ?3",
         )?;
         let rows = stmt.query_map(params![session, from, to], |r| {
