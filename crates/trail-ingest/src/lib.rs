@@ -589,6 +589,12 @@ fn index_candidates(
             }
         }
         drop(search_tx);
+        // While the search writer finishes its last batches (another file).
+        if deferred && write_result.is_ok() {
+            let t = Instant::now();
+            write_result = store.build_deferred_indexes().map_err(IngestError::from);
+            timing.deferred = t.elapsed();
+        }
         if let Some(handle) = search_thread {
             let t = Instant::now();
             match handle.join() {
@@ -613,9 +619,7 @@ fn index_candidates(
     let t = Instant::now();
     timing.checkpoint_wait = store.stop_background_checkpoints()?;
     timing.checkpoint_tail = t.elapsed();
-    if deferred {
-        store.build_deferred_indexes()?;
-    }
+
     let since = |now: Option<Duration>, then: Option<Duration>| {
         now.zip(then)
             .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a))
@@ -633,6 +637,7 @@ fn index_candidates(
         search_tail_ms = timing.search_tail.as_millis() as u64,
         checkpoint_wait_ms = timing.checkpoint_wait.as_millis() as u64,
         checkpoint_tail_ms = timing.checkpoint_tail.as_millis() as u64,
+        deferred_ms = timing.deferred.as_millis() as u64,
         total_ms = started.elapsed().as_millis() as u64,
         "index written"
     );
@@ -677,6 +682,8 @@ struct Timing {
     checkpoint_wait: Duration,
     /// ...and for the last one, after the last batch.
     checkpoint_tail: Duration,
+    /// Building the indexes a first index leaves out until its last batch.
+    deferred: Duration,
     /// CPU time of the store's writer thread, of the search database's, of the whole process.
     writer_cpu: Duration,
     search_cpu: Duration,
