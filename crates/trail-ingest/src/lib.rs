@@ -450,8 +450,7 @@ fn index_candidates(
                 .with_max_len(1)
                 .for_each_with(tx, |tx, item| {
                     // A failed send means the writer stopped (error): nothing more to do.
-                    parse_one(sources_ref, item, chunk, &mut |mut parsed| {
-                        parsed.weight = record_weight(&parsed.record);
+                    parse_one(sources_ref, item, chunk, &mut |parsed| {
                         in_flight.take(parsed.weight);
                         tx.send(parsed).is_ok()
                     });
@@ -589,10 +588,15 @@ fn index_candidates(
             }
         }
         drop(search_tx);
-        // While the search writer finishes its last batches (another file).
-        if deferred && write_result.is_ok() {
+        // While the search writer finishes its last batches (another file). Also after a
+        // failed batch: a handle that stays open (the MCP server's) would otherwise go on
+        // without them, since the store is no longer empty for the next run to see.
+        if deferred {
             let t = Instant::now();
-            write_result = store.build_deferred_indexes().map_err(IngestError::from);
+            let built = store.build_deferred_indexes().map_err(IngestError::from);
+            if write_result.is_ok() {
+                write_result = built;
+            }
             timing.deferred = t.elapsed();
         }
         if let Some(handle) = search_thread {
@@ -756,8 +760,19 @@ struct Parsed {
     bytes_read: u64,
     /// The first piece of its file (later pieces continue it and are not counted again).
     first_piece: bool,
-    /// The record's text in bytes ([`record_weight`]), set before it is sent.
+    /// The memory the record holds ([`record_weight`]), counted once on the parser's side.
     weight: usize,
+}
+
+impl Parsed {
+    fn new(record: FileRecord, bytes_read: u64, first_piece: bool) -> Parsed {
+        Parsed {
+            weight: record_weight(&record),
+            record,
+            bytes_read,
+            first_piece,
+        }
+    }
 }
 
 /// The bytes of parsed records on their way to the writer, bounded: a parser waits while the
@@ -778,11 +793,14 @@ impl InFlight {
         }
     }
 
-    fn take(&self, weight: usize) {
-        let mut bytes = self
-            .bytes
+    fn lock(&self) -> std::sync::MutexGuard<'_, usize> {
+        self.bytes
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn take(&self, weight: usize) {
+        let mut bytes = self.lock();
         while *bytes > 0 && *bytes + weight > self.limit {
             bytes = self
                 .freed
@@ -793,10 +811,7 @@ impl InFlight {
     }
 
     fn give_back(&self, weight: usize) {
-        let mut bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut bytes = self.lock();
         *bytes = bytes.saturating_sub(weight);
         self.freed.notify_all();
     }
@@ -825,12 +840,7 @@ fn parse_one(
     let Some(src) = sources.iter().find(|s| s.kind() == item.source) else {
         let mut record = new_record();
         record.error = Some("no parser for this format".into());
-        emit(Parsed {
-            record,
-            bytes_read: 0,
-            first_piece: true,
-            weight: 0,
-        });
+        emit(Parsed::new(record, 0, true));
         return;
     };
     let max_bytes = src.appendable(&item.path).then_some(chunk);
@@ -857,12 +867,7 @@ fn parse_one(
             Ok(p) => p,
             Err(e) => {
                 record.error = Some(e.to_string());
-                emit(Parsed {
-                    record,
-                    bytes_read: 0,
-                    first_piece,
-                    weight: 0,
-                });
+                emit(Parsed::new(record, 0, first_piece));
                 return;
             }
         };
@@ -890,12 +895,7 @@ fn parse_one(
         record.state = p.state.as_deref().map(state::pack);
         record.notes = p.notes;
         record.title_hints = p.title_hints;
-        let sent = emit(Parsed {
-            record,
-            bytes_read: p.bytes_read,
-            first_piece,
-            weight: 0,
-        });
+        let sent = emit(Parsed::new(record, p.bytes_read, first_piece));
         match next {
             Some(n) if sent => {
                 resume = Some(n);

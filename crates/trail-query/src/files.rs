@@ -146,26 +146,13 @@ impl Query {
             ))),
         };
         // A line that cannot be blamed still leaves the file's history to answer with.
-        let blame = match blame {
-            Ok(blame) => blame,
-            Err(QueryError::Git(reason)) => {
-                let mut history = history;
-                let change = self.change_to(&history, None)?;
-                history
-                    .touches
-                    .truncate(if r.limit == 0 { 50 } else { r.limit });
-                return Ok(Why {
-                    history,
-                    blame: None,
-                    verdict: None,
-                    change,
-                    blame_unavailable: Some(reason),
-                });
-            }
+        let (blame, blame_unavailable) = match blame {
+            Ok(blame) => (Some(blame), None),
+            Err(QueryError::Git(reason)) => (None, Some(reason)),
             Err(e) => return Err(e),
         };
         let mut verdict = None;
-        if let Some(commit) = &blame.commit {
+        if let Some(commit) = blame.as_ref().and_then(|b| b.commit.as_ref()) {
             let referencing = self
                 .reader(|| Need::FileNamed(file_name(&r.path)))?
                 .sessions_referencing_commit(commit)?;
@@ -173,7 +160,7 @@ impl Query {
                 verdict = Some(WhyVerdict::ReferencedCommit { session_id, turn });
             }
         }
-        if verdict.is_none() {
+        if let (None, Some(blame)) = (&verdict, &blame) {
             let before = blame.committed_at.as_deref();
             verdict = history
                 .touches
@@ -202,10 +189,10 @@ impl Query {
             .truncate(if r.limit == 0 { 50 } else { r.limit });
         Ok(Why {
             history,
-            blame: Some(blame),
+            blame,
             verdict,
             change,
-            blame_unavailable: None,
+            blame_unavailable,
         })
     }
 

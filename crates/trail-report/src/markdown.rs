@@ -631,6 +631,8 @@ pub fn block_detail(
         .as_ref()
         .map(|p| hours_minutes(p.remaining_minutes))
         .unwrap_or_else(|| "-".into());
+    // The block's end as a time of day (`end_local` is "YYYY-MM-DD HH:MM").
+    let end_clock = b.end_local.get(11..).unwrap_or(&b.end_local);
     // A timestamp as the block's zone's clock time (HH:MM).
     let zone = DayZone::parse(&r.time_zone).ok();
     let clock = |ts: &str| {
@@ -644,7 +646,7 @@ pub fn block_detail(
         format!(
             "{} – {}, {left} left (now {})",
             b.start_local,
-            b.end_local.get(11..).unwrap_or(&b.end_local),
+            end_clock,
             clock(&r.now)
         ),
         Emphasis::Plain,
@@ -701,7 +703,7 @@ pub fn block_detail(
                 "{} and {} tokens by {} if this rate holds",
                 usd(p.cost_usd),
                 thousands(p.total_tokens),
-                b.end_local.get(11..).unwrap_or(&b.end_local)
+                end_clock
             ),
             Emphasis::Plain,
         ));

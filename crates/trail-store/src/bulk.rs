@@ -64,10 +64,26 @@ impl Store {
         Ok(true)
     }
 
-    /// Builds every deferred index that is missing (after a bulk load, or a killed one).
+    /// Builds every deferred index that is missing (after a bulk load, or a killed one). Every
+    /// writable open calls it: one read of the schema when nothing is missing.
     pub fn build_deferred_indexes(&self) -> Result<()> {
+        let present = index_names(&self.conn)?;
+        if DEFERRED.iter().all(|(name, _)| present.contains(*name)) {
+            return Ok(());
+        }
+        // Looked at again under the write lock: another process (a second indexer, an open)
+        // may be building the same ones, and a second `CREATE INDEX` of a name would fail.
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let built = self.build_missing();
+        let end = if built.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        self.conn.execute_batch(end)?;
+        built
+    }
+
+    fn build_missing(&self) -> Result<()> {
+        let present = index_names(&self.conn)?;
         for (name, sql) in DEFERRED {
-            if !index_exists(&self.conn, name)? {
+            if !present.contains(name) {
                 let t = std::time::Instant::now();
                 self.conn.execute_batch(sql)?;
                 tracing::info!(
@@ -81,12 +97,18 @@ impl Store {
     }
 }
 
+fn index_names(conn: &rusqlite::Connection) -> Result<std::collections::HashSet<String>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT name FROM main.sqlite_master WHERE type = 'index'")?;
+    let names = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(names)
+}
+
+#[cfg(test)]
 fn index_exists(conn: &rusqlite::Connection, name: &str) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?1)",
-        [name],
-        |r| r.get(0),
-    )?)
+    Ok(index_names(conn)?.contains(name))
 }
 
 #[cfg(test)]

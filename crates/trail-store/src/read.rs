@@ -128,9 +128,13 @@ pub struct EditCallRow {
     pub tool_output: Option<String>,
 }
 
+/// The columns [`message_from_row`] reads, in its order.
+const MESSAGE_COLUMNS: &str = "seq, role, kind, text, tool_name, tool_call_id, tool_input, \
+     tool_output, is_error, model, timestamp, is_sidechain, on_main_chain, turn_index";
+
 /// Reads a [`MessageRow`] from the first 14 columns: seq, role, kind, text, tool_name,
 /// tool_call_id, tool_input, tool_output, is_error, model, timestamp, is_sidechain,
-/// on_main_chain, turn_index.
+/// on_main_chain, turn_index ([`MESSAGE_COLUMNS`]).
 pub(crate) fn message_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageRow> {
     Ok(MessageRow {
         seq: r.get(0)?,
@@ -489,13 +493,11 @@ impl Store {
         turns: Option<(i64, i64)>,
     ) -> Result<SessionDetail> {
         let session = self.session(id)?;
-        const COLUMNS: &str = "seq, role, kind, text, tool_name, tool_call_id, tool_input, \
-             tool_output, is_error, model, timestamp, is_sidechain, on_main_chain, turn_index";
         let messages = match turns {
             None => self
                 .conn
                 .prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM messages WHERE session_id = ?1 ORDER BY seq"
+                    "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 ORDER BY seq"
                 ))?
                 .query_map(rusqlite::params![id], message_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?,
@@ -505,7 +507,7 @@ impl Store {
             Some((lo, hi)) => self
                 .conn
                 .prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM messages
+                    "SELECT {MESSAGE_COLUMNS} FROM messages
                      WHERE session_id = ?1 AND turn_index BETWEEN ?2 AND ?3 ORDER BY +seq"
                 ))?
                 .query_map(rusqlite::params![id, lo, hi], message_from_row)?
@@ -674,11 +676,10 @@ impl Store {
         from_seq: i64,
         mut f: impl FnMut(MessageRow) -> bool,
     ) -> Result<()> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, role, kind, text, tool_name, tool_call_id, tool_input, tool_output, is_error,
-                    model, timestamp, is_sidechain, on_main_chain, turn_index
-             FROM messages WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq",
-        )?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND seq >= ?2
+             ORDER BY seq"
+        ))?;
         let mut rows = stmt.query(params![id, from_seq])?;
         while let Some(r) = rows.next()? {
             if !f(message_from_row(r)?) {
