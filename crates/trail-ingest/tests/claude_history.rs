@@ -183,3 +183,43 @@ fn a_deleted_session_is_searchable_and_appends_continue_it() {
     );
     assert_eq!(hits, vec!["Integer(1)|".to_string()]);
 }
+
+/// A long history is read in pieces; a session whose first prompt is in a later piece is as new
+/// as one of the first piece, and the summary counts each session once (it said 1,360 new of
+/// the 32,354 sessions a 200 MiB history made).
+#[test]
+fn sessions_first_seen_in_a_later_piece_are_counted_as_new() {
+    let work = tempfile::tempdir().unwrap();
+    let claude = work.path().join(".claude");
+    // As in a real home: Claude Code's transcripts are under `projects/` (none left here).
+    std::fs::create_dir_all(claude.join("projects")).unwrap();
+    let mut history = std::fs::File::create(claude.join("history.jsonl")).unwrap();
+    let sessions = 40;
+    for s in 0..sessions {
+        for p in 0..3 {
+            let line = serde_json::json!({
+                "display": format!("prompt {p} of session {s} about the parser"),
+                "pastedContents": {},
+                "timestamp": 1_767_225_600_000_i64 + (s * 10 + p) * 60_000,
+                "project": "/home/u/kettle",
+                "sessionId": format!("00000000-0000-4000-8000-{s:012}"),
+            });
+            writeln!(history, "{line}").unwrap();
+        }
+    }
+    drop(history);
+    let mut store = Store::open(&work.path().join("s.db")).unwrap();
+    let opts = IndexOptions {
+        chunk_bytes: Some(600),
+        ..options(&claude)
+    };
+    let first = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!(first.sessions_new, sessions as u64, "{first:?}");
+    assert_eq!(first.sessions_updated, 0, "{first:?}");
+    assert_eq!(
+        rows(&store, "SELECT count(*) FROM sessions"),
+        vec![format!("Integer({sessions})|")]
+    );
+    let again = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!((again.sessions_new, again.sessions_updated), (0, 0));
+}

@@ -572,12 +572,15 @@ fn write_file(
             continue;
         }
         let existed = session_exists(tx, session.meta.id.as_str())?;
-        if !record.continuation {
-            if existed {
-                stats.sessions_updated += 1;
-            } else {
-                stats.sessions_new += 1;
-            }
+        // A later piece of a file goes on with the sessions of its earlier pieces (listed):
+        // those were counted there. Any other session it holds is counted here, since one
+        // file can hold thousands of sessions (a prompt history) in many pieces.
+        let counted_by_an_earlier_piece =
+            record.continuation && listed.contains(session.meta.id.as_str());
+        if !existed {
+            stats.sessions_new += 1;
+        } else if !counted_by_an_earlier_piece {
+            stats.sessions_updated += 1;
         }
         stats.messages += session.messages.len() as u64;
         search.push(match session.mode {
