@@ -37,7 +37,8 @@ use trail_model::{
 use crate::{ids, refs, FileParse, ParseRequest, Source, SourceError};
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
-pub const PARSER_VERSION: u32 = 1;
+/// 2: the `HAS_CHANGES` flag Cline appends to a completion result is no longer answer text.
+pub const PARSER_VERSION: u32 = 2;
 
 /// The UI log: the file discovery lists for a task.
 pub const UI_MESSAGES: &str = "ui_messages.json";
@@ -488,6 +489,9 @@ fn absolute(cwd: Option<&str>, p: &str) -> String {
     }
 }
 
+/// What Cline appends to a `completion_result` text when the task changed files since the
+/// last checkpoint (`COMPLETION_RESULT_CHANGES_FLAG` in its `ExtensionMessage.ts`).
+const COMPLETION_CHANGES_FLAG: &str = "HAS_CHANGES";
 /// The tool that runs shell commands (its output is scanned for git's commit lines).
 pub const EXECUTE_COMMAND: &str = "execute_command";
 
@@ -626,6 +630,15 @@ impl<'a> Builder<'a> {
             // Roo Code and Kilo Code open a task with a `text` message holding the task.
             (false, "text") if !self.has_prompt() => self.prompt(text, o, base),
             (false, "text" | "completion_result") | (true, "completion_result") => {
+                // Cline marks a result after which the workspace changed by appending a flag
+                // to its text (its webview strips it before showing the text).
+                let text = match name {
+                    "completion_result" => text
+                        .strip_suffix(COMPLETION_CHANGES_FLAG)
+                        .map(str::to_string)
+                        .unwrap_or(text),
+                    _ => text,
+                };
                 if !text.trim().is_empty() {
                     self.push(Message {
                         role: Some(Role::Assistant),
