@@ -154,6 +154,42 @@ pub fn pretty_input(input: &str) -> String {
     }
 }
 
+/// The fields of a tool call's input that say what it acted on, in the order they are looked
+/// for: a command, a path (each agent names it its own way: Claude Code `file_path`, OpenCode
+/// `filePath`, Gemini CLI `absolute_path`, Aider's edits `file`), a pattern, a URL, a query,
+/// a subagent's description or prompt.
+const TOOL_SUBJECT_KEYS: [&str; 13] = [
+    "command",
+    "cmd",
+    "file_path",
+    "filePath",
+    "path",
+    "absolute_path",
+    "file",
+    "notebook_path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "prompt",
+];
+
+/// What a tool call acted on, from its JSON input: the first of [`TOOL_SUBJECT_KEYS`] it holds
+/// as a string. `Err` holds the parsed input when none is there, for a caller's own fallback;
+/// `None` when the input is not JSON (or over 1 MiB, not parsed for one line).
+pub fn tool_subject(input: &str) -> Option<Result<String, serde_json::Value>> {
+    if input.len() > 1 << 20 {
+        return None;
+    }
+    let v = serde_json::from_str::<serde_json::Value>(input).ok()?;
+    for key in TOOL_SUBJECT_KEYS {
+        if let Some(s) = v.get(key).and_then(|x| x.as_str()) {
+            return Some(Ok(s.to_string()));
+        }
+    }
+    Some(Err(v))
+}
+
 /// One line describing a tool call: its command, path or pattern when it has one.
 pub fn tool_summary(input: &str) -> String {
     let one_line = |s: &str| -> String {
@@ -163,26 +199,11 @@ pub fn tool_summary(input: &str) -> String {
     if input.len() > 1 << 20 {
         return String::new();
     }
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(input) else {
-        return one_line(input);
-    };
-    for key in [
-        "command",
-        "cmd",
-        "file_path",
-        "filePath",
-        "path",
-        "notebook_path",
-        "pattern",
-        "url",
-        "query",
-        "description",
-    ] {
-        if let Some(s) = v.get(key).and_then(|x| x.as_str()) {
-            return one_line(s);
-        }
+    match tool_subject(input) {
+        Some(Ok(subject)) => one_line(&subject),
+        Some(Err(_)) => String::new(),
+        None => one_line(input),
     }
-    String::new()
 }
 
 /// A writer that puts `prefix` at the start of every line (Markdown blockquotes for nested
@@ -234,6 +255,30 @@ impl Write for LinePrefix<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_call_is_summed_up_by_what_it_acted_on_in_every_agents_naming() {
+        let cases = [
+            (r#"{"command":"cargo  test\n-q"}"#, "cargo test -q"),
+            (r#"{"file_path":"/w/a.rs","old_string":"x"}"#, "/w/a.rs"),
+            (r#"{"filePath":"src/b.ts"}"#, "src/b.ts"),
+            (r#"{"absolute_path":"/w/c.py"}"#, "/w/c.py"),
+            // Aider's edits: the file before the blocks' text.
+            (r#"{"file":"d.py","search":"","replace":"print()"}"#, "d.py"),
+            (
+                r#"{"description":"review","prompt":"look at the parser"}"#,
+                "review",
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(tool_summary(input), want, "{input}");
+        }
+        // No known field: nothing to say here; the CLI and the TUI show the input instead.
+        assert_eq!(tool_summary(r#"{"x":1}"#), "");
+        assert!(matches!(tool_subject(r#"{"x":1}"#), Some(Err(_))));
+        assert_eq!(tool_summary("not json at all"), "not json at all");
+        assert_eq!(tool_subject("not json"), None);
+    }
 
     #[test]
     fn marks_terms_inside_escaped_text() {

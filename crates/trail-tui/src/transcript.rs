@@ -557,30 +557,14 @@ fn capped(
     }
 }
 
-/// One line describing a tool call: its command, path or pattern when it has one.
+/// One line describing a tool call: what it acted on (the renderer's rule, shared with the
+/// CLI, exports and the web viewer), or its whole input.
 fn tool_summary(input: &str) -> String {
-    let v: serde_json::Value = match serde_json::from_str(input) {
-        Ok(v) => v,
-        Err(_) => return one_line(input),
-    };
-    for key in [
-        "command",
-        "cmd",
-        "file_path",
-        "path",
-        "filePath",
-        "notebook_path",
-        "pattern",
-        "url",
-        "query",
-        "description",
-        "prompt",
-    ] {
-        if let Some(s) = v.get(key).and_then(|x| x.as_str()) {
-            return one_line(s);
-        }
+    match trail_render::tool_subject(input) {
+        Some(Ok(subject)) => one_line(&subject),
+        Some(Err(v)) => one_line(&v.to_string()),
+        None => one_line(input),
     }
-    one_line(&v.to_string())
 }
 
 fn pretty_json(s: &str) -> String {

@@ -280,29 +280,14 @@ fn print_message(
     Ok(())
 }
 
-/// One line describing a tool call: its command, path or pattern when it has one.
+/// One line describing a tool call: what it acted on (the renderer's rule, shared with
+/// exports, the web viewer and the TUI), or its whole input.
 fn tool_summary(input: &str) -> String {
-    let v: serde_json::Value = match serde_json::from_str(input) {
-        Ok(v) => v,
-        Err(_) => return output::one_line(input),
-    };
-    for key in [
-        "command",
-        "file_path",
-        "path",
-        "filePath",
-        "notebook_path",
-        "pattern",
-        "url",
-        "query",
-        "description",
-        "prompt",
-    ] {
-        if let Some(s) = v.get(key).and_then(|x| x.as_str()) {
-            return output::one_line(s);
-        }
+    match trail_render::tool_subject(input) {
+        Some(Ok(subject)) => output::one_line(&subject),
+        Some(Err(v)) => output::one_line(&v.to_string()),
+        None => output::one_line(input),
     }
-    output::one_line(&v.to_string())
 }
 
 fn pretty_json(s: &str) -> String {
