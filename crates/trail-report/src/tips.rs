@@ -139,14 +139,21 @@ pub fn tips(store: &Store, filter: &Filter, prices: &PriceTable) -> Result<Tips>
 
     // Models and cost per session from the usage rollup.
     let by_model = usage(store, filter, GroupBy::Model, prices)?;
-    let models = by_model
+    // Most used first (the usage report orders its rows by cost, which leaves unpriced models
+    // wherever they fall).
+    let mut models = by_model
         .rows
         .iter()
         .map(|r| Count {
-            name: r.key.clone(),
+            name: if r.key.is_empty() {
+                "(no model recorded)".to_string()
+            } else {
+                r.key.clone()
+            },
             count: r.requests,
         })
         .collect::<Vec<_>>();
+    models.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
     let t = &by_model.totals;
     let all_input = t.input_tokens + t.cache_creation_tokens + t.cache_read_tokens;
     let cache_hit_ratio = (all_input > 0).then(|| t.cache_read_tokens as f64 / all_input as f64);

@@ -380,6 +380,55 @@ fn tips_all_time() {
     insta::assert_snapshot!("tips_all", markdown::tips(&t));
 }
 
+/// Models are listed most used first, whatever they cost, and a request with no model recorded
+/// is named so (the usage report's order is by cost, and its key for no model is empty).
+#[test]
+fn tips_models_are_listed_most_used_first() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut s = S::new(
+        "eeee5555-models",
+        SourceKind::CopilotCli,
+        None,
+        "main",
+        "/work/m",
+    );
+    s.prompt("2026-11-20T09:00:00.000Z", "Rename the config loader");
+    for (i, model) in [
+        "a-rare-model",
+        "",
+        "z-common-model",
+        "z-common-model",
+        "z-common-model",
+        "",
+    ]
+    .iter()
+    .enumerate()
+    {
+        s.usage(&format!("2026-11-20T09:00:0{i}.000Z"), model, 100, 10, 0, 0);
+    }
+    let record = FileRecord {
+        path: "/fixture-models".into(),
+        source: Some(SourceKind::CopilotCli),
+        sessions: vec![s.done()],
+        ..FileRecord::default()
+    };
+    store.write_batch(vec![record]).unwrap();
+    let t = trail_report::tips(&store, &all_time(), PriceTable::shipped()).unwrap();
+    let models: Vec<(&str, i64)> = t
+        .models
+        .iter()
+        .map(|m| (m.name.as_str(), m.count))
+        .collect();
+    assert_eq!(
+        models,
+        [
+            ("z-common-model", 3),
+            ("(no model recorded)", 2),
+            ("a-rare-model", 1)
+        ]
+    );
+}
+
 #[test]
 fn tips_empty_range() {
     let store = fixture_store();
