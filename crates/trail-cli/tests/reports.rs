@@ -99,3 +99,38 @@ fn reports_run_on_the_samples_in_every_format() {
     let (code, _, _) = run(trail(dir.path(), &store).args(["usage", "--by", "hour"]));
     assert_eq!(code, 2);
 }
+
+/// A request logged without its model is named in the table by model as in the note on
+/// unpriced models below it, not left blank; `--json` keeps the empty key.
+#[test]
+fn a_request_without_a_model_is_named_in_the_table_by_model() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-work-kettle");
+    std::fs::create_dir_all(&project).unwrap();
+    let id = "6f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
+    let lines = [
+        serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":id,
+            "cwd":"/work/kettle","timestamp":"2026-11-04T08:00:00.000Z",
+            "message":{"role":"user","content":"Boil the water"}}),
+        serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":id,
+            "cwd":"/work/kettle","timestamp":"2026-11-04T08:00:02.000Z","requestId":"req_1",
+            "message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"Done."}],
+                "usage":{"input_tokens":120,"output_tokens":30}}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(project.join(format!("{id}.jsonl")), text).unwrap();
+    let store = home.path().join("t.db");
+    let (code, _, err) = run(trail(home.path(), &store).args(["index", "--source", "claude-code"]));
+    assert_eq!(code, 0, "{err}");
+
+    let (code, table, err) = run(trail(home.path(), &store).args(["usage", "--by", "model"]));
+    assert_eq!(code, 0, "{err}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("(no model recorded)"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("150"), "{row}");
+    let (_, json, _) = run(trail(home.path(), &store).args(["usage", "--by", "model", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["rows"][0]["key"], "", "{json}");
+}

@@ -427,6 +427,16 @@ fn tips_models_are_listed_most_used_first() {
             ("a-rare-model", 1)
         ]
     );
+    // The usage table by model names the row as its note on unpriced models does.
+    let by_model =
+        trail_report::usage(&store, &all_time(), GroupBy::Model, PriceTable::shipped()).unwrap();
+    let table = markdown::usage(&by_model);
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with("| (no model recorded) |")),
+        "{table}"
+    );
 }
 
 #[test]
