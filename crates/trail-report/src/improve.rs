@@ -392,22 +392,27 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
 
 fn finding(kind: FindingKind, title: String, hits: &[Hit], suggestion: Option<String>) -> Finding {
     let sessions: BTreeSet<&str> = hits.iter().map(|h| h.session_id.as_str()).collect();
+    // A command retried in one turn fails the same way each time: quote each failure once.
+    let mut quoted: BTreeSet<(&str, Option<i64>, String)> = BTreeSet::new();
+    let evidence = hits
+        .iter()
+        .map(|h| (h, trim(&h.text, QUOTE_CHARS)))
+        .filter(|(h, quote)| quoted.insert((h.session_id.as_str(), h.turn, quote.clone())))
+        .take(EVIDENCE)
+        .map(|(h, quote)| Evidence {
+            session_id: h.session_id.clone(),
+            short_id: h.session_id.clone(),
+            turn: h.turn,
+            timestamp: h.timestamp.clone(),
+            quote,
+        })
+        .collect();
     Finding {
         kind,
         title,
         count: hits.len() as i64,
         sessions: sessions.len() as i64,
-        evidence: hits
-            .iter()
-            .take(EVIDENCE)
-            .map(|h| Evidence {
-                session_id: h.session_id.clone(),
-                short_id: h.session_id.clone(),
-                turn: h.turn,
-                timestamp: h.timestamp.clone(),
-                quote: trim(&h.text, QUOTE_CHARS),
-            })
-            .collect(),
+        evidence,
         suggestion,
     }
 }
