@@ -17,7 +17,7 @@ pub mod terminal;
 mod text;
 
 /// Display helpers shared with the CLI's terminal output.
-pub use text::{tokens, tool_subject, tool_summary, when};
+pub use text::{tokens, tool_line, tool_summary, when};
 mod vscode;
 
 use std::collections::HashMap;

@@ -177,7 +177,7 @@ const TOOL_SUBJECT_KEYS: [&str; 13] = [
 /// What a tool call acted on, from its JSON input: the first of [`TOOL_SUBJECT_KEYS`] it holds
 /// as a string. `Err` holds the parsed input when none is there, for a caller's own fallback;
 /// `None` when the input is not JSON (or over 1 MiB, not parsed for one line).
-pub fn tool_subject(input: &str) -> Option<Result<String, serde_json::Value>> {
+pub(crate) fn tool_subject(input: &str) -> Option<Result<String, serde_json::Value>> {
     if input.len() > 1 << 20 {
         return None;
     }
@@ -188,6 +188,16 @@ pub fn tool_subject(input: &str) -> Option<Result<String, serde_json::Value>> {
         }
     }
     Some(Err(v))
+}
+
+/// What a tool call acted on, or else its whole input (compact JSON, or as written when it is
+/// not JSON): for views that always show something, each making it one line its own way.
+pub fn tool_line(input: &str) -> String {
+    match tool_subject(input) {
+        Some(Ok(subject)) => subject,
+        Some(Err(v)) => v.to_string(),
+        None => input.to_string(),
+    }
 }
 
 /// One line describing a tool call: its command, path or pattern when it has one.

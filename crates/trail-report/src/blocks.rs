@@ -443,11 +443,7 @@ impl<'a> Pricing<'a> {
                     .unpriced
                     .entry(model.to_string())
                     .or_insert_with(|| Unpriced {
-                        model: if model.is_empty() {
-                            "(no model recorded)".into()
-                        } else {
-                            model.to_string()
-                        },
+                        model: crate::usage::model_name(model).to_string(),
                         requests: 0,
                         total_tokens: 0,
                     });
@@ -592,11 +588,7 @@ fn make_block(members: &[Entry], now: DateTime<Utc>, zone: &DayZone, breakdown: 
     let mut breakdown_rows: Vec<ModelSums> = per_model
         .into_iter()
         .map(|(m, s)| ModelSums {
-            model: if m.is_empty() {
-                "(no model recorded)".into()
-            } else {
-                m.to_string()
-            },
+            model: crate::usage::model_name(m).to_string(),
             sums: s,
         })
         .collect();

@@ -102,7 +102,7 @@ pub fn usage(r: &UsageReport) -> String {
             row.short_key.as_deref().unwrap_or(&row.key),
             l.replace('|', "\\|")
         ),
-        (_, GroupBy::Model) if row.key.is_empty() => "(no model recorded)".to_string(),
+        (_, GroupBy::Model) => crate::usage::model_name(&row.key).replace('|', "\\|"),
         _ => row.key.replace('|', "\\|"),
     };
     let by_session = r.group_by == GroupBy::Session;

@@ -145,11 +145,7 @@ pub fn tips(store: &Store, filter: &Filter, prices: &PriceTable) -> Result<Tips>
         .rows
         .iter()
         .map(|r| Count {
-            name: if r.key.is_empty() {
-                "(no model recorded)".to_string()
-            } else {
-                r.key.clone()
-            },
+            name: crate::usage::model_name(&r.key).to_string(),
             count: r.requests,
         })
         .collect::<Vec<_>>();

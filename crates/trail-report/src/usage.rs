@@ -159,6 +159,16 @@ fn cell_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Cell> {
     })
 }
 
+/// How a model is named in reports: requests logged without one have the empty key (kept in
+/// `--json`), shown as "(no model recorded)".
+pub fn model_name(model: &str) -> &str {
+    if model.is_empty() {
+        "(no model recorded)"
+    } else {
+        model
+    }
+}
+
 /// Computes the usage report.
 #[tracing::instrument(level = "debug", skip_all, err)]
 pub fn usage(
@@ -274,11 +284,7 @@ pub fn usage_with(
         } else if total_of(&c.tokens) > 0 {
             unpriced_requests = c.requests;
             let u = unpriced.entry(c.model.clone()).or_insert_with(|| Unpriced {
-                model: if c.model.is_empty() {
-                    "(no model recorded)".into()
-                } else {
-                    c.model.clone()
-                },
+                model: model_name(&c.model).to_string(),
                 requests: 0,
                 total_tokens: 0,
             });
@@ -286,11 +292,7 @@ pub fn usage_with(
             u.total_tokens += total_of(&c.tokens);
         }
         if options.breakdown {
-            let model = if c.model.is_empty() {
-                "(no model recorded)".to_string()
-            } else {
-                c.model.clone()
-            };
+            let model = model_name(&c.model).to_string();
             let sub = per_model
                 .entry((key.clone(), model.clone()))
                 .or_insert_with(|| UsageRow {

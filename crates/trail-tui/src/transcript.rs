@@ -560,11 +560,7 @@ fn capped(
 /// One line describing a tool call: what it acted on (the renderer's rule, shared with the
 /// CLI, exports and the web viewer), or its whole input.
 fn tool_summary(input: &str) -> String {
-    match trail_render::tool_subject(input) {
-        Some(Ok(subject)) => one_line(&subject),
-        Some(Err(v)) => one_line(&v.to_string()),
-        None => one_line(input),
-    }
+    one_line(&trail_render::tool_line(input))
 }
 
 fn pretty_json(s: &str) -> String {

@@ -283,11 +283,7 @@ fn print_message(
 /// One line describing a tool call: what it acted on (the renderer's rule, shared with
 /// exports, the web viewer and the TUI), or its whole input.
 fn tool_summary(input: &str) -> String {
-    match trail_render::tool_subject(input) {
-        Some(Ok(subject)) => output::one_line(&subject),
-        Some(Err(v)) => output::one_line(&v.to_string()),
-        None => output::one_line(input),
-    }
+    output::one_line(&trail_render::tool_line(input))
 }
 
 fn pretty_json(s: &str) -> String {

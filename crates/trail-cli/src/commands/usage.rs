@@ -280,8 +280,7 @@ fn key_text(r: &trail_report::UsageRow, by: GroupBy) -> String {
             r.short_key.as_deref().unwrap_or(&r.key),
             crate::output::one_line(title)
         ),
-        // As the unpriced note below the table names it (`--json` keeps the empty key).
-        (GroupBy::Model, _) if r.key.is_empty() => "(no model recorded)".to_string(),
+        (GroupBy::Model, _) => trail_report::usage::model_name(&r.key).to_string(),
         _ => r.key.clone(),
     }
 }
