@@ -34,6 +34,11 @@ const BATCH_BYTES: usize = 48 << 20;
 const BATCH_FILES: usize = 512;
 /// ...or when it has waited this long.
 const BATCH_AGE: Duration = Duration::from_millis(1500);
+/// The first batch of a run is committed at this many bytes, each next one at twice its
+/// predecessor's up to [`BATCH_BYTES`]: the search database's writer and the checkpointer get
+/// nothing until the store's writer commits, so a first batch of full size kept a core idle for
+/// the half-second it took to write.
+const FIRST_BATCH_BYTES: usize = 4 << 20;
 /// Parsed files waiting for the writer are bounded by their text (bounds memory): a bound by
 /// count (it was 2) kept the parsers in step with the writer on small files, so whenever the
 /// scheduler gave the writer's core to another thread the writer then waited for parsed files
@@ -488,6 +493,7 @@ fn index_candidates(
         let mut batch: Vec<FileRecord> = Vec::new();
         let mut batch_bytes = 0usize;
         let mut batch_started = Instant::now();
+        let mut batch_limit = FIRST_BATCH_BYTES.min(BATCH_BYTES);
         let mut stats = WriteStats::default();
         let mut waited = Instant::now();
         for Parsed {
@@ -543,7 +549,7 @@ fn index_candidates(
                 batch_started = Instant::now();
             }
             batch.push(record);
-            if batch_bytes >= BATCH_BYTES
+            if batch_bytes >= batch_limit
                 || batch.len() >= BATCH_FILES
                 || batch_started.elapsed() >= BATCH_AGE
             {
@@ -565,6 +571,7 @@ fn index_candidates(
                     Err(e) => write_result = Err(e.into()),
                 }
                 batch_bytes = 0;
+                batch_limit = (batch_limit * 2).min(BATCH_BYTES);
             }
             waited = Instant::now();
         }

@@ -73,7 +73,20 @@ impl Store {
         }
         // Looked at again under the write lock: another process (a second indexer, an open)
         // may be building the same ones, and a second `CREATE INDEX` of a name would fail.
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        // The store's lock only: `BEGIN IMMEDIATE` takes the attached search database's too,
+        // so at the end of a first index it waited for the search database's writer to apply
+        // its last batches (a third of a second with a core idle) instead of building these
+        // meanwhile. The first statement of a deferred transaction that writes `main` takes
+        // that lock (waiting for another writer as `BEGIN IMMEDIATE` does) before anything is
+        // read.
+        self.conn.execute_batch("BEGIN")?;
+        if let Err(e) = self
+            .conn
+            .execute_batch("DELETE FROM main.store_meta WHERE 0")
+        {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            return Err(e.into());
+        }
         let built = self.build_missing();
         let end = if built.is_ok() { "COMMIT" } else { "ROLLBACK" };
         self.conn.execute_batch(end)?;
@@ -165,5 +178,42 @@ mod tests {
             .unwrap();
         assert!(!store.defer_indexes_if_empty().unwrap(), "not empty");
         assert!(index_exists(&store.conn, "idx_messages_native").unwrap());
+    }
+
+    #[test]
+    fn building_them_waits_for_the_stores_writers_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let store = Store::open(&path).unwrap();
+        assert!(store.defer_indexes_if_empty().unwrap());
+        // The search database's writer in the middle of a batch, as at the end of a first
+        // index.
+        let search = rusqlite::Connection::open(crate::search_path(&path)).unwrap();
+        search.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let started = std::time::Instant::now();
+        store.build_deferred_indexes().unwrap();
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "waited {:?} for the search database's lock",
+            started.elapsed()
+        );
+        search.execute_batch("ROLLBACK").unwrap();
+        for (name, _) in DEFERRED {
+            assert!(index_exists(&store.conn, name).unwrap(), "{name}");
+        }
+
+        // Another writer of the store itself is still waited for, not failed on.
+        assert!(store.defer_indexes_if_empty().unwrap());
+        let other = rusqlite::Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            other.execute_batch("COMMIT").unwrap();
+        });
+        store.build_deferred_indexes().unwrap();
+        release.join().unwrap();
+        for (name, _) in DEFERRED {
+            assert!(index_exists(&store.conn, name).unwrap(), "{name}");
+        }
     }
 }

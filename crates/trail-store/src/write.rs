@@ -184,6 +184,9 @@ impl Store {
         &mut self,
         records: Vec<FileRecord>,
     ) -> Result<(WriteStats, SearchBatch)> {
+        if let Some(c) = &self.checkpoints {
+            c.before_writing();
+        }
         // Deferred, and the first statement writes the store: it takes the store's lock only
         // (BEGIN IMMEDIATE would take the attached search database's too, and wait for its
         // writer).
