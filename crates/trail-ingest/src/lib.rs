@@ -493,7 +493,7 @@ fn index_candidates(
         let mut batch: Vec<FileRecord> = Vec::new();
         let mut batch_bytes = 0usize;
         let mut batch_started = Instant::now();
-        let mut batch_limit = FIRST_BATCH_BYTES.min(BATCH_BYTES);
+        let mut batch_limit = FIRST_BATCH_BYTES;
         let mut stats = WriteStats::default();
         let mut waited = Instant::now();
         for Parsed {

@@ -637,13 +637,7 @@ pub(crate) fn needs_rebuild(conn: &Connection) -> Result<bool> {
             |r| r.get(0),
         )
         .optional()?;
-    let id: Option<String> = conn
-        .query_row(
-            "SELECT value FROM main.store_meta WHERE key = 'search_id'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let id = store_search_id(conn)?;
     Ok(applied.is_none() || owner.unwrap_or_default() != id.unwrap_or_default())
 }
 
@@ -663,13 +657,7 @@ pub(crate) fn lags(conn: &Connection) -> Result<bool> {
             |r| r.get(0),
         )
         .optional()?;
-    let id: Option<String> = conn
-        .query_row(
-            "SELECT value FROM main.store_meta WHERE key = 'search_id'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let id = store_search_id(conn)?;
     Ok(applied.is_none_or(|a| a < meta_seq(conn).unwrap_or(0))
         || owner.unwrap_or_default() != id.unwrap_or_default())
 }
