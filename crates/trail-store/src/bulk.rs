@@ -11,14 +11,22 @@
 //! another file), so a first index builds them once, sorted, after its last batch, as a
 //! database restore creates its indexes after the data.
 //!
-//! A run killed in between leaves a store without it, which is still correct (only slower to
-//! resolve titles); the next writable open builds it again.
+//! `idx_usage_message` is keyed by a message id too, and only the usage dedupe reads it
+//! (`usage_rollup.rs`): the same leaves dirtied by every batch, 7 times the pages for 3 times
+//! the data between the 1 and 3 GiB corpora. While it is missing, batches leave the dedupe
+//! alone (a row counts until then), and building it dedupes the whole store in the same
+//! transaction, in one pass by the new index. Reports read during a first index may count a
+//! request repeated across files twice until its end.
+//!
+//! A run killed in between leaves a store without them, which is still correct (only slower to
+//! resolve titles, and usage not yet deduped across files); the next writable open builds
+//! them again, and dedupes.
 
 use crate::{Result, Store};
 
 /// Name and definition of each index a first index builds after its data: the statements of
 /// the migrations that made them, word for word (`sqlite_master` keeps the text).
-const DEFERRED: [(&str, &str); 6] = [
+const DEFERRED: [(&str, &str); 7] = [
     (
         "idx_messages_native",
         "CREATE INDEX idx_messages_native ON messages(native_id) WHERE native_id IS NOT NULL",
@@ -34,6 +42,10 @@ const DEFERRED: [(&str, &str); 6] = [
     (
         "idx_tool_calls_name",
         "CREATE INDEX idx_tool_calls_name ON tool_calls(tool_name)",
+    ),
+    (
+        crate::usage_rollup::MESSAGE_INDEX,
+        "CREATE INDEX idx_usage_message ON usage(message_id) WHERE message_id IS NOT NULL",
     ),
     (
         "idx_usage_timestamp",
@@ -104,6 +116,14 @@ impl Store {
                     ms = t.elapsed().as_millis() as u64,
                     "deferred index built"
                 );
+                if name == crate::usage_rollup::MESSAGE_INDEX {
+                    let t = std::time::Instant::now();
+                    crate::usage_rollup::dedupe_deferred(&self.conn)?;
+                    tracing::info!(
+                        ms = t.elapsed().as_millis() as u64,
+                        "deferred usage dedupe done"
+                    );
+                }
             }
         }
         Ok(())
@@ -215,5 +235,92 @@ mod tests {
         for (name, _) in DEFERRED {
             assert!(index_exists(&store.conn, name).unwrap(), "{name}");
         }
+    }
+
+    /// Writes usage rows as a batch does: the rows, then the refresh in the same transaction.
+    /// Session `b` repeats request `r1` of session `a` (a resumed file repeating history).
+    fn write_repeated_request(store: &Store) {
+        let tx = store.conn.unchecked_transaction().unwrap();
+        tx.execute_batch(
+            "INSERT INTO sessions (id, source) VALUES ('a', 'claude-code'), ('b', 'claude-code');
+             INSERT INTO usage (session_id, request_key, message_id, timestamp, input_tokens)
+             VALUES ('a', 'r1', 'm1', '2026-11-01T10:00:00Z', 10),
+                    ('b', 'r1', 'm1', '2026-11-01T10:00:00Z', 10),
+                    ('b', 'r2', 'm2', '2026-11-01T11:00:00Z', 5);",
+        )
+        .unwrap();
+        let sessions = ["a", "b"].map(String::from).into_iter().collect();
+        let written = ["m1", "m2"].map(String::from).into_iter().collect();
+        crate::usage_rollup::refresh(&tx, &sessions, &written).unwrap();
+        tx.commit().unwrap();
+    }
+
+    /// (session, request, counted) of every row, and (session, input tokens) of the rollup.
+    fn usage_state(store: &Store) -> (Vec<(String, String, i64)>, Vec<(String, i64)>) {
+        let rows = store
+            .conn
+            .prepare("SELECT session_id, request_key, counted FROM usage ORDER BY 1, 2")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let rollup = store
+            .conn
+            .prepare("SELECT session_id, sum(input_tokens) FROM usage_rollup GROUP BY 1 ORDER BY 1")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        (rows, rollup)
+    }
+
+    #[test]
+    fn a_first_index_dedupes_usage_once_its_index_is_built_even_after_a_kill() {
+        let dir = tempfile::tempdir().unwrap();
+        // Written into a store that keeps every index: deduped batch by batch.
+        let store = Store::open(&dir.path().join("kept.db")).unwrap();
+        write_repeated_request(&store);
+        let expected = usage_state(&store);
+        let s = |x: &str| x.to_string();
+        assert_eq!(
+            expected,
+            (
+                vec![
+                    (s("a"), s("r1"), 1),
+                    (s("b"), s("r1"), 0),
+                    (s("b"), s("r2"), 1)
+                ],
+                vec![(s("a"), 10), (s("b"), 5)]
+            ),
+            "the repeated request counts once"
+        );
+
+        // A first index: the batch leaves the dedupe to the end, every row counts meanwhile.
+        let path = dir.path().join("bulk.db");
+        let store = Store::open(&path).unwrap();
+        assert!(store.defer_indexes_if_empty().unwrap());
+        write_repeated_request(&store);
+        let (rows, rollup) = usage_state(&store);
+        assert!(rows.iter().all(|(_, _, counted)| *counted == 1), "{rows:?}");
+        assert_eq!(rollup, vec![(s("a"), 10), (s("b"), 15)]);
+        // Killed before its end: the next writable open builds the index and dedupes.
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(usage_state(&store), expected);
+        let dirty: i64 = store
+            .conn
+            .query_row("SELECT count(*) FROM usage_dirty", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(dirty, 0);
+
+        // And at the end of a run that was not killed, the same.
+        let path = dir.path().join("ended.db");
+        let store = Store::open(&path).unwrap();
+        assert!(store.defer_indexes_if_empty().unwrap());
+        write_repeated_request(&store);
+        store.build_deferred_indexes().unwrap();
+        assert_eq!(usage_state(&store), expected);
     }
 }
