@@ -256,7 +256,9 @@ mod tests {
     }
 
     /// (session, request, counted) of every row, and (session, input tokens) of the rollup.
-    fn usage_state(store: &Store) -> (Vec<(String, String, i64)>, Vec<(String, i64)>) {
+    type UsageState = (Vec<(String, String, i64)>, Vec<(String, i64)>);
+
+    fn usage_state(store: &Store) -> UsageState {
         let rows = store
             .conn
             .prepare("SELECT session_id, request_key, counted FROM usage ORDER BY 1, 2")
