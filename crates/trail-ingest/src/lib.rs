@@ -554,17 +554,10 @@ fn index_candidates(
                 || batch_started.elapsed() >= BATCH_AGE
             {
                 let t = Instant::now();
-                summary
-                    .written
-                    .paths
-                    .extend(batch.iter().map(|r| r.path.clone()));
+                summary.written.add(&batch);
                 match store.write_batch_deferred(std::mem::take(&mut batch)) {
                     Ok((s, search)) => {
                         stats.add(s);
-                        summary
-                            .written
-                            .sessions
-                            .extend(search.session_ids().map(str::to_string));
                         timing.write += t.elapsed();
                         write_result = send_search(store, search);
                     }
@@ -577,17 +570,10 @@ fn index_candidates(
         }
         if write_result.is_ok() && !batch.is_empty() {
             let t = Instant::now();
-            summary
-                .written
-                .paths
-                .extend(batch.iter().map(|r| r.path.clone()));
+            summary.written.add(&batch);
             match store.write_batch_deferred(batch) {
                 Ok((s, search)) => {
                     stats.add(s);
-                    summary
-                        .written
-                        .sessions
-                        .extend(search.session_ids().map(str::to_string));
                     timing.write += t.elapsed();
                     write_result = send_search(store, search);
                 }

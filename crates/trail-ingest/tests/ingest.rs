@@ -461,6 +461,52 @@ fn summaries_pointing_into_other_files_are_resolved() {
     assert_eq!(title(&fresh, "bbbb"), "My parser work");
 }
 
+/// A summary stored before the message it names: the message arrives in a line appended to
+/// its log later, and the append (which matches only the messages it wrote) finds the summary.
+#[test]
+fn a_summary_naming_a_message_appended_later_titles_its_session() {
+    let work = tempfile::tempdir().unwrap();
+    let proj = work.path().join("projects/-w");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(
+        proj.join("aaaa.jsonl"),
+        "{\"type\":\"summary\",\"summary\":\"Cache the parsed config\",\"leafUuid\":\"b2\"}\n\
+         {\"type\":\"user\",\"uuid\":\"a1\",\"sessionId\":\"aaaa\",\"message\":{\"role\":\"user\",\"content\":\"continue\"}}\n",
+    )
+    .unwrap();
+    let b = proj.join("bbbb.jsonl");
+    std::fs::write(
+        &b,
+        "{\"type\":\"user\",\"uuid\":\"b1\",\"sessionId\":\"bbbb\",\"message\":{\"role\":\"user\",\"content\":\"read the config once\"}}\n",
+    )
+    .unwrap();
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    let projects = work.path().join("projects");
+    index(&mut store, &options(&projects), &NoProgress).unwrap();
+    let title = |store: &Store| -> String {
+        store
+            .connection()
+            .query_row("SELECT summary FROM sessions WHERE id = 'bbbb'", [], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!(title(&store), "read the config once");
+
+    let mut f = std::fs::OpenOptions::new().append(true).open(&b).unwrap();
+    f.write_all(
+        b"{\"type\":\"assistant\",\"uuid\":\"b2\",\"parentUuid\":\"b1\",\"sessionId\":\"bbbb\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Done.\"}]}}\n",
+    )
+    .unwrap();
+    drop(f);
+    let summary = index(&mut store, &options(&projects), &NoProgress).unwrap();
+    assert_eq!(
+        summary.files_resumed, 1,
+        "the log was appended to, not read again"
+    );
+    assert_eq!(title(&store), "Cache the parsed config");
+}
+
 /// Copilot CLI: gaps in the event log are filled from Copilot's own `session-store.db`, which
 /// is read without being changed.
 #[test]

@@ -253,11 +253,6 @@ pub struct SearchBatch {
 
 impl SearchBatch {
     /// The bytes of text the batch indexes (for logs and progress).
-    /// The sessions the batch wrote.
-    pub fn session_ids(&self) -> impl Iterator<Item = &str> {
-        self.sessions.iter().map(|s| s.session_id.as_str())
-    }
-
     pub fn text_bytes(&self) -> usize {
         self.sessions
             .iter()

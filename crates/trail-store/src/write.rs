@@ -5,7 +5,7 @@
 //! index redoes what was not committed. A batch re-checks each file's stored state inside the
 //! lock (compare and swap), so two indexers running at once never apply the same delta twice.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rusqlite::{params, OptionalExtension, Transaction};
 use trail_model::{
@@ -88,10 +88,30 @@ pub struct FileRecord {
 /// What an index run wrote, for [`Store::resolve_links_in`].
 #[derive(Debug, Default, Clone)]
 pub struct LinkScope {
-    /// Session ids written.
-    pub sessions: BTreeSet<String>,
+    /// Session ids written, each with the lowest `seq` of the messages written to it (`u32::MAX`:
+    /// none). The messages before it were stored, and their links resolved, by earlier runs.
+    pub sessions: BTreeMap<String, u32>,
     /// Source files written.
     pub paths: BTreeSet<String>,
+}
+
+impl LinkScope {
+    /// Adds what a batch of records writes.
+    pub fn add(&mut self, records: &[FileRecord]) {
+        for record in records {
+            self.paths.insert(record.path.clone());
+            for s in &record.sessions {
+                let from = match s.mode {
+                    UpdateMode::Replace => 0,
+                    UpdateMode::Append => {
+                        s.messages.iter().map(|m| m.seq).min().unwrap_or(u32::MAX)
+                    }
+                };
+                let lowest = self.sessions.entry(s.meta.id.0.clone()).or_insert(from);
+                *lowest = (*lowest).min(from);
+            }
+        }
+    }
 }
 
 /// What a batch changed.
@@ -349,8 +369,8 @@ impl Store {
         if scope.is_some() {
             tx.execute(
                 &format!(
-                    "{parent_links} AND (id IN (SELECT value FROM json_each(?1))
-                         OR parent_session_id IN (SELECT value FROM json_each(?1)))"
+                    "{parent_links} AND (id IN (SELECT key FROM json_each(?1))
+                         OR parent_session_id IN (SELECT key FROM json_each(?1)))"
                 ),
                 [&sessions],
             )?;
@@ -403,7 +423,10 @@ impl Store {
                title_rank = 2
              WHERE title_rank < 3 AND id IN";
         if scope.is_some() {
-            // Hints from the files written, and hints naming the sessions written.
+            // Hints from the files written, and hints naming the messages written: only
+            // those of an appended session, since its older ones were matched when written
+            // (reading every message of a long log to match one new line took 11 of an
+            // append's 80 ms on the 1 GiB corpus).
             tx.execute(
                 &format!(
                     "{titles} (
@@ -413,11 +436,11 @@ impl Store {
                      WHERE h.path IN (SELECT value FROM json_each(?2))
                        AND h.path != coalesce(s.source_path, '')
                      UNION
-                     SELECT m.session_id FROM messages m
+                     SELECT m.session_id FROM json_each(?1) AS w
+                     JOIN messages m ON m.session_id = w.key AND m.seq >= w.value
                      JOIN title_hints h ON h.leaf_native_id = m.native_id
                      JOIN sessions s ON s.id = m.session_id
-                     WHERE m.session_id IN (SELECT value FROM json_each(?1))
-                       AND m.native_id IS NOT NULL
+                     WHERE m.native_id IS NOT NULL
                        AND h.path != coalesce(s.source_path, ''))"
                 ),
                 [&sessions, &paths],
