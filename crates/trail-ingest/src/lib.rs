@@ -341,7 +341,9 @@ fn index_candidates(
     summary: &mut IndexSummary,
 ) -> Result<(), IngestError> {
     let started = Instant::now();
-    candidates.sort_by(|a, b| a.1.cmp(&b.1));
+    // By bytes: only to bring a path found twice together (`Path`'s own order compares
+    // component by component, several times slower).
+    candidates.sort_by(|a, b| a.1.as_os_str().cmp(b.1.as_os_str()));
     candidates.dedup_by(|a, b| a.1 == b.1);
     summary.files_seen += candidates.len() as u64;
     let discovered = started.elapsed();
@@ -974,10 +976,68 @@ fn read_head(path: &Path) -> Vec<u8> {
 
 /// The key a file is stored under: its absolute path as text.
 pub fn path_key(path: &Path) -> String {
+    // What discovery finds is nearly always absolute and normal already; `absolute` rebuilt
+    // each path component by component (6% of a no-change run's CPU on 6,000 files).
+    #[cfg(unix)]
+    if let Some(text) = path.to_str().filter(|t| is_normal_absolute(t)) {
+        return text.to_string();
+    }
     std::path::absolute(path)
         .unwrap_or_else(|_| path.to_path_buf())
         .display()
         .to_string()
+}
+
+/// Whether `absolute` would return `path` unchanged: absolute, and no empty or `.`
+/// component (`..` stays, as `absolute` keeps it).
+#[cfg(unix)]
+fn is_normal_absolute(path: &str) -> bool {
+    path.len() > 1
+        && path.starts_with('/')
+        && !path.ends_with('/')
+        && !path.ends_with("/.")
+        && !path.contains("//")
+        && !path.contains("/./")
+}
+
+#[cfg(all(test, unix))]
+mod path_key_tests {
+    use super::*;
+
+    #[test]
+    fn the_short_way_gives_what_absolute_gives() {
+        let cwd = std::env::current_dir().unwrap();
+        for p in [
+            "/",
+            "//",
+            "/a",
+            "/a/",
+            "/a//b",
+            "/a/./b",
+            "/a/.",
+            "/a/..",
+            "/a/../b",
+            "/./a",
+            "/a/.b",
+            "/a/b.",
+            "/a/..b",
+            "/a/b/c.jsonl",
+            "a/b",
+            "./a",
+            "a/../b",
+            "/a/ b/",
+            ".",
+            "/.a/b",
+            "/a/b/.",
+            "//a",
+        ] {
+            let expected = std::path::absolute(p).unwrap().display().to_string();
+            assert_eq!(path_key(Path::new(p)), expected, "{p:?}");
+            if !p.starts_with('/') {
+                assert!(path_key(Path::new(p)).starts_with(&*cwd.to_string_lossy()));
+            }
+        }
+    }
 }
 
 /// Returns size, mtime and inode. For a SQLite database in WAL mode, commits land in the

@@ -22,9 +22,28 @@ pub fn walk_files(root: &Path, max_depth: usize, keep: impl Fn(&Path) -> bool) -
             out.push(entry.into_path());
         }
     }
-    out.sort();
+    out.sort_unstable_by(|a, b| walked_path_order(a, b));
     out.dedup();
     out
+}
+
+/// `Path`'s own order (component by component) for paths a walk yields, which have no `.`,
+/// `..` or empty component below their root: on Unix their bytes in order, a separator below
+/// any other byte. `Path::cmp` split both paths into components at every comparison, a tenth
+/// of a no-change index's CPU on 6,000 files.
+pub fn walked_path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (x, y) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+        let rank = |c: u8| if c == b'/' { 0 } else { c };
+        match x.iter().zip(y).position(|(p, q)| p != q) {
+            Some(i) => rank(x[i]).cmp(&rank(y[i])),
+            None => x.len().cmp(&y.len()),
+        }
+    }
+    #[cfg(not(unix))]
+    a.cmp(b)
 }
 
 /// Folders never entered when walking configured project roots: dependency and build trees
@@ -89,6 +108,27 @@ pub fn has_extension(path: &Path, ext: &str) -> bool {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The byte order with separators first is `Path`'s own on walked paths: names of
+        /// bytes on both sides of `/` (space, `-`, `.`, digits, letters, non-ASCII).
+        #[test]
+        fn walked_paths_sort_as_paths_do(
+            a in proptest::collection::vec("[ a.0-]{1,3}|é|b-c|\\.x", 1..5),
+            b in proptest::collection::vec("[ a.0-]{1,3}|é|b-c|\\.x", 1..5),
+        ) {
+            let path = |names: &[String]| {
+                let names: Vec<&str> = names.iter().map(|n| match n.as_str() {
+                    "." | ".." => "dot",
+                    n => n,
+                }).collect();
+                PathBuf::from(format!("/root/{}", names.join("/")))
+            };
+            let (a, b) = (path(&a), path(&b));
+            prop_assert_eq!(walked_path_order(&a, &b), a.cmp(&b), "{:?} {:?}", a, b);
+        }
+    }
 
     #[test]
     fn symlink_loop_is_not_followed_forever() {
