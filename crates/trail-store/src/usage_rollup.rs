@@ -30,7 +30,7 @@ pub(crate) fn refresh(
     let mut affected: BTreeSet<String> = sessions.clone();
     // Looked up in the batch's own transaction: if another process builds the index in
     // between, it dedupes this batch's rows too, or this batch sees it and dedupes them here.
-    if message_index_exists(conn)? {
+    if crate::bulk::index_exists(conn, MESSAGE_INDEX)? {
         {
             // Only what the batch wrote: marking every row of a session re-examined a long
             // log's whole history at each piece appended to it.
@@ -73,13 +73,6 @@ pub(crate) fn dedupe_deferred(conn: &Connection) -> Result<()> {
     )?;
     conn.execute("DELETE FROM usage_dirty", [])?;
     rebuild_rollup(conn, &affected)
-}
-
-fn message_index_exists(conn: &Connection) -> Result<bool> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?1)",
-    )?;
-    Ok(stmt.query_row([MESSAGE_INDEX], |r| r.get(0))?)
 }
 
 /// Sets `counted` on every row of the message ids `ids` (a query) selects, adding the
