@@ -4,7 +4,7 @@ index, a no-change reindex and a one-line append, on generated Claude Code corpo
 known-item relevance benchmark (bench/relevance.py) on the store of one size.
 
 usage: python3 bench/run.py [--sizes 100,1024,3072] [--corpus-dir DIR] [--corpus DIR]
-                            [--relevance-size 1024] [--keep] [--sources]
+                            [--repeat N] [--relevance-size 1024] [--keep] [--sources]
 
 Each size N (MiB) uses the corpus DIR/corpus-Nm, generated with
 ../shared/bench/gen_claude_corpus.py when missing (100 MiB: 200 files, 1 large; 1 GiB: 2,000
@@ -17,12 +17,17 @@ link costs every look at a file a second path walk (on the 1 GiB corpus a no-cha
 
 Every step runs in a fresh process, wrapped so that its wall time, CPU time (user + system)
 and peak RSS are trail's own:
-  1. full index into a new store
-  2. reindex with no change
+  1. full index into a new store (--repeat N: N of them per size, in rounds over the sizes so
+     that a slow spell of a shared machine falls on every size; each is printed, then the
+     median, and the 3 GiB / 1 GiB ratio is that of the medians)
+  2. reindex with no change (on the last full index's store)
   3. reindex after appending one prompt (of the file's own session, after its last entry) to the ~40 MB file
 The store's size counts every file of it: the store, the search database beside it
-(`-search`) and their WAL files. The load average is printed with each figure: on a shared
-machine wall time is noisy, CPU time much less.
+(`-search`) and their WAL files. The load average is printed with each figure, and with each
+full index the core-seconds the hypervisor gave other guests meanwhile (`steal` in /proc/stat,
+machine-wide): on a shared machine wall time is noisy, and stolen time is wall time in which
+trail could not run. Before each step the kernel is let write back what the step before left
+dirty (`sync`), so that a step is not timed while the previous one's writes are still flushed.
 """
 import argparse
 import json
@@ -112,41 +117,98 @@ def store_bytes(store):
                if os.path.exists(store + s))
 
 
-def bench_corpus(trail, corpus, keep):
-    files = jsonl_files(corpus)
-    corpus_bytes = sum(os.path.getsize(p) for p in files)
-    target = min(files, key=lambda p: abs(os.path.getsize(p) - 40e6))
-    work = tempfile.mkdtemp(prefix="trail-bench-")
-    root = os.path.join(work, "corpus")
-    appended = mirror(corpus, root, target)
-    store = os.path.join(work, "trail.db")
-    env = dict(os.environ, TRAIL_STORE=store)
-    index = [trail, "--color", "never", "index", "--source", "claude-code", "--root", "claude-code=" + root]
-    rows = []
-    for name in ("full index", "no-change reindex"):
+def quiesce():
+    """Lets the kernel write back what the previous step left dirty before the next is timed: a
+    full index leaves up to a gigabyte of dirty pages, and the writeback that follows took CPU
+    from the step after it (an append right after a 1 GiB index took 117 ms, 50-70 ms once the
+    writeback was done)."""
+    os.sync()
+
+
+def stolen():
+    """Core-seconds the hypervisor gave other guests, machine-wide (/proc/stat's steal)."""
+    try:
+        with open("/proc/stat") as f:
+            return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+class Corpus:
+    """One corpus under measure: its hard-link mirror, and the store of its last full index."""
+
+    def __init__(self, trail, size, path):
+        self.size, self.path = size, path
+        files = jsonl_files(path)
+        self.files = len(files)
+        self.bytes = sum(os.path.getsize(p) for p in files)
+        target = min(files, key=lambda p: abs(os.path.getsize(p) - 40e6))
+        self.work = tempfile.mkdtemp(prefix="trail-bench-")
+        root = os.path.join(self.work, "corpus")
+        self.appended = mirror(path, root, target)
+        self.store = os.path.join(self.work, "trail.db")
+        self.env = dict(os.environ, TRAIL_STORE=self.store)
+        self.index = [trail, "--color", "never", "index", "--source", "claude-code", "--root",
+                      "claude-code=" + root]
+        self.full = []  # (wall, CPU, RSS, load, stolen core-seconds, first output line)
+
+    def full_index(self):
+        """A full index into a new store (the one before is removed first)."""
+        for suffix in ("", "-wal", "-shm", "-search", "-search-wal", "-search-shm"):
+            if os.path.exists(self.store + suffix):
+                os.remove(self.store + suffix)
+        quiesce()
+        before, steal = load(), stolen()
+        dt, cpu, rss, out = run(self.index, self.env)
+        self.full.append((dt, cpu, rss, before, stolen() - steal, out.splitlines()[0] if out else ""))
+
+    def report(self):
+        """Prints every full index, then a no-change reindex and an append on the last store."""
+        steps = []
+        for name in ("no-change reindex",):
+            quiesce()
+            before = load()
+            dt, cpu, rss, out = run(self.index, self.env)
+            steps.append((name, dt, cpu, rss, before, out))
+        with open(self.appended, "a") as f:
+            f.write(next_prompt(self.appended) + "\n")
+        quiesce()
         before = load()
-        dt, cpu, rss, out = run(index, env)
-        rows.append((name, dt, cpu, rss, before, out))
-    with open(appended, "a") as f:
-        f.write(next_prompt(appended) + "\n")
-    before = load()
-    dt, cpu, rss, out = run(index, env)
-    rows.append(("append one line to a %.0f MB file" % (os.path.getsize(appended) / 1e6), dt, cpu, rss, before, out))
-    size = store_bytes(store)
-    print("corpus: %s, %.1f MiB in %d files" % (corpus, corpus_bytes / 2**20, len(files)))
-    print("%-36s %9s %9s %8s %9s %6s" % ("step", "wall", "CPU", "CPU/wall", "peak RSS", "load"))
-    for name, dt, cpu, rss, before, _ in rows:
-        print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB %6.1f" % (name, dt, cpu, cpu / dt if dt else 0, rss, before))
-    print("store size: %.1f MiB (%.3fx the corpus), of which the search database %.1f MiB"
-          % (size / 2**20, size / corpus_bytes,
-             sum(os.path.getsize(store + s) for s in ("-search", "-search-wal") if os.path.exists(store + s)) / 2**20))
-    for name, _, _, _, _, out in rows:
-        print("  %s: %s" % (name, out.splitlines()[0] if out else ""))
-    if keep:
-        print("store kept at", store)
-    else:
-        shutil.rmtree(work)
-    return rows[0][1], store if keep else None
+        dt, cpu, rss, out = run(self.index, self.env)
+        steps.append(("append one line to a %.0f MB file" % (os.path.getsize(self.appended) / 1e6),
+                      dt, cpu, rss, before, out))
+        size = store_bytes(self.store)
+        print("corpus: %s, %.1f MiB in %d files" % (self.path, self.bytes / 2**20, self.files))
+        print("%-36s %9s %9s %8s %9s %6s %7s" % ("step", "wall", "CPU", "CPU/wall", "peak RSS", "load", "stolen"))
+        for i, (dt, cpu, rss, before, steal, _) in enumerate(self.full):
+            name = "full index" if len(self.full) == 1 else "full index, run %d" % (i + 1)
+            print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB %6.1f %6.2fs" % (name, dt, cpu, cpu / dt, rss, before, steal))
+        if len(self.full) > 1:
+            print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB" % (
+                "full index, median of %d" % len(self.full), self.wall(),
+                median([f[1] for f in self.full]), median([f[1] / f[0] for f in self.full]),
+                median([f[2] for f in self.full])))
+        for name, dt, cpu, rss, before, _ in steps:
+            print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB %6.1f" % (name, dt, cpu, cpu / dt if dt else 0, rss, before))
+        print("store size: %.1f MiB (%.3fx the corpus), of which the search database %.1f MiB"
+              % (size / 2**20, size / self.bytes,
+                 sum(os.path.getsize(self.store + s) for s in ("-search", "-search-wal")
+                     if os.path.exists(self.store + s)) / 2**20))
+        print("  full index: %s" % self.full[-1][5])
+        for name, _, _, _, _, out in steps:
+            print("  %s: %s" % (name, out.splitlines()[0] if out else ""))
+
+    def wall(self):
+        return median([f[0] for f in self.full])
+
+    def close(self):
+        shutil.rmtree(self.work)
 
 
 def main():
@@ -154,6 +216,8 @@ def main():
     ap.add_argument("--sizes", default="100,1024,3072", help="corpus sizes in MiB")
     ap.add_argument("--corpus-dir", default="/tmp/trail-bench", help="where corpus-<N>m folders are (or go)")
     ap.add_argument("--corpus", help="index this corpus only")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="full indexes per size, in rounds over the sizes (medians are reported)")
     ap.add_argument("--relevance-size", type=int, default=1024,
                     help="run bench/relevance.py on this size's store (0: not at all)")
     ap.add_argument("--queries", type=int, default=60, help="known-item queries")
@@ -168,31 +232,42 @@ def main():
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
         trail = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "trail")
     if a.corpus:
-        corpora = [(None, a.corpus)]
+        paths = [(None, a.corpus)]
     else:
-        corpora = []
+        paths = []
         for n in [int(x) for x in a.sizes.split(",") if x]:
             path = os.path.join(a.corpus_dir, "corpus-%dm" % n)
             if not os.path.isdir(path):
                 print("generating corpus in", path, file=sys.stderr)
                 shape = SHAPES.get(n, ["--files", str(max(20, 2 * n)), "--large", str(max(1, n // 100))])
                 subprocess.run([sys.executable, GEN, path, "--total-mib", str(n)] + shape, check=True)
-            corpora.append((n, path))
-    walls = {}
-    for n, corpus in corpora:
-        keep = a.keep or (n is not None and n == a.relevance_size) or (n is None and a.relevance_size)
-        wall, store = bench_corpus(trail, corpus, keep)
-        walls[n] = wall
-        if store and a.relevance_size:
+            paths.append((n, path))
+    corpora = [Corpus(trail, n, path) for n, path in paths]
+    # Rounds over the sizes, so that a slow spell of a shared machine falls on every size
+    # rather than on one.
+    for _ in range(max(1, a.repeat)):
+        for c in corpora:
+            c.full_index()
+    for c in corpora:
+        c.report()
+        relevance = (c.size == a.relevance_size) if c.size is not None else bool(a.relevance_size)
+        if relevance and a.relevance_size:
             print()
-            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "relevance.py"), "--store", store,
-                            "--corpus", corpus, "--trail", trail, "--queries", str(a.queries),
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "relevance.py"), "--store", c.store,
+                            "--corpus", c.path, "--trail", trail, "--queries", str(a.queries),
                             "--seed", str(a.seed)], check=True)
-            if not a.keep:
-                shutil.rmtree(os.path.dirname(store))
+        if a.keep:
+            print("store kept at", c.store)
+        else:
+            c.close()
         print()
+    walls = {c.size: c for c in corpora}
     if 1024 in walls and 3072 in walls:
-        print("3 GiB / 1 GiB full index time: %.2fx (target <= 3.1x)" % (walls[3072] / walls[1024]))
+        small, large = walls[1024].full, walls[3072].full
+        rounds = ", ".join("%.2fx" % (l[0] / s[0]) for s, l in zip(small, large))
+        print("3 GiB / 1 GiB full index time: %.2fx (target <= 3.1x)%s" % (
+            walls[3072].wall() / walls[1024].wall(),
+            "; medians, by round: " + rounds if len(small) > 1 else ""))
     if a.sources:
         print()
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sources.py")], check=True)
