@@ -5,9 +5,9 @@ I/O-wait and stolen time, with trail's -v log lines placed at the moment they we
 
 usage: python3 bench/timeline.py CORPUS [--trail PATH] [--tick 0.1] [--source claude-code]
 
-Threads: W is the store's writer (the main thread), chk the checkpointer; the others are named
-by the last digits of their thread id (the search database's writer is the one busy from the
-first commit to the end, the parsers the two that start at once). A tick in which W runs and
+Threads: W is the store's writer (the main thread), chk the checkpointer, srch the search
+database's writer, p0, p1... the parsers (trail names its threads; any other thread is shown by
+the last digits of its id). A tick in which W runs and
 the others do not is time the second core had nothing to do. The last lines sum each thread's
 CPU time, the idle core-seconds of the run and the ticks in which the writer ran alone.
 """
@@ -39,6 +39,16 @@ def threads(pid):
         fields = stat[stat.rindex(")") + 2:].split()
         out[tid] = (name, int(fields[11]) + int(fields[12]))
     return out
+
+
+def label(name, tid):
+    """A short column name for a thread, from the name trail gives it (Linux keeps 15 bytes)."""
+    for prefix, short in (("trail-checkpoi", "chk"), ("trail-search", "srch"), ("trail-plan", "plan")):
+        if name.startswith(prefix):
+            return short
+    if name.startswith("trail-parse-"):
+        return "p" + name[len("trail-parse-"):]
+    return "t" + tid[-2:]
 
 
 def machine():
@@ -74,7 +84,7 @@ def main():
         cur, now = threads(p.pid), machine()
         by = {}
         for tid, (name, ticks) in cur.items():
-            key = "W" if tid == str(p.pid) else ("chk" if "checkpoin" in name else "t" + tid[-2:])
+            key = "W" if tid == str(p.pid) else label(name, tid)
             by[key] = by.get(key, 0) + ticks - prev.get(tid, (name, 0))[1]
         rows.append((time.time() - started, by, [b - c for b, c in zip(now, prev_machine)]))
         prev, prev_machine = cur, now

@@ -57,6 +57,22 @@ pub enum IngestError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] trail_store::StoreError),
+    /// The parsing threads could not be started.
+    #[error("could not start the parsing threads: {0}")]
+    Threads(#[from] rayon::ThreadPoolBuildError),
+}
+
+/// Spawns a scoped thread with a name (in `top -H`, `perf` and panics), as `scope.spawn` does
+/// otherwise: it panics if the system cannot start a thread.
+fn spawn_named<'scope, 'env, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    name: &str,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn_scoped(scope, f)
+        .expect("failed to spawn thread")
 }
 
 /// Where each source looks.
@@ -449,23 +465,31 @@ fn index_candidates(
     let mut timing = Timing::default();
     let process_cpu = cpu_time(false);
     let writer_cpu = cpu_time(true);
+    // Parsers on a pool of their own, so that `top -H`, `perf` and `bench/timeline.py` name
+    // them (rayon's global pool leaves its threads unnamed).
+    let parsers = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("trail-parse-{i}"))
+        .build()?;
     std::thread::scope(|scope| {
-        scope.spawn(move || {
+        let parsers = &parsers;
+        spawn_named(scope, "trail-plan", move || {
             // One file per task: the plan is biggest first, and rayon's default splitting
             // left the few 20-50 MB files in one worker's share while the other ran dry.
-            plan.into_par_iter()
-                .with_max_len(1)
-                .for_each_with(tx, |tx, item| {
-                    // A failed send means the writer stopped (error): nothing more to do.
-                    parse_one(sources_ref, item, chunk, &mut |parsed| {
-                        in_flight.take(parsed.weight);
-                        tx.send(parsed).is_ok()
+            parsers.install(|| {
+                plan.into_par_iter()
+                    .with_max_len(1)
+                    .for_each_with(tx, |tx, item| {
+                        // A failed send means the writer stopped (error): nothing more to do.
+                        parse_one(sources_ref, item, chunk, &mut |parsed| {
+                            in_flight.take(parsed.weight);
+                            tx.send(parsed).is_ok()
+                        });
                     });
-                });
+            })
         });
         let (search_tx, search_rx) = crossbeam_channel::bounded::<SearchBatch>(SEARCH_DEPTH);
         let search_thread = search_writer.take().map(|mut w| {
-            scope.spawn(move || {
+            spawn_named(scope, "trail-search", move || {
                 let cpu = cpu_time(true);
                 let mut result = Ok(());
                 for batch in search_rx.iter() {
