@@ -2,6 +2,7 @@
 //! compact fenced blocks, thinking on request, subagent transcripts quoted under the tool call
 //! that started them.
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use trail_store::{ExportMessage, SessionRow};
@@ -28,7 +29,7 @@ fn write_nested(
 ) -> Result<()> {
     let hashes = "#".repeat((depth + 1).min(6));
     let title = ex.title(s);
-    writeln!(w, "{hashes} {}\n", one_line(&title))?;
+    writeln!(w, "{hashes} {}\n", inert(&one_line(&title)))?;
     write_header(ex, s, w)?;
 
     let store = ex.store;
@@ -52,7 +53,7 @@ fn write_nested(
         match msg.kind.as_deref() {
             Some("prompt") => {
                 let t = ex.redact(body);
-                writeln!(w, "**User**\n\n{}\n", t.trim_end())?;
+                writeln!(w, "**User**\n\n{}\n", inert(t.trim_end()))?;
                 last_was_text = false;
             }
             Some("text") if !body.trim().is_empty() => {
@@ -60,13 +61,13 @@ fn write_nested(
                 if !last_was_text {
                     writeln!(w, "**Assistant**\n")?;
                 }
-                writeln!(w, "{}\n", t.trim_end())?;
+                writeln!(w, "{}\n", inert(t.trim_end()))?;
                 last_was_text = true;
             }
             Some("thinking") if ex.options.thinking && !body.trim().is_empty() => {
                 let t = ex.redact(body);
                 let mut q = LinePrefix::new(w, "> ");
-                writeln!(q, "*Thinking*\n\n{}", t.trim_end())?;
+                writeln!(q, "*Thinking*\n\n{}", inert(t.trim_end()))?;
                 writeln!(w)?;
                 last_was_text = false;
             }
@@ -86,13 +87,13 @@ fn write_nested(
             }
             Some("error") => {
                 let t = ex.redact(body);
-                writeln!(w, "> **Error:** {}\n", one_line(&t))?;
+                writeln!(w, "> **Error:** {}\n", inert(&one_line(&t)))?;
                 last_was_text = false;
             }
             Some("summary") if !body.trim().is_empty() => {
                 let t = ex.redact(body);
                 let mut q = LinePrefix::new(w, "> ");
-                writeln!(q, "*Summary*\n\n{}", t.trim_end())?;
+                writeln!(q, "*Summary*\n\n{}", inert(t.trim_end()))?;
                 writeln!(w)?;
                 last_was_text = false;
             }
@@ -269,5 +270,257 @@ fn escape_inline(s: &str) -> String {
 }
 
 fn table_cell(s: &str) -> String {
-    one_line(s).replace('|', "\\|")
+    inert(&one_line(s)).replace('|', "\\|")
+}
+
+/// Transcript prose as Markdown that a renderer shows and never runs. Markdown passes raw HTML
+/// through, and not every renderer sanitizes it (pandoc, static site generators). So the text
+/// is read as a CommonMark renderer reads it (pulldown-cmark, with the source range of each
+/// construct), and:
+/// * the `<` of raw HTML (a tag, a comment, a block) becomes `&lt;`, which renderers show as `<`;
+/// * an image (`![alt](url)`) gets a backslash before its `[`: a viewed export fetches nothing;
+/// * a link to anything but http, https, mailto, ftp or a path (`javascript:`, `data:`, also
+///   when spelled with entities) gets a backslash before its `[` (an autolink: `&lt;` for
+///   its `<`), and is shown as typed.
+///
+/// Code spans and blocks are left as written (renderers escape them). An escape can change how
+/// the rest reads (a neutralized link may leave a reference link behind it), so the text is
+/// read again until nothing is left to neutralize.
+pub(crate) fn inert(s: &str) -> Cow<'_, str> {
+    if !s.bytes().any(|b| matches!(b, b'<' | b'[')) {
+        return Cow::Borrowed(s);
+    }
+    let mut text = Cow::Borrowed(s);
+    for _ in 0..INERT_PASSES {
+        let edits = live_markup(&text);
+        if edits.is_empty() {
+            return text;
+        }
+        text = Cow::Owned(apply_edits(&text, edits));
+    }
+    // Not settled (never seen): every `<` and `[` shown as typed.
+    Cow::Owned(s.replace('<', "&lt;").replace('[', "\\["))
+}
+
+/// Readings of [`inert`] before it gives up on the fine-grained escapes.
+const INERT_PASSES: usize = 8;
+
+/// An escape at a byte offset of the text.
+enum Edit {
+    /// The `<` there becomes `&lt;`.
+    Entity,
+    /// A backslash goes before the character there.
+    Backslash,
+}
+
+/// The escapes that leave no raw HTML, image or unsafe link in `text`, by offset.
+fn live_markup(text: &str) -> Vec<(usize, Edit)> {
+    use pulldown_cmark::{Event, Parser, Tag};
+    let mut edits = Vec::new();
+    for (event, range) in Parser::new(text).into_offset_iter() {
+        match event {
+            Event::Html(_) | Event::InlineHtml(_) => edits.extend(
+                text[range.clone()]
+                    .match_indices('<')
+                    .map(|(i, _)| (range.start + i, Edit::Entity)),
+            ),
+            Event::Start(Tag::Image { .. }) => {
+                if let Some(i) = text[range.clone()].find('[') {
+                    edits.push((range.start + i, Edit::Backslash));
+                }
+            }
+            Event::Start(Tag::Link { dest_url, .. }) if !safe_destination(&dest_url) => {
+                match text.as_bytes().get(range.start) {
+                    Some(b'<') => edits.push((range.start, Edit::Entity)),
+                    _ => {
+                        if let Some(i) = text[range.clone()].find('[') {
+                            edits.push((range.start + i, Edit::Backslash));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    edits.sort_by_key(|(at, _)| *at);
+    edits.dedup_by_key(|(at, _)| *at);
+    edits
+}
+
+fn apply_edits(text: &str, edits: Vec<(usize, Edit)>) -> String {
+    let mut out = String::with_capacity(text.len() + 4 * edits.len());
+    let mut from = 0;
+    for (at, edit) in edits {
+        out.push_str(&text[from..at]);
+        match edit {
+            Edit::Entity => {
+                out.push_str("&lt;");
+                from = at + 1;
+            }
+            Edit::Backslash => {
+                out.push('\\');
+                from = at;
+            }
+        }
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// Whether a link's destination (entities already decoded) is a web or mail address or a path:
+/// no scheme, or http, https, mailto or ftp. Browsers drop tabs and newlines inside a URL
+/// (`java\tscript:` is `javascript:`), so they are dropped first.
+fn safe_destination(url: &str) -> bool {
+    let url: String = url
+        .trim_start()
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let scheme_len = url
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+        .count();
+    if scheme_len == 0 || url.as_bytes().get(scheme_len) != Some(&b':') {
+        return true;
+    }
+    matches!(
+        url[..scheme_len].to_ascii_lowercase().as_str(),
+        "http" | "https" | "mailto" | "ftp"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inert;
+
+    #[test]
+    fn raw_html_and_autolinks_are_shown_not_run() {
+        assert_eq!(
+            inert("a <script>x()</script> b <img src=x onerror=y()>"),
+            "a &lt;script>x()&lt;/script> b &lt;img src=x onerror=y()>"
+        );
+        assert_eq!(
+            inert("<!-- c --> <?php ?> <javascript:alert(1)>"),
+            "&lt;!-- c --> &lt;?php ?> &lt;javascript:alert(1)>"
+        );
+        // Not markup: left alone.
+        assert_eq!(inert("if a < b and c<5 then"), "if a < b and c<5 then");
+    }
+
+    #[test]
+    fn code_is_left_as_written() {
+        let s =
+            "see `<div>` and ``a ` <b>`` here\n```html\n<script>ok()</script>\n```\n<i>after</i>";
+        assert_eq!(
+            inert(s),
+            "see `<div>` and ``a ` <b>`` here\n```html\n<script>ok()</script>\n```\n&lt;i>after&lt;/i>"
+        );
+        // An unclosed backtick run is text, and so is what follows it.
+        assert_eq!(inert("a ` <b>"), "a ` &lt;b>");
+        // An escaped backtick opens no code span.
+        assert_eq!(inert("\\`<b>`"), "\\`&lt;b>`");
+        // A tilde fence, closed only by a run as long.
+        assert_eq!(
+            inert("~~~~\n<x>\n~~~\n<y>\n~~~~\n<z>"),
+            "~~~~\n<x>\n~~~\n<y>\n~~~~\n&lt;z>"
+        );
+    }
+
+    #[test]
+    fn links_that_could_run_something_lose_their_syntax() {
+        assert_eq!(
+            inert("[a](javascript:alert(1))"),
+            "\\[a](javascript:alert(1))"
+        );
+        // An angle-bracket destination left alone would read as an autolink.
+        assert_eq!(inert("[a]( <JavaScript:x>)"), "\\[a]( &lt;JavaScript:x>)");
+        assert_eq!(inert("[a](&#106;avascript:x)"), "\\[a](&#106;avascript:x)");
+        assert_eq!(inert("[a](data:text/html,x)"), "\\[a](data:text/html,x)");
+        // A reference link, and the shortcut link its neutralizing leaves behind.
+        assert_eq!(
+            inert("[x][ref]\n\n[ref]: vbscript:x"),
+            "\\[x]\\[ref]\n\n[ref]: vbscript:x"
+        );
+        // Safe destinations stay links.
+        let safe = "[a](https://example.com/x) [b](./docs/a.md) [c](#top) <https://e.example>";
+        assert_eq!(inert(safe), safe);
+        // Images become text.
+        assert_eq!(
+            inert("![logo](https://t.example/p.png)"),
+            "!\\[logo](https://t.example/p.png)"
+        );
+    }
+
+    fn fragment() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just("<".to_string()),
+            Just("<script>".to_string()),
+            Just("<img src=x onerror=y>".to_string()),
+            Just("</".to_string()),
+            Just("<!--".to_string()),
+            Just("<?".to_string()),
+            Just("`".to_string()),
+            Just("```".to_string()),
+            Just("~~~".to_string()),
+            Just("\n".to_string()),
+            Just("\n\n".to_string()),
+            Just("    ".to_string()),
+            Just("> ".to_string()),
+            Just("- ".to_string()),
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just("](".to_string()),
+            Just("]: ".to_string()),
+            Just(")".to_string()),
+            Just("!".to_string()),
+            Just("\\".to_string()),
+            Just("javascript:".to_string()),
+            Just("JaVaScRiPt:".to_string()),
+            Just("data:".to_string()),
+            Just("&#106;".to_string()),
+            Just("https://e.example/".to_string()),
+            "[a-z ]{0,6}",
+        ]
+    }
+
+    proptest::proptest! {
+        /// Whatever the text, a CommonMark renderer finds in what `inert` makes of it no raw
+        /// HTML, no image and no link to anything but http, https, mailto, ftp or a path.
+        #[test]
+        fn rendered_prose_holds_no_markup_that_runs(parts in proptest::collection::vec(fragment(), 0..40)) {
+            use pulldown_cmark::{Event, Parser, Tag};
+            let text: String = parts.concat();
+            let safe = inert(&text);
+            for event in Parser::new(&safe) {
+                match event {
+                    Event::Html(h) | Event::InlineHtml(h) => {
+                        proptest::prop_assert!(false, "raw HTML {h:?} from {text:?} -> {safe:?}")
+                    }
+                    Event::Start(Tag::Image { dest_url, .. }) => {
+                        proptest::prop_assert!(false, "image {dest_url:?} from {text:?} -> {safe:?}")
+                    }
+                    Event::Start(Tag::Link { dest_url, .. }) => {
+                        let url = dest_url.to_ascii_lowercase();
+                        let scheme = url.split_once(':').map(|(s, _)| s).filter(|s| {
+                            !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+                        });
+                        proptest::prop_assert!(
+                            scheme.is_none_or(|s| matches!(s, "http" | "https" | "mailto" | "ftp")),
+                            "link to {dest_url:?} from {text:?} -> {safe:?}"
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_text_is_borrowed() {
+        assert!(matches!(
+            inert("nothing to do here"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }

@@ -565,36 +565,8 @@ fn hostile_html_has_no_executable_markup() {
     ex.write_html_index(&sessions, &mut out).unwrap();
     pages.push(String::from_utf8(out).unwrap());
     for page in &pages {
+        assert_inert(page);
         let doc = scraper::Html::parse_document(page);
-        let all = scraper::Selector::parse("*").unwrap();
-        for el in doc.select(&all) {
-            let name = el.value().name();
-            assert!(
-                !matches!(
-                    name,
-                    "script"
-                        | "img"
-                        | "svg"
-                        | "iframe"
-                        | "object"
-                        | "embed"
-                        | "base"
-                        | "link"
-                        | "form"
-                ),
-                "<{name}> element in the output"
-            );
-            for (attr, value) in el.value().attrs() {
-                assert!(
-                    !attr.to_ascii_lowercase().starts_with("on"),
-                    "{attr}= on <{name}>"
-                );
-                assert!(
-                    !value.to_ascii_lowercase().contains("javascript:"),
-                    "{attr}={value:?}"
-                );
-            }
-        }
         let styles = doc
             .select(&scraper::Selector::parse("style").unwrap())
             .count();
@@ -605,6 +577,55 @@ fn hostile_html_has_no_executable_markup() {
     let text: String = doc.root_element().text().collect();
     assert!(text.contains("</script><script>alert(1)</script>"));
     assert!(text.contains("<img src=x onerror=alert(2)>"));
+
+    // The Markdown export, as a CommonMark renderer that passes raw HTML through (pandoc, a
+    // static site generator) makes it a page: the same payloads, shown and never run.
+    let mut out = Vec::new();
+    ex.write_session(&sessions[0], Format::Markdown, &mut out)
+        .unwrap();
+    let markdown = String::from_utf8(out).unwrap();
+    let mut page = String::new();
+    pulldown_cmark::html::push_html(&mut page, pulldown_cmark::Parser::new(&markdown));
+    assert_inert(&page);
+    let doc = scraper::Html::parse_document(&page);
+    assert_eq!(
+        doc.select(&scraper::Selector::parse("style").unwrap())
+            .count(),
+        0
+    );
+    let text: String = doc.root_element().text().collect();
+    assert!(
+        text.contains("</script><script>alert(1)</script>"),
+        "{markdown}"
+    );
+    assert!(text.contains("<img src=x onerror=alert(2)>"));
+    assert!(text.contains("[click](javascript:alert(3))"));
+}
+
+/// No element or attribute in `page` that runs script, loads a page or fetches anything.
+fn assert_inert(page: &str) {
+    let doc = scraper::Html::parse_document(page);
+    let all = scraper::Selector::parse("*").unwrap();
+    for el in doc.select(&all) {
+        let name = el.value().name();
+        assert!(
+            !matches!(
+                name,
+                "script" | "img" | "svg" | "iframe" | "object" | "embed" | "base" | "link" | "form"
+            ),
+            "<{name}> element in the output"
+        );
+        for (attr, value) in el.value().attrs() {
+            assert!(
+                !attr.to_ascii_lowercase().starts_with("on"),
+                "{attr}= on <{name}>"
+            );
+            assert!(
+                !value.to_ascii_lowercase().contains("javascript:"),
+                "{attr}={value:?}"
+            );
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
