@@ -29,7 +29,7 @@ fn write_nested(
 ) -> Result<()> {
     let hashes = "#".repeat((depth + 1).min(6));
     let title = ex.title(s);
-    writeln!(w, "{hashes} {}\n", inert(&one_line(&title)))?;
+    writeln!(w, "{hashes} {}\n", inert_inline(&one_line(&title)))?;
     write_header(ex, s, w)?;
 
     let store = ex.store;
@@ -87,7 +87,7 @@ fn write_nested(
             }
             Some("error") => {
                 let t = ex.redact(body);
-                writeln!(w, "> **Error:** {}\n", inert(&one_line(&t)))?;
+                writeln!(w, "> **Error:** {}\n", inert_inline(&one_line(&t)))?;
                 last_was_text = false;
             }
             Some("summary") if !body.trim().is_empty() => {
@@ -270,7 +270,7 @@ fn escape_inline(s: &str) -> String {
 }
 
 fn table_cell(s: &str) -> String {
-    inert(&one_line(s)).replace('|', "\\|")
+    inert_inline(&one_line(s)).replace('|', "\\|")
 }
 
 /// Transcript prose as Markdown that a renderer shows and never runs. Markdown passes raw HTML
@@ -287,19 +287,68 @@ fn table_cell(s: &str) -> String {
 /// the rest reads (a neutralized link may leave a reference link behind it), so the text is
 /// read again until nothing is left to neutralize.
 pub(crate) fn inert(s: &str) -> Cow<'_, str> {
-    if !s.bytes().any(|b| matches!(b, b'<' | b'[')) {
+    if !s.bytes().any(|b| matches!(b, b'<' | b'[' | b'`' | b'~')) {
         return Cow::Borrowed(s);
     }
     let mut text = Cow::Borrowed(s);
     for _ in 0..INERT_PASSES {
         let edits = live_markup(&text);
         if edits.is_empty() {
-            return text;
+            return match unclosed_fence(&text) {
+                Some(fence) => Cow::Owned(format!("{text}\n{fence}")),
+                None => text,
+            };
         }
         text = Cow::Owned(apply_edits(&text, edits));
     }
     // Not settled (never seen): every `<` and `[` shown as typed.
     Cow::Owned(s.replace('<', "&lt;").replace('[', "\\["))
+}
+
+/// [`inert`] for text written inside a line of other Markdown (a heading, a table cell, after
+/// `**Error:**`): read as the rest of a paragraph, where a line that alone would open a code
+/// block (```` ```<svg onload=...> ````) is inline text with raw HTML in it.
+fn inert_inline(s: &str) -> Cow<'_, str> {
+    match inert(&format!("x {s}")) {
+        Cow::Borrowed(_) => Cow::Borrowed(s),
+        Cow::Owned(o) if o.get(2..) == Some(s) => Cow::Borrowed(s),
+        Cow::Owned(o) => Cow::Owned(o[2..].to_string()),
+    }
+}
+
+/// The fence that closes a fenced code block `text` leaves open at its end, outside any list or
+/// quote (those end with the message). Left open, the block would run into the next message and
+/// end at that message's first fence, so that its code would be read as prose and its prose
+/// (raw HTML left as it was, being code when read alone) as live markup.
+fn unclosed_fence(text: &str) -> Option<String> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    let mut depth = 0usize;
+    let mut open = None;
+    for (event, range) in Parser::new(text).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if depth == 0 => {
+                open = Some(range);
+            }
+            Event::Start(Tag::List(_) | Tag::Item | Tag::BlockQuote(_)) => depth += 1,
+            Event::End(TagEnd::List(_) | TagEnd::Item | TagEnd::BlockQuote(_)) => {
+                depth = depth.saturating_sub(1)
+            }
+            _ => {}
+        }
+    }
+    let range = open?;
+    if range.end < text.trim_end().len() {
+        return None;
+    }
+    let block = &text[range.start..];
+    let opening = block.trim_start_matches(' ');
+    let ch = opening.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+    let n = opening.chars().take_while(|&c| c == ch).count();
+    let body = block.trim_end();
+    let (_, last) = body.rsplit_once('\n').unwrap_or(("", ""));
+    let last = last.trim();
+    let closed = last.len() >= n && last.chars().all(|c| c == ch);
+    (!closed).then(|| ch.to_string().repeat(n))
 }
 
 /// Readings of [`inert`] before it gives up on the fine-grained escapes.
@@ -316,8 +365,19 @@ enum Edit {
 /// The escapes that leave no raw HTML, image or unsafe link in `text`, by offset.
 fn live_markup(text: &str) -> Vec<(usize, Edit)> {
     use pulldown_cmark::{Event, Parser, Tag};
-    let mut edits = Vec::new();
-    for (event, range) in Parser::new(text).into_offset_iter() {
+    let parser = Parser::new(text);
+    // Every link reference definition, whatever its destination: definitions are global to a
+    // document, so one left in a message would give a link or an image of another message its
+    // address (and that message, read alone, shows neither).
+    let mut edits: Vec<(usize, Edit)> = parser
+        .reference_definitions()
+        .iter()
+        .filter_map(|(_, def)| {
+            let at = text.get(def.span.clone())?.find('[')?;
+            Some((def.span.start + at, Edit::Backslash))
+        })
+        .collect();
+    for (event, range) in parser.into_offset_iter() {
         match event {
             Event::Html(_) | Event::InlineHtml(_) => edits.extend(
                 text[range.clone()]
@@ -391,7 +451,7 @@ fn safe_destination(url: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::inert;
+    use super::{inert, inert_inline};
 
     #[test]
     fn raw_html_and_autolinks_are_shown_not_run() {
@@ -439,7 +499,7 @@ mod tests {
         // A reference link, and the shortcut link its neutralizing leaves behind.
         assert_eq!(
             inert("[x][ref]\n\n[ref]: vbscript:x"),
-            "\\[x]\\[ref]\n\n[ref]: vbscript:x"
+            "\\[x][ref]\n\n\\[ref]: vbscript:x"
         );
         // Safe destinations stay links.
         let safe = "[a](https://example.com/x) [b](./docs/a.md) [c](#top) <https://e.example>";
@@ -488,10 +548,25 @@ mod tests {
         /// Whatever the text, a CommonMark renderer finds in what `inert` makes of it no raw
         /// HTML, no image and no link to anything but http, https, mailto, ftp or a path.
         #[test]
-        fn rendered_prose_holds_no_markup_that_runs(parts in proptest::collection::vec(fragment(), 0..40)) {
+        fn rendered_prose_holds_no_markup_that_runs(
+            title in proptest::collection::vec(fragment(), 0..8),
+            prompt in proptest::collection::vec(fragment(), 0..30),
+            answer in proptest::collection::vec(fragment(), 0..30),
+            thinking in proptest::collection::vec(fragment(), 0..12),
+            error in proptest::collection::vec(fragment(), 0..8),
+        ) {
             use pulldown_cmark::{Event, Parser, Tag};
-            let text: String = parts.concat();
-            let safe = inert(&text);
+            // Laid out as `write_nested` lays a session out: every context prose is written in.
+            let text = format!("{title:?} / {prompt:?} / {answer:?} / {thinking:?} / {error:?}");
+            let one = |parts: &[String]| super::one_line(&parts.concat());
+            let mut safe = format!("# {}\n\n| | |\n|---|---|\n| Title | {} |\n\n", inert_inline(&one(&title)), super::table_cell(&one(&title)));
+            safe += &format!("**User**\n\n{}\n\n", inert(prompt.concat().trim_end()));
+            safe += &format!("**Assistant**\n\n{}\n\n", inert(answer.concat().trim_end()));
+            let quoted = format!("*Thinking*\n\n{}", inert(thinking.concat().trim_end()));
+            for line in quoted.lines() {
+                safe += &format!("> {line}\n");
+            }
+            safe += &format!("\n> **Error:** {}\n\n", inert_inline(&one(&error)));
             for event in Parser::new(&safe) {
                 match event {
                     Event::Html(h) | Event::InlineHtml(h) => {
@@ -514,6 +589,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn link_definitions_are_shown_as_text() {
+        // Whatever the destination: another message could use it.
+        assert_eq!(
+            inert("[x]: https://t.example/p.png"),
+            "\\[x]: https://t.example/p.png"
+        );
+        // The second line, then a paragraph's continuation, is no definition.
+        assert_eq!(
+            inert("[x]: https://a.example\n[x]: javascript:y"),
+            "\\[x]: https://a.example\n[x]: javascript:y"
+        );
+    }
+
+    #[test]
+    fn inline_text_is_read_as_inline() {
+        // Alone, a code block's opening; after other text on a line, raw HTML.
+        assert_eq!(inert("```<svg onload=x>"), "```<svg onload=x>\n```");
+        assert_eq!(inert_inline("```<svg onload=x>"), "```&lt;svg onload=x>");
+        assert!(matches!(
+            inert_inline("a [b] c"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn a_fence_left_open_is_closed() {
+        assert_eq!(inert("~~~\n<script>"), "~~~\n<script>\n~~~");
+        assert_eq!(inert("````rust\nfn x"), "````rust\nfn x\n````");
+        assert_eq!(inert("```\nx\n```"), "```\nx\n```");
+        // In a list or a quote, the end of the message closes it.
+        assert_eq!(inert("- ```\n  <b>"), "- ```\n  <b>");
     }
 
     #[test]

@@ -543,6 +543,16 @@ fn hostile_html_has_no_executable_markup() {
             .as_ref()
             .map(|_| "<script>t()</script>".to_string());
     }
+    // Across messages: a link definition in the prompt for a reference in the answer, and a
+    // fence the prompt leaves open, which the answer's first fence would otherwise close (the
+    // answer's code then read as prose).
+    s.messages[0]
+        .text
+        .push_str("\n\n[x]: javascript:alert(10)\n\n~~~");
+    s.messages[1].text = format!(
+        "~~~\n<img src=x onerror=alert(11)>\n\n[use][x]\n\n{}",
+        s.messages[1].text
+    );
     let mut thinking = s.messages[1].clone();
     thinking.seq = 5;
     thinking.kind = Some(MessageKind::Thinking);
