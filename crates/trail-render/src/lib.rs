@@ -12,6 +12,8 @@
 mod html;
 mod json;
 mod markdown;
+/// Transcript text made safe to write into Markdown (the exports' rule, for other renderings).
+pub use markdown::{inert as inert_markdown, inert_inline as inert_markdown_inline};
 pub mod redact;
 pub mod terminal;
 mod text;

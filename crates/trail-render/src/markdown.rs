@@ -286,7 +286,7 @@ fn table_cell(s: &str) -> String {
 /// Code spans and blocks are left as written (renderers escape them). An escape can change how
 /// the rest reads (a neutralized link may leave a reference link behind it), so the text is
 /// read again until nothing is left to neutralize.
-pub(crate) fn inert(s: &str) -> Cow<'_, str> {
+pub fn inert(s: &str) -> Cow<'_, str> {
     if !s.bytes().any(|b| matches!(b, b'<' | b'[' | b'`' | b'~')) {
         return Cow::Borrowed(s);
     }
@@ -308,7 +308,7 @@ pub(crate) fn inert(s: &str) -> Cow<'_, str> {
 /// [`inert`] for text written inside a line of other Markdown (a heading, a table cell, after
 /// `**Error:**`): read as the rest of a paragraph, where a line that alone would open a code
 /// block (```` ```<svg onload=...> ````) is inline text with raw HTML in it.
-fn inert_inline(s: &str) -> Cow<'_, str> {
+pub fn inert_inline(s: &str) -> Cow<'_, str> {
     match inert(&format!("x {s}")) {
         Cow::Borrowed(_) => Cow::Borrowed(s),
         Cow::Owned(o) if o.get(2..) == Some(s) => Cow::Borrowed(s),

@@ -9,6 +9,13 @@ use crate::improve::ImproveReport;
 use crate::standup::Standup;
 use crate::text::{count, minute, trim};
 
+/// Transcript text (a title, a prompt, a quote) on one line of the Markdown, at most `max`
+/// characters, written to show as text: HTML and unsafe links in it stay inert (the exports'
+/// rule, `trail_render::inert_markdown_inline`).
+fn prose(s: &str, max: usize) -> String {
+    trail_render::inert_markdown_inline(&trim(s, max)).into_owned()
+}
+
 /// Characters kept of a session title.
 const TITLE_CHARS: usize = 80;
 use crate::tips::Tips;
@@ -323,10 +330,15 @@ pub fn standup(s: &Standup) -> String {
             .unwrap_or("(no folder)");
         match &st.branch {
             Some(b) => {
-                let _ = writeln!(out, "## {place} · {b}\n");
+                let _ = writeln!(
+                    out,
+                    "## {} · {}\n",
+                    prose(place, usize::MAX),
+                    prose(b, usize::MAX)
+                );
             }
             None => {
-                let _ = writeln!(out, "## {place}\n");
+                let _ = writeln!(out, "## {}\n", prose(place, usize::MAX));
             }
         }
         let _ = writeln!(out, "Sessions:");
@@ -339,7 +351,7 @@ pub fn standup(s: &Standup) -> String {
                     .map(minute)
                     .unwrap_or_else(|| "-".into()),
                 x.source,
-                trim(x.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
+                prose(x.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
                 x.short_id,
                 count(x.turns, "turn", "turns")
             );
@@ -351,7 +363,7 @@ pub fn standup(s: &Standup) -> String {
         if !asked.is_empty() {
             let _ = writeln!(out, "\nAsked:");
             for a in asked {
-                let _ = writeln!(out, "- \"{a}\"");
+                let _ = writeln!(out, "- \"{}\"", prose(a, usize::MAX));
             }
         }
         if !st.key_files.is_empty() {
@@ -393,7 +405,7 @@ pub fn standup(s: &Standup) -> String {
                 .filter(|x| x.in_progress != done)
                 .map(|x| {
                     let title = x.title.as_deref().unwrap_or("(untitled)");
-                    format!("{} (`{}`)", trim(title, 60), x.short_id)
+                    format!("{} (`{}`)", prose(title, 60), x.short_id)
                 })
                 .collect()
         };
@@ -501,7 +513,7 @@ pub fn tips(t: &Tips) -> String {
                 out,
                 "- `{}` {} · {} · {} · {}",
                 s.short_id,
-                trim(s.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
+                prose(s.title.as_deref().unwrap_or("(untitled)"), TITLE_CHARS),
                 s.source,
                 count(s.turns, "turn", "turns"),
                 usd(s.cost_usd)
@@ -517,7 +529,12 @@ pub fn tips(t: &Tips) -> String {
     if !t.repeated_prompts.is_empty() {
         let _ = writeln!(out, "\n## Prompts repeated across sessions\n");
         for p in &t.repeated_prompts {
-            let _ = writeln!(out, "- \"{}\" ({} sessions)", p.prompt, p.sessions);
+            let _ = writeln!(
+                out,
+                "- \"{}\" ({} sessions)",
+                prose(&p.prompt, usize::MAX),
+                p.sessions
+            );
         }
     }
     if !t.advice.is_empty() {
@@ -552,7 +569,13 @@ pub fn improve(r: &ImproveReport) -> String {
         );
         for e in &f.evidence {
             let turn = e.turn.map(|t| format!(", turn {t}")).unwrap_or_default();
-            let _ = writeln!(out, "   - `{}`{}: \"{}\"", e.short_id, turn, e.quote);
+            let _ = writeln!(
+                out,
+                "   - `{}`{}: \"{}\"",
+                e.short_id,
+                turn,
+                prose(&e.quote, usize::MAX)
+            );
         }
     }
     if !r.suggestions.is_empty() {

@@ -501,3 +501,77 @@ fn usage_by_day_model_session_and_partial_days() {
     assert_eq!(unpriced, ["claude-opus-5", "gpt-5-codex"]);
     assert!(markdown::usage(&r).contains("+ unpriced"));
 }
+
+#[test]
+fn transcript_text_in_report_markdown_shows_as_text() {
+    use trail_report::standup::{Standup, StandupSession, Stream};
+    let hostile = "<img src=x onerror=alert(1)> [go](javascript:alert(2))";
+    let s = Standup {
+        since: "2026-11-20T00:00:00Z".into(),
+        until: "2026-11-21T00:00:00Z".into(),
+        default_range: true,
+        time_zone: "UTC".into(),
+        source: None,
+        repo: None,
+        streams: vec![Stream {
+            repository: None,
+            folder: Some("/tmp/<svg onload=alert(3)>".into()),
+            branch: Some("<script>alert(4)</script>".into()),
+            sessions: vec![StandupSession {
+                id: "claude-code:s1".into(),
+                short_id: "s1".into(),
+                title: Some(hostile.into()),
+                source: "claude-code".into(),
+                started_at: None,
+                updated_at: None,
+                turns: 1,
+                asked: vec![hostile.into()],
+                in_progress: false,
+            }],
+            more_sessions: 0,
+            key_files: vec![],
+            refs: vec![],
+        }],
+    };
+    let md = markdown::standup(&s);
+    for live in ["<img", "<svg", "<script"] {
+        assert!(!md.contains(live), "{live} in\n{md}");
+    }
+    // The link's bracket is escaped wherever it is written.
+    assert_eq!(md.matches("[go](").count(), md.matches("\\[go](").count());
+    assert!(md.contains("&lt;img src=x onerror=alert(1)> \\[go](javascript:alert(2))"));
+    assert!(md.contains("## /tmp/&lt;svg onload=alert(3)> · &lt;script>alert(4)&lt;/script>"));
+}
+
+#[test]
+fn transcript_quotes_in_improve_markdown_show_as_text() {
+    use trail_report::improve::{Evidence, Finding, FindingKind, ImproveReport};
+    let r = ImproveReport {
+        filter: Filter::default(),
+        sessions: 1,
+        findings: vec![Finding {
+            kind: FindingKind::ToolErrors,
+            title: "Failed calls of Bash".into(),
+            count: 1,
+            sessions: 1,
+            evidence: vec![Evidence {
+                session_id: "claude-code:s1".into(),
+                short_id: "s1".into(),
+                turn: Some(1),
+                timestamp: None,
+                quote: "no, <iframe src=//evil.example></iframe>\n![x](https://t.example/p.png)"
+                    .into(),
+            }],
+            suggestion: None,
+        }],
+        suggestions: vec![],
+    };
+    let md = markdown::improve(&r);
+    assert!(!md.contains("<iframe"), "{md}");
+    assert!(
+        md.contains(
+            "\"no, &lt;iframe src=//evil.example>&lt;/iframe> !\\[x](https://t.example/p.png)\""
+        ),
+        "{md}"
+    );
+}
