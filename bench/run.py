@@ -261,12 +261,12 @@ def main():
         else:
             c.close()
         print()
-    walls = {c.size: c for c in corpora}
-    if 1024 in walls and 3072 in walls:
-        small, large = walls[1024].full, walls[3072].full
+    by_size = {c.size: c for c in corpora}
+    if 1024 in by_size and 3072 in by_size:
+        small, large = by_size[1024].full, by_size[3072].full
         rounds = ", ".join("%.2fx" % (l[0] / s[0]) for s, l in zip(small, large))
         print("3 GiB / 1 GiB full index time: %.2fx (target <= 3.1x)%s" % (
-            walls[3072].wall() / walls[1024].wall(),
+            by_size[3072].wall() / by_size[1024].wall(),
             "; medians, by round: " + rounds if len(small) > 1 else ""))
     if a.sources:
         print()

@@ -292,14 +292,14 @@ pub fn inert(s: &str) -> Cow<'_, str> {
     }
     let mut text = Cow::Borrowed(s);
     for _ in 0..INERT_PASSES {
-        let edits = live_markup(&text);
-        if edits.is_empty() {
-            return match unclosed_fence(&text) {
+        let reading = read_markup(&text);
+        if reading.edits.is_empty() {
+            return match reading.open_fence.and_then(|at| fence_closer(&text, at)) {
                 Some(fence) => Cow::Owned(format!("{text}\n{fence}")),
                 None => text,
             };
         }
-        text = Cow::Owned(apply_edits(&text, edits));
+        text = Cow::Owned(apply_edits(&text, reading.edits));
     }
     // Not settled (never seen): every `<` and `[` shown as typed.
     Cow::Owned(s.replace('<', "&lt;").replace('[', "\\["))
@@ -311,41 +311,24 @@ pub fn inert(s: &str) -> Cow<'_, str> {
 pub fn inert_inline(s: &str) -> Cow<'_, str> {
     match inert(&format!("x {s}")) {
         Cow::Borrowed(_) => Cow::Borrowed(s),
-        Cow::Owned(o) if o.get(2..) == Some(s) => Cow::Borrowed(s),
         Cow::Owned(o) => Cow::Owned(o[2..].to_string()),
     }
 }
 
-/// The fence that closes a fenced code block `text` leaves open at its end, outside any list or
-/// quote (those end with the message). Left open, the block would run into the next message and
-/// end at that message's first fence, so that its code would be read as prose and its prose
-/// (raw HTML left as it was, being code when read alone) as live markup.
-fn unclosed_fence(text: &str) -> Option<String> {
-    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
-    let mut depth = 0usize;
-    let mut open = None;
-    for (event, range) in Parser::new(text).into_offset_iter() {
-        match event {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if depth == 0 => {
-                open = Some(range);
-            }
-            Event::Start(Tag::List(_) | Tag::Item | Tag::BlockQuote(_)) => depth += 1,
-            Event::End(TagEnd::List(_) | TagEnd::Item | TagEnd::BlockQuote(_)) => {
-                depth = depth.saturating_sub(1)
-            }
-            _ => {}
-        }
-    }
-    let range = open?;
-    if range.end < text.trim_end().len() {
+/// The fence that closes the fenced code block opened at `at` (outside any list or quote: those
+/// end with the message), when it runs to the end of `text` unclosed. Left open, the block would
+/// run into the next message and end at that message's first fence, so that its code would be
+/// read as prose and its prose (raw HTML left as it was, being code when read alone) as live
+/// markup.
+fn fence_closer(text: &str, at: std::ops::Range<usize>) -> Option<String> {
+    if at.end < text.trim_end().len() {
         return None;
     }
-    let block = &text[range.start..];
+    let block = &text[at.start..];
     let opening = block.trim_start_matches(' ');
     let ch = opening.chars().next().filter(|c| matches!(c, '`' | '~'))?;
     let n = opening.chars().take_while(|&c| c == ch).count();
-    let body = block.trim_end();
-    let (_, last) = body.rsplit_once('\n').unwrap_or(("", ""));
+    let (_, last) = block.trim_end().rsplit_once('\n').unwrap_or(("", ""));
     let last = last.trim();
     let closed = last.len() >= n && last.chars().all(|c| c == ch);
     (!closed).then(|| ch.to_string().repeat(n))
@@ -362,9 +345,22 @@ enum Edit {
     Backslash,
 }
 
-/// The escapes that leave no raw HTML, image or unsafe link in `text`, by offset.
-fn live_markup(text: &str) -> Vec<(usize, Edit)> {
-    use pulldown_cmark::{Event, Parser, Tag};
+/// What one reading of a text as CommonMark found.
+struct Reading {
+    /// The escapes that leave no raw HTML, image or unsafe link in it, by offset.
+    edits: Vec<(usize, Edit)>,
+    /// The range of its last fenced code block outside lists and quotes.
+    open_fence: Option<std::ops::Range<usize>>,
+}
+
+/// Reads `text` once, as a CommonMark renderer does.
+fn read_markup(text: &str) -> Reading {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    // The backslash before the `[` of a link, image or definition spanning `range`.
+    let bracket = |range: std::ops::Range<usize>| {
+        let at = text.get(range.clone())?.find('[')?;
+        Some((range.start + at, Edit::Backslash))
+    };
     let parser = Parser::new(text);
     // Every link reference definition, whatever its destination: definitions are global to a
     // document, so one left in a message would give a link or an image of another message its
@@ -372,11 +368,10 @@ fn live_markup(text: &str) -> Vec<(usize, Edit)> {
     let mut edits: Vec<(usize, Edit)> = parser
         .reference_definitions()
         .iter()
-        .filter_map(|(_, def)| {
-            let at = text.get(def.span.clone())?.find('[')?;
-            Some((def.span.start + at, Edit::Backslash))
-        })
+        .filter_map(|(_, def)| bracket(def.span.clone()))
         .collect();
+    let mut depth = 0usize;
+    let mut open_fence = None;
     for (event, range) in parser.into_offset_iter() {
         match event {
             Event::Html(_) | Event::InlineHtml(_) => edits.extend(
@@ -384,27 +379,27 @@ fn live_markup(text: &str) -> Vec<(usize, Edit)> {
                     .match_indices('<')
                     .map(|(i, _)| (range.start + i, Edit::Entity)),
             ),
-            Event::Start(Tag::Image { .. }) => {
-                if let Some(i) = text[range.clone()].find('[') {
-                    edits.push((range.start + i, Edit::Backslash));
+            Event::Start(Tag::Image { .. }) => edits.extend(bracket(range)),
+            Event::Start(Tag::Link { dest_url, .. }) if !safe_destination(&dest_url) => {
+                if text.as_bytes().get(range.start) == Some(&b'<') {
+                    edits.push((range.start, Edit::Entity));
+                } else {
+                    edits.extend(bracket(range));
                 }
             }
-            Event::Start(Tag::Link { dest_url, .. }) if !safe_destination(&dest_url) => {
-                match text.as_bytes().get(range.start) {
-                    Some(b'<') => edits.push((range.start, Edit::Entity)),
-                    _ => {
-                        if let Some(i) = text[range.clone()].find('[') {
-                            edits.push((range.start + i, Edit::Backslash));
-                        }
-                    }
-                }
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) if depth == 0 => {
+                open_fence = Some(range);
+            }
+            Event::Start(Tag::List(_) | Tag::Item | Tag::BlockQuote(_)) => depth += 1,
+            Event::End(TagEnd::List(_) | TagEnd::Item | TagEnd::BlockQuote(_)) => {
+                depth = depth.saturating_sub(1)
             }
             _ => {}
         }
     }
     edits.sort_by_key(|(at, _)| *at);
     edits.dedup_by_key(|(at, _)| *at);
-    edits
+    Reading { edits, open_fence }
 }
 
 fn apply_edits(text: &str, edits: Vec<(usize, Edit)>) -> String {
