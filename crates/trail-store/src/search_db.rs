@@ -560,6 +560,7 @@ impl SearchWriter {
     pub fn open(store: &Path) -> Result<SearchWriter> {
         let conn = Connection::open(store)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.set_prepared_statement_cache_capacity(crate::STATEMENT_CACHE);
         crate::text::register_functions(&conn)?;
         conn.execute_batch(
             "PRAGMA temp_store = MEMORY;

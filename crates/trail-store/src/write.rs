@@ -533,16 +533,16 @@ fn write_file(
     search: &mut SearchBuilder,
 ) -> Result<WriteStats> {
     let mut stats = WriteStats::default();
+    // Statements run once per file are cached too: a first index writes thousands of files.
     let stored: Option<StoredFile> = tx
-        .query_row(
+        .prepare_cached(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
                     NULL, sessions, missing,
                     EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
                     parser_version
              FROM source_files WHERE path = ?1",
-            [&record.path],
-            stored_file_from_row,
-        )
+        )?
+        .query_row([&record.path], stored_file_from_row)
         .optional()?;
     // Compare and swap: skip work another process already committed.
     match (&stored, record.resumed_from) {
@@ -583,8 +583,10 @@ fn write_file(
         return Ok(stats);
     }
     if record.resumed_from.is_none() {
-        tx.execute("DELETE FROM parse_issues WHERE path = ?1", [&record.path])?;
-        tx.execute("DELETE FROM title_hints WHERE path = ?1", [&record.path])?;
+        tx.prepare_cached("DELETE FROM parse_issues WHERE path = ?1")?
+            .execute([&record.path])?;
+        tx.prepare_cached("DELETE FROM title_hints WHERE path = ?1")?
+            .execute([&record.path])?;
     }
     let mut session_ids: Vec<String> = stored
         .as_ref()
@@ -639,17 +641,15 @@ fn write_file(
         }
     }
     for (leaf, title) in &record.title_hints {
-        tx.execute(
+        tx.prepare_cached(
             "INSERT OR REPLACE INTO title_hints (leaf_native_id, title, path) VALUES (?1, ?2, ?3)",
-            params![leaf, title, record.path],
-        )?;
+        )?
+        .execute(params![leaf, title, record.path])?;
     }
-    let issue_count: i64 = tx.query_row(
-        "SELECT count(*) FROM parse_issues WHERE path = ?1",
-        [&record.path],
-        |r| r.get(0),
-    )?;
-    tx.execute(
+    let issue_count: i64 = tx
+        .prepare_cached("SELECT count(*) FROM parse_issues WHERE path = ?1")?
+        .query_row([&record.path], |r| r.get(0))?;
+    tx.prepare_cached(
         "INSERT INTO source_files (path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash,
              tail_hash, state, sessions, issue_count, notes, missing, last_error, indexed_at,
              parser_version)
@@ -662,7 +662,8 @@ fn write_file(
              issue_count = excluded.issue_count, notes = excluded.notes, missing = 0,
              last_error = NULL, indexed_at = excluded.indexed_at,
              parser_version = excluded.parser_version",
-        params![
+    )?
+    .execute(params![
             record.path,
             source,
             record.fingerprint.size as i64,
@@ -682,8 +683,7 @@ fn write_file(
             },
             now,
             record.parser_version as i64,
-        ],
-    )?;
+        ])?;
     match &record.state {
         Some(state) => tx
             .prepare_cached(
