@@ -476,7 +476,8 @@ fn a_file_s_title_hints_are_found_by_its_path() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert!(
-        plan.iter().any(|p| p.contains("USING INDEX idx_title_hints_path")),
+        plan.iter()
+            .any(|p| p.contains("USING INDEX idx_title_hints_path")),
         "{plan:?}"
     );
 }
