@@ -24,7 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0013_forget.sql"),
     include_str!("../migrations/0014_search_database.sql"),
     include_str!("../migrations/0015_block_anchor.sql"),
-    include_str!("../migrations/0016_title_hints_path.sql"),
+    include_str!("../migrations/0016_lookups_by_path.sql"),
 ];
 
 /// The schema version this build writes.

@@ -320,16 +320,16 @@ impl Store {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
         let mut n = 0;
+        let mut file = tx.prepare_cached(
+            "UPDATE source_files SET missing = 1 WHERE path = ?1 AND missing = 0",
+        )?;
+        let mut sessions =
+            tx.prepare_cached("UPDATE sessions SET source_missing = 1 WHERE source_path = ?1")?;
         for p in paths {
-            n += tx.execute(
-                "UPDATE source_files SET missing = 1 WHERE path = ?1 AND missing = 0",
-                [p],
-            )?;
-            tx.execute(
-                "UPDATE sessions SET source_missing = 1 WHERE source_path = ?1",
-                [p],
-            )?;
+            n += file.execute([p])?;
+            sessions.execute([p])?;
         }
+        drop((file, sessions));
         tx.commit()?;
         Ok(n)
     }

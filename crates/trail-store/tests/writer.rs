@@ -461,23 +461,35 @@ fn full_text_tables_merge_eight_segments_at_a_time() {
     assert_eq!(automerge(&store), [8, 8]);
 }
 
-/// Each file the writer takes deletes the title hints it left before. That must find them by
-/// the file's path: a scan read every hint of the store once per file, a first index's cost
+/// Statements the writer runs once per file find their rows by the file's path. Each file
+/// deletes the title hints it left before, and each file that disappeared marks its sessions:
+/// a scan there read every hint (or session) of the store once per file, a first index's cost
 /// growing with the square of its files (a tenth of the writer's CPU on the 3 GiB corpus).
 #[test]
-fn a_file_s_title_hints_are_found_by_its_path() {
+fn rows_of_a_file_are_found_by_its_path() {
     let store = Store::open_in_memory().unwrap();
-    let plan: Vec<String> = store
-        .connection()
-        .prepare("EXPLAIN QUERY PLAN DELETE FROM title_hints WHERE path = ?1")
-        .unwrap()
-        .query_map(["a.jsonl"], |r| r.get::<_, String>(3))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert!(
-        plan.iter()
-            .any(|p| p.contains("USING INDEX idx_title_hints_path")),
-        "{plan:?}"
-    );
+    for (sql, index) in [
+        (
+            "DELETE FROM title_hints WHERE path = ?1",
+            "idx_title_hints_path",
+        ),
+        (
+            "UPDATE sessions SET source_missing = 1 WHERE source_path = ?1",
+            "idx_sessions_source_path",
+        ),
+    ] {
+        let plan: Vec<String> = store
+            .connection()
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map(["a.jsonl"], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|p| p.contains(&format!("USING INDEX {index}"))),
+            "{sql}: {plan:?}"
+        );
+    }
 }
