@@ -287,7 +287,7 @@ fn table_cell(s: &str) -> String {
 /// the rest reads (a neutralized link may leave a reference link behind it), so the text is
 /// read again until nothing is left to neutralize.
 pub fn inert(s: &str) -> Cow<'_, str> {
-    if !s.bytes().any(|b| matches!(b, b'<' | b'[' | b'`' | b'~')) {
+    if !may_hold_markup(s) {
         return Cow::Borrowed(s);
     }
     let mut text = Cow::Borrowed(s);
@@ -309,10 +309,22 @@ pub fn inert(s: &str) -> Cow<'_, str> {
 /// `**Error:**`): read as the rest of a paragraph, where a line that alone would open a code
 /// block (```` ```<svg onload=...> ````) is inline text with raw HTML in it.
 pub fn inert_inline(s: &str) -> Cow<'_, str> {
+    if !may_hold_markup(s) {
+        return Cow::Borrowed(s);
+    }
     match inert(&format!("x {s}")) {
         Cow::Borrowed(_) => Cow::Borrowed(s),
-        Cow::Owned(o) => Cow::Owned(o[2..].to_string()),
+        Cow::Owned(mut o) => {
+            o.drain(..2);
+            Cow::Owned(o)
+        }
     }
+}
+
+/// Whether `s` holds a byte that can start raw HTML, a link, an image, a definition or a code
+/// fence: text without one is its own inert form.
+fn may_hold_markup(s: &str) -> bool {
+    s.bytes().any(|b| matches!(b, b'<' | b'[' | b'`' | b'~'))
 }
 
 /// The fence that closes the fenced code block opened at `at` (outside any list or quote: those

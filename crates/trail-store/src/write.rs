@@ -320,16 +320,17 @@ impl Store {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
         let mut n = 0;
-        let mut file = tx.prepare_cached(
-            "UPDATE source_files SET missing = 1 WHERE path = ?1 AND missing = 0",
-        )?;
-        let mut sessions =
-            tx.prepare_cached("UPDATE sessions SET source_missing = 1 WHERE source_path = ?1")?;
-        for p in paths {
-            n += file.execute([p])?;
-            sessions.execute([p])?;
+        {
+            let mut file = tx.prepare_cached(
+                "UPDATE source_files SET missing = 1 WHERE path = ?1 AND missing = 0",
+            )?;
+            let mut sessions =
+                tx.prepare_cached("UPDATE sessions SET source_missing = 1 WHERE source_path = ?1")?;
+            for p in paths {
+                n += file.execute([p])?;
+                sessions.execute([p])?;
+            }
         }
-        drop((file, sessions));
         tx.commit()?;
         Ok(n)
     }
@@ -640,11 +641,13 @@ fn write_file(
             ])?;
         }
     }
-    for (leaf, title) in &record.title_hints {
-        tx.prepare_cached(
+    if !record.title_hints.is_empty() {
+        let mut hint = tx.prepare_cached(
             "INSERT OR REPLACE INTO title_hints (leaf_native_id, title, path) VALUES (?1, ?2, ?3)",
-        )?
-        .execute(params![leaf, title, record.path])?;
+        )?;
+        for (leaf, title) in &record.title_hints {
+            hint.execute(params![leaf, title, record.path])?;
+        }
     }
     let issue_count: i64 = tx
         .prepare_cached("SELECT count(*) FROM parse_issues WHERE path = ?1")?
