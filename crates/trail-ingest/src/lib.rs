@@ -460,6 +460,13 @@ fn index_candidates(
     // A first index builds the indexes nothing reads while it writes after its last batch
     // (trail-store's `bulk.rs`).
     let deferred = store.defer_indexes_if_empty()?;
+    // And writes without waiting for the disk, which it syncs once at its end (trail-store's
+    // `unsynced.rs`).
+    if deferred && store.write_unsynced()? {
+        if let Some(w) = &search_writer {
+            w.write_unsynced()?;
+        }
+    }
     // The store's WAL is checkpointed on a thread of its own while this one writes.
     store.checkpoint_in_background()?;
     let mut timing = Timing::default();
@@ -642,6 +649,9 @@ fn index_candidates(
     let t = Instant::now();
     timing.checkpoint_wait = store.stop_background_checkpoints()?;
     timing.checkpoint_tail = t.elapsed();
+    let t = Instant::now();
+    store.make_durable()?;
+    timing.sync = t.elapsed();
 
     let since = |now: Option<Duration>, then: Option<Duration>| {
         now.zip(then)
@@ -661,6 +671,7 @@ fn index_candidates(
         checkpoint_wait_ms = timing.checkpoint_wait.as_millis() as u64,
         checkpoint_tail_ms = timing.checkpoint_tail.as_millis() as u64,
         deferred_ms = timing.deferred.as_millis() as u64,
+        sync_ms = timing.sync.as_millis() as u64,
         total_ms = started.elapsed().as_millis() as u64,
         "index written"
     );
@@ -707,6 +718,8 @@ struct Timing {
     checkpoint_tail: Duration,
     /// Building the indexes a first index leaves out until its last batch.
     deferred: Duration,
+    /// Syncing the store's files at the end of a first index, which wrote without syncs.
+    sync: Duration,
     /// CPU time of the store's writer thread, of the search database's, of the whole process.
     writer_cpu: Duration,
     search_cpu: Duration,

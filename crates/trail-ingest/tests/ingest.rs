@@ -159,6 +159,33 @@ fn indexing_twice_changes_nothing() {
 }
 
 #[test]
+fn a_first_index_ends_durable_and_without_its_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    index(&mut store, &options(&sample_projects()), &NoProgress).unwrap();
+    // The first index wrote without syncs (trail-store's `unsynced.rs`); it synced the store
+    // and removed its marker before returning, and the connection syncs again.
+    assert!(!store.is_unsynced());
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("-unsynced-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let sync: i64 = store
+        .connection()
+        .query_row("PRAGMA main.synchronous", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(sync, 1);
+    let sync: i64 = store
+        .connection()
+        .query_row("PRAGMA search.synchronous", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(sync, 1);
+}
+
+#[test]
 fn appended_lines_are_parsed_alone_and_equal_a_full_index() {
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("projects");

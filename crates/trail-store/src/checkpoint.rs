@@ -74,13 +74,18 @@ impl Store {
             return Ok(());
         }
         let conn = open_checkpointer(&self.path)?;
+        if self.unsynced.is_some() {
+            // A first index's checkpoints leave the syncs to its end (`unsynced.rs`).
+            conn.execute_batch("PRAGMA synchronous = OFF")?;
+        }
         self.conn
             .execute_batch("PRAGMA main.wal_autocheckpoint = 0")?;
         let shared = Arc::new(Shared::default());
         let theirs = Arc::clone(&shared);
+        let flush = self.unsynced.as_ref().map(|u| u.flusher.signal());
         let thread = std::thread::Builder::new()
             .name("trail-checkpoint".into())
-            .spawn(move || run(&conn, &theirs))
+            .spawn(move || run(&conn, &theirs, flush.as_deref()))
             .map_err(|e| crate::StoreError::Corrupt(format!("cannot start a thread: {e}")))?;
         self.checkpoints = Some(Box::new(BackgroundCheckpoints {
             shared,
@@ -115,7 +120,7 @@ fn open_checkpointer(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
-fn run(conn: &Connection, shared: &Shared) {
+fn run(conn: &Connection, shared: &Shared, flush: Option<&crate::unsynced::FlushSignal>) {
     loop {
         let taken = {
             let mut lag = shared.lock();
@@ -136,6 +141,9 @@ fn run(conn: &Connection, shared: &Shared) {
         // index, copies what this one could not.
         if let Err(e) = conn.query_row("PRAGMA main.wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
             tracing::debug!(error = %e, "background checkpoint skipped");
+        }
+        if let Some(f) = flush {
+            f.poke();
         }
         let mut lag = shared.lock();
         lag.pending -= taken;

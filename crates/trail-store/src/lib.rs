@@ -19,6 +19,7 @@ mod search_db;
 mod sql;
 mod stand_ins;
 mod text;
+mod unsynced;
 mod usage_rollup;
 mod write;
 
@@ -89,6 +90,9 @@ pub enum StoreError {
     /// A stored value could not be decoded.
     #[error("corrupt value in the store: {0}")]
     Corrupt(String),
+    /// A first index was filling the store when the system went down (`unsynced.rs`).
+    #[error("the store at {} was being filled by its first index when the system went down, so it may be damaged; run `trail index` to set it aside and index again", path.display())]
+    Interrupted { path: PathBuf },
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -122,6 +126,21 @@ pub struct Store {
     path: PathBuf,
     /// While an index writes: the thread that checkpoints this connection's commits.
     checkpoints: Option<Box<checkpoint::BackgroundCheckpoints>>,
+    /// While a first index writes without syncs: its marker and the thread that writes the
+    /// databases' pages to disk meanwhile (`unsynced.rs`).
+    unsynced: Option<Box<unsynced::Unsynced>>,
+}
+
+impl Drop for Store {
+    /// A first index that ended early (an error, a panic) still leaves a durable store.
+    fn drop(&mut self) {
+        if self.unsynced.is_some() {
+            let _ = self.stop_background_checkpoints();
+            if let Err(e) = self.make_durable() {
+                tracing::warn!(error = %e, "could not sync the store to disk");
+            }
+        }
+    }
 }
 
 impl Store {
@@ -141,6 +160,7 @@ impl Store {
                 source,
             })?;
         }
+        unsynced::recover(path)?;
         let conn = Connection::open(path)?;
         configure(&conn)?;
         schema::migrate(&conn, path)?;
@@ -149,6 +169,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             checkpoints: None,
+            unsynced: None,
         };
         // A first index killed before its end left these out (see `bulk.rs`).
         store.build_deferred_indexes()?;
@@ -161,6 +182,7 @@ impl Store {
     }
 
     fn open_read_only_inner(path: &Path) -> Result<Store> {
+        unsynced::check_readable(path)?;
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -176,6 +198,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             checkpoints: None,
+            unsynced: None,
         })
     }
 
@@ -189,6 +212,7 @@ impl Store {
             conn,
             path: PathBuf::from(":memory:"),
             checkpoints: None,
+            unsynced: None,
         })
     }
 

@@ -574,6 +574,14 @@ impl SearchWriter {
         })
     }
 
+    /// Leaves the syncs of the search database's commits and checkpoints to the end of a first
+    /// index, as the store's writer does ([`crate::Store::write_unsynced`], which syncs this
+    /// file too at its end).
+    pub fn write_unsynced(&self) -> Result<()> {
+        self.conn.execute_batch("PRAGMA search.synchronous = OFF")?;
+        Ok(())
+    }
+
     /// Applies one batch of the store's writer (and any earlier batch not applied yet).
     pub fn apply(&mut self, batch: SearchBatch) -> Result<()> {
         let t = Instant::now();
