@@ -417,6 +417,18 @@ mod tests {
         assert_eq!(Marker::parse("boot x 12"), None);
     }
 
+    /// A folder for a store, this boot's id, or `None` (the test is skipped) where the system
+    /// does not tell it.
+    fn scratch() -> Option<(tempfile::TempDir, PathBuf, String)> {
+        let Some(boot) = boot_id() else {
+            eprintln!("skipped: this system does not tell its boot id");
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trail.db");
+        Some((dir, path, boot))
+    }
+
     /// A store with one session's worth of rows, closed.
     fn store_with_data(path: &Path) {
         let store = Store::open(path).unwrap();
@@ -444,12 +456,9 @@ mod tests {
 
     #[test]
     fn a_first_index_leaves_a_marker_until_the_store_is_durable() {
-        let Some(boot) = boot_id() else {
-            eprintln!("skipped: this system does not tell its boot id");
+        let Some((_dir, path, boot)) = scratch() else {
             return;
         };
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("trail.db");
         let mut store = Store::open(&path).unwrap();
         assert!(store.write_unsynced().unwrap());
         let found = markers(&path);
@@ -480,12 +489,9 @@ mod tests {
 
     #[test]
     fn a_store_dropped_mid_index_is_made_durable() {
-        if boot_id().is_none() {
-            eprintln!("skipped: this system does not tell its boot id");
+        let Some((_dir, path, _)) = scratch() else {
             return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("trail.db");
+        };
         let mut store = Store::open(&path).unwrap();
         assert!(store.write_unsynced().unwrap());
         store.checkpoint_in_background().unwrap();
@@ -495,12 +501,9 @@ mod tests {
 
     #[test]
     fn a_store_a_system_crash_cut_short_is_set_aside() {
-        if boot_id().is_none() {
-            eprintln!("skipped: this system does not tell its boot id");
+        let Some((dir, path, _)) = scratch() else {
             return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("trail.db");
+        };
         store_with_data(&path);
         leave_marker(&path, 12345, "an-earlier-boot 12345 678\n");
 
@@ -541,12 +544,9 @@ mod tests {
 
     #[test]
     fn an_unreadable_marker_counts_as_a_crash() {
-        if boot_id().is_none() {
-            eprintln!("skipped: this system does not tell its boot id");
+        let Some((_dir, path, _)) = scratch() else {
             return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("trail.db");
+        };
         store_with_data(&path);
         leave_marker(&path, 7, "");
         assert!(Store::open_read_only(&path).is_err());
@@ -555,12 +555,9 @@ mod tests {
 
     #[test]
     fn the_marker_of_a_killed_index_is_cleared_and_the_store_kept() {
-        let Some(boot) = boot_id() else {
-            eprintln!("skipped: this system does not tell its boot id");
+        let Some((_dir, path, boot)) = scratch() else {
             return;
         };
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("trail.db");
         store_with_data(&path);
         // This boot, a process that is not running (no process has that start time).
         let pid = std::process::id();
