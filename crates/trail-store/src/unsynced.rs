@@ -191,7 +191,7 @@ pub(crate) fn recover(store: &Path) -> Result<Option<PathBuf>> {
         tracing::warn!(
             store = %store.display(),
             moved_to = %aside.display(),
-            "the store's first index was cut short by a system restart; its files were moved aside and a new store is made"
+            "the store's first index was cut short by a system restart, so it may be damaged: its files were moved aside and a new store is made; run `trail index` to fill it again"
         );
         return Ok(Some(aside));
     }
