@@ -78,9 +78,7 @@ const TOOL_OUTPUT_TAIL: usize = 200;
 
 /// Returns the search database's path for the store at `store`.
 pub fn search_path(store: &Path) -> PathBuf {
-    let mut s = store.as_os_str().to_owned();
-    s.push("-search");
-    PathBuf::from(s)
+    crate::unsynced::beside(store, "-search")
 }
 
 fn schema_sql(db: &str) -> String {

@@ -85,11 +85,19 @@ fn process_start(pid: u32) -> Option<u64> {
         .ok()
 }
 
-/// `<store>` followed by `suffix`.
-fn beside(store: &Path, suffix: &str) -> PathBuf {
+/// `<store>` followed by `suffix`: the name of a file SQLite or trail keeps beside the store.
+pub(crate) fn beside(store: &Path, suffix: &str) -> PathBuf {
     let mut s: OsString = store.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)
+}
+
+/// The folder the store's files are in.
+fn folder(store: &Path) -> &Path {
+    store
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// The suffixes of a store's files: the store, the search database, and their logs and
@@ -102,11 +110,7 @@ fn markers(store: &Path) -> Vec<(PathBuf, Option<Marker>)> {
         return Vec::new();
     };
     let prefix = format!("{name}-unsynced-");
-    let dir = match store.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(d) => d.to_path_buf(),
-        None => PathBuf::from("."),
-    };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    let Ok(entries) = std::fs::read_dir(folder(store)) else {
         return Vec::new();
     };
     entries
@@ -132,11 +136,7 @@ fn from_another_boot(marker: &Option<Marker>, boot: &str) -> bool {
 }
 
 fn sync_dir(store: &Path) -> std::io::Result<()> {
-    let dir = match store.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(d) => d,
-        None => Path::new("."),
-    };
-    File::open(dir)?.sync_all()
+    File::open(folder(store))?.sync_all()
 }
 
 /// Syncs the store's files that exist to disk (and their folder, where they were created);
@@ -162,15 +162,15 @@ fn io_error(path: &Path, e: std::io::Error) -> StoreError {
 }
 
 /// Before a writable open of the store at `store`. A store a first index was filling when the
-/// system went down is moved aside (returns where); markers of processes gone in this boot are
-/// cleared once the files are synced.
-pub(crate) fn recover(store: &Path) -> Result<Option<PathBuf>> {
+/// system went down is moved aside (and a warning says where); markers of processes gone in
+/// this boot are cleared once the files are synced.
+pub(crate) fn recover(store: &Path) -> Result<()> {
     let Some(boot) = boot_id() else {
-        return Ok(None);
+        return Ok(());
     };
     let found = markers(store);
     if found.is_empty() {
-        return Ok(None);
+        return Ok(());
     }
     if found.iter().any(|(_, m)| from_another_boot(m, &boot)) {
         let stamp = std::time::SystemTime::now()
@@ -179,9 +179,10 @@ pub(crate) fn recover(store: &Path) -> Result<Option<PathBuf>> {
         let aside = beside(store, &format!(".interrupted-{stamp}"));
         for suffix in FILE_SUFFIXES {
             let from = beside(store, suffix);
-            if from.exists() {
-                let to = beside(&aside, suffix);
-                std::fs::rename(&from, &to).map_err(|e| io_error(&from, e))?;
+            match std::fs::rename(&from, beside(&aside, suffix)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_error(&from, e)),
             }
         }
         for (path, _) in &found {
@@ -193,7 +194,7 @@ pub(crate) fn recover(store: &Path) -> Result<Option<PathBuf>> {
             moved_to = %aside.display(),
             "the store's first index was cut short by a system restart, so it may be damaged: its files were moved aside and a new store is made; run `trail index` to fill it again"
         );
-        return Ok(Some(aside));
+        return Ok(());
     }
     let gone: Vec<&PathBuf> = found
         .iter()
@@ -207,7 +208,7 @@ pub(crate) fn recover(store: &Path) -> Result<Option<PathBuf>> {
         }
         sync_dir(store).map_err(|e| io_error(store, e))?;
     }
-    Ok(None)
+    Ok(())
 }
 
 /// Before a read-only open: a store a first index was filling when the system went down may be
