@@ -47,6 +47,9 @@ const FIRST_BATCH_BYTES: usize = 4 << 20;
 const PARSED_BYTES_IN_FLIGHT: usize = 32 << 20;
 /// Batches of full-text rows waiting for the search database's writer.
 const SEARCH_DEPTH: usize = 2;
+/// Files at least this big are parsed first ([`order_plan`]): on the benchmark corpora, 15 of
+/// 2,000 files and 40 of 6,000, a third of the bytes.
+const LARGE_FILE_BYTES: u64 = 4 << 20;
 /// Appendable logs are parsed this many bytes at a time, each piece written as it comes, so a
 /// multi-gigabyte log never sits in memory whole.
 const CHUNK_BYTES: u64 = 32 << 20;
@@ -190,6 +193,28 @@ struct Planned {
     path: PathBuf,
     fingerprint: Fingerprint,
     resume: Option<(u64, u64, Vec<u8>)>,
+}
+
+/// Puts the plan in the order files are parsed: the few large files first, biggest first, since
+/// one of them parsed last would keep one parser busy while the other ran dry; the many others
+/// by file name. Agents name a session's file by the session's id (Claude Code, Copilot Chat),
+/// so sessions then come in order of id, and each B-tree keyed by session id (twenty in the
+/// store, two in the search database) grows at its end instead of taking every new session's
+/// rows in the middle of a page it must first read and then write again: on the 3 GiB
+/// benchmark corpus the store's writer and checkpointer wrote an eighth less, and the cost per
+/// byte stopped growing with the store (BENCHMARKS.md, issue 12).
+fn order_plan(plan: &mut [Planned]) {
+    let large = |p: &Planned| p.fingerprint.size >= LARGE_FILE_BYTES;
+    plan.sort_by(|a, b| {
+        large(b).cmp(&large(a)).then_with(|| {
+            if large(a) {
+                b.fingerprint.size.cmp(&a.fingerprint.size)
+            } else {
+                a.path.file_name().cmp(&b.path.file_name())
+            }
+            .then_with(|| a.path.cmp(&b.path))
+        })
+    });
 }
 
 /// Runs an index.
@@ -436,8 +461,7 @@ fn index_candidates(
         plan_ms = (planned - loaded).as_millis() as u64,
         "index planned"
     );
-    // Biggest first: better balance across workers.
-    plan.sort_by_key(|p| std::cmp::Reverse(p.fingerprint.size));
+    order_plan(&mut plan);
     progress.start(plan.len() as u64, total_bytes);
 
     // Parse in parallel, write the store on this thread and the search database on another
@@ -480,8 +504,9 @@ fn index_candidates(
     std::thread::scope(|scope| {
         let parsers = &parsers;
         spawn_named(scope, "trail-plan", move || {
-            // One file per task: the plan is biggest first, and rayon's default splitting
-            // left the few 20-50 MB files in one worker's share while the other ran dry.
+            // One file per task: the plan starts with its large files, and rayon's default
+            // splitting left the few 20-50 MB files in one worker's share while the other ran
+            // dry.
             parsers.install(|| {
                 plan.into_par_iter()
                     .with_max_len(1)
@@ -1035,6 +1060,54 @@ fn is_normal_absolute(path: &str) -> bool {
         && !path.ends_with("/.")
         && !path.contains("//")
         && !path.contains("/./")
+}
+
+#[cfg(test)]
+mod plan_order_tests {
+    use super::*;
+
+    fn planned(path: &str, size: u64) -> Planned {
+        Planned {
+            source: SourceKind::ClaudeCode,
+            path: PathBuf::from(path),
+            fingerprint: Fingerprint {
+                size,
+                mtime_ns: 0,
+                inode: 0,
+            },
+            resume: None,
+        }
+    }
+
+    #[test]
+    fn large_files_come_first_by_size_then_the_rest_by_file_name() {
+        let mb = 1 << 20;
+        let mut plan = vec![
+            planned("/p/b/9f.jsonl", 10 * mb),
+            planned("/p/a/c4.jsonl", 2 * mb),
+            planned("/p/z/0a.jsonl", 1000),
+            planned("/p/b/77.jsonl", 40 * mb),
+            planned("/p/a/0a.jsonl", 5),
+            planned("/p/a/51.jsonl", LARGE_FILE_BYTES - 1),
+            planned("/p/c/12.jsonl", LARGE_FILE_BYTES),
+        ];
+        order_plan(&mut plan);
+        let order: Vec<&str> = plan.iter().map(|p| p.path.to_str().unwrap()).collect();
+        assert_eq!(
+            order,
+            [
+                // Large, biggest first.
+                "/p/b/77.jsonl",
+                "/p/b/9f.jsonl",
+                "/p/c/12.jsonl",
+                // The rest by file name across folders (a tie by the whole path).
+                "/p/a/0a.jsonl",
+                "/p/z/0a.jsonl",
+                "/p/a/51.jsonl",
+                "/p/a/c4.jsonl",
+            ]
+        );
+    }
 }
 
 #[cfg(all(test, unix))]
