@@ -201,8 +201,8 @@ struct Planned {
 /// so sessions then come in order of id, and each B-tree keyed by session id (twenty in the
 /// store, two in the search database) grows at its end instead of taking every new session's
 /// rows in the middle of a page it must first read and then write again: on the 3 GiB
-/// benchmark corpus the store's writer and checkpointer wrote an eighth less, and the cost per
-/// byte stopped growing with the store (BENCHMARKS.md, issue 12).
+/// benchmark corpus the store's writer and checkpointer wrote an eighth less, and what they
+/// write now grows as the data does, not faster (BENCHMARKS.md, issue 12).
 fn order_plan(plan: &mut [Planned]) {
     let large = |p: &Planned| p.fingerprint.size >= LARGE_FILE_BYTES;
     plan.sort_by(|a, b| {
