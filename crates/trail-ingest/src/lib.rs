@@ -204,16 +204,16 @@ struct Planned {
 /// benchmark corpus the store's writer and checkpointer wrote an eighth less, and what they
 /// write now grows as the data does, not faster (BENCHMARKS.md, issue 12).
 fn order_plan(plan: &mut [Planned]) {
+    use std::cmp::Ordering;
     let large = |p: &Planned| p.fingerprint.size >= LARGE_FILE_BYTES;
     plan.sort_by(|a, b| {
-        large(b).cmp(&large(a)).then_with(|| {
-            if large(a) {
-                b.fingerprint.size.cmp(&a.fingerprint.size)
-            } else {
-                a.path.file_name().cmp(&b.path.file_name())
-            }
-            .then_with(|| a.path.cmp(&b.path))
-        })
+        match (large(a), large(b)) {
+            (true, true) => b.fingerprint.size.cmp(&a.fingerprint.size),
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            (false, false) => a.path.file_name().cmp(&b.path.file_name()),
+        }
+        .then_with(|| a.path.cmp(&b.path))
     });
 }
 
