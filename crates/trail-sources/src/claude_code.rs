@@ -525,8 +525,8 @@ fn result_refs_of<'de, D: Deserializer<'de>>(d: D) -> Result<ResultRefs, D::Erro
 // ---------------------------------------------------------------------------------------------
 
 /// Structural facts about one stored message: enough to recompute chains and turns on append
-/// without the text.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// without the text. Stored in a state through [`stored_nodes`].
+#[derive(Debug, Clone)]
 struct Node {
     /// Which session of the file (index into `State::sessions`).
     slot: u32,
@@ -539,8 +539,143 @@ struct Node {
     main: bool,
     /// A queued command: written off the chain (often without a uuid) while the assistant's
     /// message went on, yet part of the conversation where it was written.
-    #[serde(default)]
     queued: bool,
+}
+
+/// How [`State::nodes`] is stored: the state of a long log is mostly its nodes, and a resumed
+/// parse reads, writes and compresses all of it at every append (a fifth of an append's CPU on a
+/// 40 MB file). So keys are one letter, a field at its usual value is left out, and a parent
+/// that is the node before's `uuid` (nearly every one) is left out too. A state written with
+/// the full names (trail before 2026-11-27) reads as before: they are the aliases.
+mod stored_nodes {
+    use std::borrow::Cow;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use trail_model::MessageKind;
+
+    use super::Node;
+
+    /// Borrows the ids it writes (`Cow`): a state is written after every parse.
+    #[derive(Serialize, Deserialize)]
+    struct Stored<'a> {
+        #[serde(rename = "s", alias = "slot")]
+        slot: u32,
+        #[serde(rename = "q", alias = "seq")]
+        seq: u32,
+        #[serde(
+            rename = "u",
+            alias = "uuid",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        uuid: Option<Cow<'a, str>>,
+        /// Left out: the `uuid` of the node before. `null`: no parent.
+        #[serde(
+            rename = "p",
+            alias = "parent",
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        parent: Option<Option<Cow<'a, str>>>,
+        #[serde(rename = "k", alias = "kind")]
+        kind: MessageKind,
+        #[serde(
+            rename = "c",
+            alias = "sidechain",
+            default,
+            skip_serializing_if = "is_false"
+        )]
+        sidechain: bool,
+        #[serde(
+            rename = "t",
+            alias = "turn",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        turn: Option<u32>,
+        #[serde(
+            rename = "m",
+            alias = "main",
+            default = "yes",
+            skip_serializing_if = "is_true"
+        )]
+        main: bool,
+        #[serde(
+            rename = "w",
+            alias = "queued",
+            default,
+            skip_serializing_if = "is_false"
+        )]
+        queued: bool,
+    }
+
+    /// A `p` that is there, even as `null` (absent is `None`, through `default`).
+    fn present<'de, 'a, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<Cow<'a, str>>>, D::Error> {
+        Option::<String>::deserialize(d).map(|p| Some(p.map(Cow::Owned)))
+    }
+
+    fn is_false(b: &bool) -> bool {
+        !*b
+    }
+
+    fn is_true(b: &bool) -> bool {
+        *b
+    }
+
+    fn yes() -> bool {
+        true
+    }
+
+    pub(super) fn serialize<S: Serializer>(nodes: &[Node], s: S) -> Result<S::Ok, S::Error> {
+        let mut before: Option<&str> = None;
+        s.collect_seq(nodes.iter().map(|n| {
+            let parent = match (n.parent.as_deref(), before) {
+                (Some(p), Some(b)) if p == b => None,
+                (p, _) => Some(p.map(Cow::Borrowed)),
+            };
+            before = n.uuid.as_deref();
+            Stored {
+                slot: n.slot,
+                seq: n.seq,
+                uuid: n.uuid.as_deref().map(Cow::Borrowed),
+                parent,
+                kind: n.kind,
+                sidechain: n.sidechain,
+                turn: n.turn,
+                main: n.main,
+                queued: n.queued,
+            }
+        }))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Node>, D::Error> {
+        let stored = Vec::<Stored>::deserialize(d)?;
+        let mut nodes: Vec<Node> = Vec::with_capacity(stored.len());
+        for n in stored {
+            let parent = match n.parent {
+                Some(p) => p.map(Cow::into_owned),
+                None => match nodes.last().and_then(|b| b.uuid.clone()) {
+                    Some(b) => Some(b),
+                    None => return Err(serde::de::Error::custom("a node's parent is missing")),
+                },
+            };
+            nodes.push(Node {
+                slot: n.slot,
+                seq: n.seq,
+                uuid: n.uuid.map(Cow::into_owned),
+                parent,
+                kind: n.kind,
+                sidechain: n.sidechain,
+                turn: n.turn,
+                main: n.main,
+                queued: n.queued,
+            });
+        }
+        Ok(nodes)
+    }
 }
 
 /// Per-session accumulated facts.
@@ -562,6 +697,7 @@ struct SessionState {
 struct State {
     role: FileRole,
     sessions: Vec<SessionState>,
+    #[serde(with = "stored_nodes")]
     nodes: Vec<Node>,
     /// `summary` entries whose `leafUuid` is not (yet) in this file.
     pending_summaries: Vec<(String, String)>,

@@ -419,43 +419,60 @@ fn resumed_parse_equals_a_full_parse() {
     let bytes = std::fs::read(main).unwrap();
     let dir = tempfile::tempdir().unwrap();
     // Split after the 9th line, parse the head, append the rest, resume.
-    let cut = bytes
+    let p = write(dir.path(), "7c1e2f40.jsonl", &bytes[..line_end(&bytes, 9)]);
+    let head = parse(&p);
+    std::fs::write(&p, &bytes).unwrap();
+    assert_resumes_as_a_full_parse(&p, &head, head.state.as_deref().unwrap());
+}
+
+/// The byte offset just after the `n`th line of `bytes`.
+fn line_end(bytes: &[u8], n: usize) -> usize {
+    bytes
         .iter()
         .enumerate()
         .filter(|(_, b)| **b == b'\n')
-        .nth(8)
+        .nth(n - 1)
         .unwrap()
         .0
-        + 1;
-    let p = write(dir.path(), "7c1e2f40.jsonl", &bytes[..cut]);
-    let head = parse(&p);
-    std::fs::write(&p, &bytes).unwrap();
-    let state = head.state.clone().unwrap();
+        + 1
+}
+
+/// Resumes the file at `p` (grown since `head` was parsed) from `state`, and checks that the
+/// head and what the resume adds make what a full parse of the file makes.
+fn assert_resumes_as_a_full_parse(p: &Path, head: &FileParse, state: &[u8]) {
     let tail = ClaudeCode
         .parse(ParseRequest {
             max_bytes: None,
-            path: &p,
+            path: p,
             resume: Some(Resume {
                 offset: head.bytes_parsed,
                 line: head.lines,
-                state: &state,
+                state,
             }),
         })
         .unwrap();
-    assert_eq!(tail.bytes_read as usize, bytes.len() - cut);
-    let full = parse(&p);
-    let (h, t, f) = (
-        main_session(&head),
-        main_session(&tail),
-        main_session(&full),
+    let full = parse(p);
+    assert_eq!(
+        tail.bytes_read,
+        full.bytes_read - head.bytes_read,
+        "the resume read only what was appended"
     );
+    let (h, f) = (main_session(head), main_session(&full));
+    // What was appended may not touch the main session (a sidechain's lines only).
+    let t = tail
+        .sessions
+        .iter()
+        .find(|s| s.meta.id == f.meta.id)
+        .unwrap_or(h);
     let mut merged = h.messages.clone();
-    for r in &t.relinks {
-        let m = merged.iter_mut().find(|m| m.seq == r.seq).unwrap();
-        m.turn_index = r.turn_index;
-        m.on_main_chain = r.on_main_chain;
+    if !std::ptr::eq(t, h) {
+        for r in &t.relinks {
+            let m = merged.iter_mut().find(|m| m.seq == r.seq).unwrap();
+            m.turn_index = r.turn_index;
+            m.on_main_chain = r.on_main_chain;
+        }
+        merged.extend(t.messages.iter().cloned());
     }
-    merged.extend(t.messages.iter().cloned());
     // Tool names are filled within a parse; compare what the store keeps per message.
     let strip = |ms: &[trail_model::Message]| {
         ms.iter()
@@ -481,8 +498,55 @@ fn resumed_parse_equals_a_full_parse() {
             .collect::<Vec<_>>()
     };
     let mut merged_usage = usage_keys(&h.usage);
-    merged_usage.extend(usage_keys(&t.usage));
+    if !std::ptr::eq(t, h) {
+        merged_usage.extend(usage_keys(&t.usage));
+    }
     assert_eq!(merged_usage, usage_keys(&f.usage));
+}
+
+/// A state stored before the nodes' short form (full key names, every field, every parent)
+/// still resumes a file: the store holds such states until their files grow again.
+#[test]
+fn a_state_in_the_older_long_form_still_resumes() {
+    let root = sample_home();
+    let files = ClaudeCode.discover(&[root]);
+    let main = files
+        .iter()
+        .find(|f| !f.to_string_lossy().contains("agent-"))
+        .unwrap();
+    let bytes = std::fs::read(main).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "7c1e2f40.jsonl", &bytes[..line_end(&bytes, 9)]);
+    let head = parse(&p);
+    std::fs::write(&p, &bytes).unwrap();
+    let mut state: serde_json::Value =
+        serde_json::from_slice(head.state.as_deref().unwrap()).unwrap();
+    let nodes = state["nodes"].as_array_mut().unwrap();
+    assert!(
+        nodes.iter().any(|n| n.get("p").is_none()),
+        "some parents are left out"
+    );
+    let mut before = serde_json::Value::Null;
+    for n in nodes.iter_mut() {
+        let short = n.as_object().unwrap().clone();
+        let get = |k: &str| short.get(k).cloned();
+        let uuid = get("u").unwrap_or(serde_json::Value::Null);
+        *n = serde_json::json!({
+            "slot": get("s").unwrap(),
+            "seq": get("q").unwrap(),
+            "uuid": uuid,
+            "parent": get("p").unwrap_or_else(|| before.clone()),
+            "kind": get("k").unwrap(),
+            "sidechain": get("c").unwrap_or(false.into()),
+            "turn": get("t").unwrap_or(serde_json::Value::Null),
+            "main": get("m").unwrap_or(true.into()),
+            "queued": get("w").unwrap_or(false.into()),
+        });
+        before = n["uuid"].clone();
+    }
+    let long = serde_json::to_vec(&state).unwrap();
+    assert!(long.windows(9).any(|w| w == b"\"parent\":"));
+    assert_resumes_as_a_full_parse(&p, &head, &long);
 }
 
 proptest! {
@@ -495,6 +559,41 @@ proptest! {
         let p = write(dir.path(), "x.jsonl", &bytes);
         let parsed = ClaudeCode.parse(ParseRequest { max_bytes: None, path: &p, resume: None }).unwrap();
         prop_assert!(parsed.bytes_parsed <= bytes.len() as u64);
+    }
+
+    /// A file cut anywhere between lines and resumed from the head's state reads as a full
+    /// parse of it, for chains of entries whose parents come earlier in the file (as Claude
+    /// Code writes them), with sidechains, compactions and records of unknown types.
+    #[test]
+    fn resumed_parse_equals_a_full_parse_of_arbitrary_chains(
+        entries in proptest::collection::vec((0usize..4, any::<bool>(), 0u8..4), 1..24),
+        cut in 0usize..24,
+    ) {
+        let mut body = String::new();
+        for (i, (back, side, kind)) in entries.iter().enumerate() {
+            let uuid = format!("n{i}");
+            let parent = (i > 0 && *back < i).then(|| format!("n{}", i - 1 - back));
+            let line = match kind {
+                0 => user_line(&uuid, parent.as_deref(), "s", "prompt"),
+                1 => assistant_line(&uuid, parent.as_deref().unwrap_or("n-first"), "s", "answer", *side),
+                2 => serde_json::json!({"type":"system","subtype":"compact_boundary","uuid":uuid,
+                        "parentUuid":null,"logicalParentUuid":parent,"sessionId":"s"}).to_string(),
+                _ => serde_json::json!({"type":"mystery","uuid":uuid,"parentUuid":parent,
+                        "isSidechain":side,"sessionId":"s"}).to_string(),
+            };
+            body.push_str(&line);
+            body.push('\n');
+        }
+        // A first line that opens the session, so that the head has one.
+        let first = user_line("n-first", None, "s", "first prompt");
+        let body = format!("{first}\n{body}");
+        let lines = entries.len() + 1;
+        let bytes = body.as_bytes();
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "s.jsonl", &bytes[..line_end(bytes, 1 + cut % (lines - 1))]);
+        let head = parse(&p);
+        std::fs::write(&p, bytes).unwrap();
+        assert_resumes_as_a_full_parse(&p, &head, head.state.as_deref().unwrap());
     }
 
     /// Arbitrary chains of plausible entries (random parents, sidechain flags, kinds).
