@@ -410,19 +410,24 @@ fn orphan_subagent_and_old_layout_sharing_parent_id() {
 
 #[test]
 fn resumed_parse_equals_a_full_parse() {
-    let root = sample_home();
-    let files = ClaudeCode.discover(&[root]);
+    let dir = tempfile::tempdir().unwrap();
+    let (p, head) = sample_grown_after_nine_lines(dir.path());
+    assert_resumes_as_a_full_parse(&p, &head, head.state.as_deref().unwrap());
+}
+
+/// The sample's main log cut after its 9th line and parsed, then written whole (as if the
+/// rest had been appended since): its path and the parse of the head.
+fn sample_grown_after_nine_lines(dir: &Path) -> (PathBuf, FileParse) {
+    let files = ClaudeCode.discover(&[sample_home()]);
     let main = files
         .iter()
         .find(|f| !f.to_string_lossy().contains("agent-"))
         .unwrap();
     let bytes = std::fs::read(main).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    // Split after the 9th line, parse the head, append the rest, resume.
-    let p = write(dir.path(), "7c1e2f40.jsonl", &bytes[..line_end(&bytes, 9)]);
+    let p = write(dir, "7c1e2f40.jsonl", &bytes[..line_end(&bytes, 9)]);
     let head = parse(&p);
     std::fs::write(&p, &bytes).unwrap();
-    assert_resumes_as_a_full_parse(&p, &head, head.state.as_deref().unwrap());
+    (p, head)
 }
 
 /// The byte offset just after the `n`th line of `bytes`.
@@ -508,17 +513,8 @@ fn assert_resumes_as_a_full_parse(p: &Path, head: &FileParse, state: &[u8]) {
 /// still resumes a file: the store holds such states until their files grow again.
 #[test]
 fn a_state_in_the_older_long_form_still_resumes() {
-    let root = sample_home();
-    let files = ClaudeCode.discover(&[root]);
-    let main = files
-        .iter()
-        .find(|f| !f.to_string_lossy().contains("agent-"))
-        .unwrap();
-    let bytes = std::fs::read(main).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "7c1e2f40.jsonl", &bytes[..line_end(&bytes, 9)]);
-    let head = parse(&p);
-    std::fs::write(&p, &bytes).unwrap();
+    let (p, head) = sample_grown_after_nine_lines(dir.path());
     let mut state: serde_json::Value =
         serde_json::from_slice(head.state.as_deref().unwrap()).unwrap();
     let nodes = state["nodes"].as_array_mut().unwrap();
@@ -549,6 +545,22 @@ fn a_state_in_the_older_long_form_still_resumes() {
     assert_resumes_as_a_full_parse(&p, &head, &long);
 }
 
+/// One line of a generated chain, ending in a newline: by `kind`, a prompt, an answer (whose
+/// parent defaults to `n-first`), a compaction boundary, or a record of a type nobody knows.
+fn chain_line(uuid: &str, parent: Option<&str>, side: bool, kind: u8) -> String {
+    let line = match kind {
+        0 => user_line(uuid, parent, "s", "prompt"),
+        1 => assistant_line(uuid, parent.unwrap_or("n-first"), "s", "answer", side),
+        2 => serde_json::json!({"type":"system","subtype":"compact_boundary","uuid":uuid,
+                "parentUuid":null,"logicalParentUuid":parent,"sessionId":"s"})
+        .to_string(),
+        _ => serde_json::json!({"type":"mystery","uuid":uuid,"parentUuid":parent,
+                "isSidechain":side,"sessionId":"s"})
+        .to_string(),
+    };
+    line + "\n"
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -571,18 +583,8 @@ proptest! {
     ) {
         let mut body = String::new();
         for (i, (back, side, kind)) in entries.iter().enumerate() {
-            let uuid = format!("n{i}");
             let parent = (i > 0 && *back < i).then(|| format!("n{}", i - 1 - back));
-            let line = match kind {
-                0 => user_line(&uuid, parent.as_deref(), "s", "prompt"),
-                1 => assistant_line(&uuid, parent.as_deref().unwrap_or("n-first"), "s", "answer", *side),
-                2 => serde_json::json!({"type":"system","subtype":"compact_boundary","uuid":uuid,
-                        "parentUuid":null,"logicalParentUuid":parent,"sessionId":"s"}).to_string(),
-                _ => serde_json::json!({"type":"mystery","uuid":uuid,"parentUuid":parent,
-                        "isSidechain":side,"sessionId":"s"}).to_string(),
-            };
-            body.push_str(&line);
-            body.push('\n');
+            body.push_str(&chain_line(&format!("n{i}"), parent.as_deref(), *side, *kind));
         }
         // A first line that opens the session, so that the head has one.
         let first = user_line("n-first", None, "s", "first prompt");
@@ -603,18 +605,7 @@ proptest! {
     ) {
         let mut body = String::new();
         for (i, (parent, _, side, kind)) in entries.iter().enumerate() {
-            let uuid = format!("n{i}");
-            let parent = format!("n{parent}");
-            let line = match kind {
-                0 => user_line(&uuid, Some(&parent), "s", "prompt"),
-                1 => assistant_line(&uuid, &parent, "s", "answer", *side),
-                2 => serde_json::json!({"type":"system","subtype":"compact_boundary","uuid":uuid,
-                        "parentUuid":null,"logicalParentUuid":parent,"sessionId":"s"}).to_string(),
-                _ => serde_json::json!({"type":"mystery","uuid":uuid,"parentUuid":parent,
-                        "isSidechain":side,"sessionId":"s"}).to_string(),
-            };
-            body.push_str(&line);
-            body.push('\n');
+            body.push_str(&chain_line(&format!("n{i}"), Some(&format!("n{parent}")), *side, *kind));
         }
         let dir = tempfile::tempdir().unwrap();
         let p = write(dir.path(), "s.jsonl", body.as_bytes());
