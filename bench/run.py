@@ -4,7 +4,8 @@ index, a no-change reindex and a one-line append, on generated Claude Code corpo
 known-item relevance benchmark (bench/relevance.py) on the store of one size.
 
 usage: python3 bench/run.py [--sizes 100,1024,3072] [--corpus-dir DIR] [--corpus DIR]
-                            [--repeat N] [--relevance-size 1024] [--keep] [--sources]
+                            [--repeat N] [--small-runs N] [--relevance-size 1024] [--keep]
+                            [--sources]
 
 Each size N (MiB) uses the corpus DIR/corpus-Nm, generated with
 ../shared/bench/gen_claude_corpus.py when missing (100 MiB: 200 files, 1 large; 1 GiB: 2,000
@@ -20,8 +21,11 @@ and peak RSS are trail's own:
   1. full index into a new store (--repeat N: N of them per size, in rounds over the sizes so
      that a slow spell of a shared machine falls on every size; each is printed, then the
      median, and the 3 GiB / 1 GiB ratio is that of the medians)
-  2. reindex with no change (on the last full index's store)
-  3. reindex after appending one prompt (of the file's own session, after its last entry) to the ~40 MB file
+  2. reindex with no change (on the last full index's store), --small-runs N times (5)
+  3. reindex after appending one prompt (of the file's own session, after its last entry) to
+     the ~40 MB file, N times, one more prompt each time
+  Steps 2 and 3 print the median and the range of their N runs: one run of a 70 ms step on a
+  shared machine was once 138 ms, and nine more of it 58-104 ms.
 The store's size counts every file of it: the store, the search database beside it
 (`-search`) and their WAL files. The load average is printed with each figure, and with each
 full index the core-seconds the hypervisor gave other guests meanwhile (`steal` in /proc/stat,
@@ -97,7 +101,7 @@ def mirror(corpus, dest, copy):
     return os.path.join(dest, os.path.relpath(copy, corpus))
 
 
-def next_prompt(path):
+def next_prompt(path, n):
     """A user prompt that goes on from the file's last entry, as Claude Code appends it: the
     file's own session id (an entry with another one is a replay of that session, which the
     parser skips, so nothing would be written) and the last entry as its parent."""
@@ -105,7 +109,7 @@ def next_prompt(path):
         f.seek(max(0, os.path.getsize(path) - (1 << 20)))
         last = json.loads(f.read().splitlines()[-1])
     return json.dumps({
-        "type": "user", "uuid": "bench-append-1", "parentUuid": last.get("uuid"),
+        "type": "user", "uuid": "bench-append-%d" % n, "parentUuid": last.get("uuid"),
         "sessionId": os.path.splitext(os.path.basename(path))[0], "cwd": last.get("cwd"),
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
         "message": {"role": "user", "content": "one more line about the append benchmark"},
@@ -168,21 +172,26 @@ class Corpus:
         dt, cpu, rss, out = run(self.index, self.env)
         self.full.append((dt, cpu, rss, before, stolen() - steal, out.splitlines()[0] if out else ""))
 
-    def report(self):
-        """Prints every full index, then a no-change reindex and an append on the last store."""
+    def report(self, small_runs):
+        """Prints every full index, then no-change reindexes and appends on the last store:
+        `small_runs` of each (no-change ones first), their median and range."""
         steps = []
-        for name in ("no-change reindex",):
+        runs = []
+        for _ in range(small_runs):
             quiesce()
             before = load()
             dt, cpu, rss, out = run(self.index, self.env)
-            steps.append((name, dt, cpu, rss, before, out))
-        with open(self.appended, "a") as f:
-            f.write(next_prompt(self.appended) + "\n")
-        quiesce()
-        before = load()
-        dt, cpu, rss, out = run(self.index, self.env)
-        steps.append(("append one line to a %.0f MB file" % (os.path.getsize(self.appended) / 1e6),
-                      dt, cpu, rss, before, out))
+            runs.append((dt, cpu, rss, before, out))
+        steps.append(("no-change reindex", runs))
+        runs = []
+        for n in range(1, small_runs + 1):
+            with open(self.appended, "a") as f:
+                f.write(next_prompt(self.appended, n) + "\n")
+            quiesce()
+            before = load()
+            dt, cpu, rss, out = run(self.index, self.env)
+            runs.append((dt, cpu, rss, before, out))
+        steps.append(("append one line to a %.0f MB file" % (os.path.getsize(self.appended) / 1e6), runs))
         size = store_bytes(self.store)
         print("corpus: %s, %.1f MiB in %d files" % (self.path, self.bytes / 2**20, self.files))
         print("%-36s %9s %9s %8s %9s %6s %7s" % ("step", "wall", "CPU", "CPU/wall", "peak RSS", "load", "stolen"))
@@ -194,14 +203,19 @@ class Corpus:
                 "full index, median of %d" % len(self.full), self.wall(),
                 median([f[1] for f in self.full]), median([f[1] / f[0] for f in self.full]),
                 median([f[2] for f in self.full])))
-        for name, dt, cpu, rss, before, _ in steps:
-            print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB %6.1f" % (name, dt, cpu, cpu / dt if dt else 0, rss, before))
+        for name, runs in steps:
+            dt, cpu, rss = (median([r[i] for r in runs]) for i in range(3))
+            walls = sorted(r[0] for r in runs)
+            spread = "" if len(runs) == 1 else "  (median of %d, %.3f-%.3f s)" % (len(runs), walls[0], walls[-1])
+            print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB %6.1f%s" % (
+                name, dt, cpu, cpu / dt if dt else 0, rss, runs[0][3], spread))
         print("store size: %.1f MiB (%.3fx the corpus), of which the search database %.1f MiB"
               % (size / 2**20, size / self.bytes,
                  sum(os.path.getsize(self.store + s) for s in ("-search", "-search-wal")
                      if os.path.exists(self.store + s)) / 2**20))
         print("  full index: %s" % self.full[-1][5])
-        for name, _, _, _, _, out in steps:
+        for name, runs in steps:
+            out = runs[-1][4]
             print("  %s: %s" % (name, out.splitlines()[0] if out else ""))
 
     def wall(self):
@@ -222,6 +236,8 @@ def main():
                     help="run bench/relevance.py on this size's store (0: not at all)")
     ap.add_argument("--queries", type=int, default=60, help="known-item queries")
     ap.add_argument("--seed", type=int, default=12, help="seed of the known-item queries")
+    ap.add_argument("--small-runs", type=int, default=5,
+                    help="no-change reindexes and one-line appends per size (median and range)")
     ap.add_argument("--keep", action="store_true", help="keep the stores (search/report benchmarks)")
     ap.add_argument("--sources", action="store_true", help="then compare the other sources (bench/sources.py)")
     ap.add_argument("--trail", help="a trail binary to measure (default: build the release binary)")
@@ -249,7 +265,7 @@ def main():
         for c in corpora:
             c.full_index()
     for c in corpora:
-        c.report()
+        c.report(max(1, a.small_runs))
         relevance = (c.size == a.relevance_size) if c.size is not None else bool(a.relevance_size)
         if relevance and a.relevance_size:
             print()
@@ -265,9 +281,10 @@ def main():
     if 1024 in by_size and 3072 in by_size:
         small, large = by_size[1024].full, by_size[3072].full
         rounds = ", ".join("%.2fx" % (l[0] / s[0]) for s, l in zip(small, large))
-        print("3 GiB / 1 GiB full index time: %.2fx (target <= 3.1x)%s" % (
+        cpu = lambda runs: median([r[1] for r in runs])
+        print("3 GiB / 1 GiB full index time: %.2fx (target <= 3.1x)%s; CPU time %.2fx" % (
             by_size[3072].wall() / by_size[1024].wall(),
-            "; medians, by round: " + rounds if len(small) > 1 else ""))
+            "; medians, by round: " + rounds if len(small) > 1 else "", cpu(large) / cpu(small)))
     if a.sources:
         print()
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sources.py")], check=True)

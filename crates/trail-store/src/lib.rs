@@ -280,12 +280,15 @@ fn configure(conn: &Connection) -> Result<()> {
     enable_wal(conn, "main")?;
     conn.execute_batch(
         "PRAGMA foreign_keys = ON;
-         PRAGMA synchronous = NORMAL;
-         PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -32000;",
+         PRAGMA synchronous = NORMAL;",
     )?;
+    conn.execute_batch(MEMORY_SETTINGS)?;
     Ok(())
 }
+
+/// Where a writable connection keeps temporary data and how large its page cache is (32 MB).
+/// The deferred indexes change both while they are built, then set these again (`bulk.rs`).
+pub(crate) const MEMORY_SETTINGS: &str = "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32000;";
 
 /// Switches the store to WAL (readers run while an index writes). Switching needs the file to
 /// itself, and SQLite reports "database is locked" at once instead of waiting when another
