@@ -95,14 +95,6 @@ impl Store {
         if DEFERRED.iter().all(|(name, _)| present.contains(*name)) {
             return Ok(());
         }
-        // Looked at again under the write lock: another process (a second indexer, an open)
-        // may be building the same ones, and a second `CREATE INDEX` of a name would fail.
-        // The store's lock only: `BEGIN IMMEDIATE` takes the attached search database's too,
-        // so at the end of a first index it waited for the search database's writer to apply
-        // its last batches (a third of a second with a core idle) instead of building these
-        // meanwhile. The first statement of a deferred transaction that writes `main` takes
-        // that lock (waiting for another writer as `BEGIN IMMEDIATE` does) before anything is
-        // read.
         self.conn.execute_batch(SORT_IN_PIECES)?;
         let built = self.build_missing_in_a_transaction();
         // The writer's own settings again, and no helper thread for its other sorts.
@@ -111,7 +103,16 @@ impl Store {
         built
     }
 
+    /// Builds them in one transaction that holds the store's write lock.
     fn build_missing_in_a_transaction(&self) -> Result<()> {
+        // Looked at again under the write lock: another process (a second indexer, an open)
+        // may be building the same ones, and a second `CREATE INDEX` of a name would fail.
+        // The store's lock only: `BEGIN IMMEDIATE` takes the attached search database's too,
+        // so at the end of a first index it waited for the search database's writer to apply
+        // its last batches (a third of a second with a core idle) instead of building these
+        // meanwhile. The first statement of a deferred transaction that writes `main` takes
+        // that lock (waiting for another writer as `BEGIN IMMEDIATE` does) before anything is
+        // read.
         self.conn.execute_batch("BEGIN")?;
         if let Err(e) = self
             .conn
