@@ -95,12 +95,7 @@ impl Store {
         if DEFERRED.iter().all(|(name, _)| present.contains(*name)) {
             return Ok(());
         }
-        self.conn.execute_batch(SORT_IN_PIECES)?;
-        let built = self.build_missing_in_a_transaction();
-        // The writer's own settings again, and no helper thread for its other sorts.
-        self.conn.execute_batch(crate::MEMORY_SETTINGS)?;
-        self.conn.execute_batch("PRAGMA threads = 0")?;
-        built
+        sorting_in_pieces(&self.conn, || self.build_missing_in_a_transaction())
     }
 
     /// Builds them in one transaction that holds the store's write lock.
@@ -149,6 +144,42 @@ impl Store {
             }
         }
         Ok(())
+    }
+}
+
+/// Runs `build` with [`SORT_IN_PIECES`], then gives the connection the writer's settings back.
+/// Where the pieces' temporary file cannot be made (no writable temporary folder, or a full
+/// one), `build` runs again with the sort in memory, on one core, as before: a store whose
+/// deferred indexes could not be built would fail every later writable open the same way.
+fn sorting_in_pieces(
+    conn: &rusqlite::Connection,
+    mut build: impl FnMut() -> Result<()>,
+) -> Result<()> {
+    let in_memory = || -> Result<()> {
+        conn.execute_batch(crate::MEMORY_SETTINGS)?;
+        // No helper thread for the writer's other sorts.
+        conn.execute_batch("PRAGMA threads = 0")?;
+        Ok(())
+    };
+    conn.execute_batch(SORT_IN_PIECES)?;
+    let built = build();
+    in_memory()?;
+    match built {
+        Err(crate::StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
+            if matches!(
+                e.code,
+                rusqlite::ErrorCode::CannotOpen
+                    | rusqlite::ErrorCode::SystemIoFailure
+                    | rusqlite::ErrorCode::DiskFull
+            ) =>
+        {
+            tracing::warn!(
+                error = %e,
+                "the deferred indexes could not sort through a temporary file; sorting in memory"
+            );
+            build()
+        }
+        other => other,
     }
 }
 
@@ -281,6 +312,46 @@ mod tests {
             )
             .unwrap();
         assert_eq!(found, scanned);
+    }
+
+    #[test]
+    fn without_a_temporary_file_they_are_sorted_in_memory() {
+        let store = Store::open_in_memory().unwrap();
+        let temp_store = || -> i64 {
+            store
+                .conn
+                .query_row("PRAGMA temp_store", [], |r| r.get(0))
+                .unwrap()
+        };
+        let mut seen = Vec::new();
+        sorting_in_pieces(&store.conn, || {
+            seen.push(temp_store());
+            if seen.len() == 1 {
+                // As SQLite reports a temporary file it cannot open.
+                Err(crate::StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+                    None,
+                )))
+            } else {
+                Ok(())
+            }
+        })
+        .unwrap();
+        assert_eq!(seen, [1, 2], "FILE, then MEMORY");
+        assert_eq!(temp_store(), 2);
+
+        // Any other error is the build's own: reported, not tried again.
+        let mut tries = 0;
+        let failed = sorting_in_pieces(&store.conn, || {
+            tries += 1;
+            Err(crate::StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                None,
+            )))
+        });
+        assert!(failed.is_err());
+        assert_eq!(tries, 1);
+        assert_eq!(temp_store(), 2);
     }
 
     #[test]
