@@ -62,8 +62,9 @@ const DEFERRED: [(&str, &str); 7] = [
 /// pieces follow `cache_size`), each sorted on a helper thread while the scan goes on, and
 /// merged from temporary files. SQLite's sorter uses no helper thread when temporary data
 /// stays in memory (`temp_store = MEMORY`, the writer's setting), so the whole build ran on
-/// one core while the other, the parsers and the search writer done, sat idle. The writer's
-/// connection holds no temporary table, so switching `temp_store` drops nothing. In a first
+/// one core while the other, the parsers and the search writer done, sat idle. Switching
+/// `temp_store` drops the connection's temporary tables: only a search's `temp.hit_text`,
+/// which every search makes again when missing. In a first
 /// index of the 3 GiB corpus the seven builds took 1.53 s instead of 1.83 (medians of four
 /// interleaved runs); at 1 GiB, where each sort is one or two pieces, the same (BENCHMARKS.md).
 const SORT_IN_PIECES: &str =

@@ -850,6 +850,41 @@ mod tests {
     }
 
     #[test]
+    fn snippets_still_come_after_the_deferred_indexes_were_built_on_the_same_connection() {
+        let store = sample_store();
+        let snippets = |store: &Store| -> Vec<String> {
+            search(store, "retry backoff")
+                .unwrap()
+                .hits
+                .into_iter()
+                .map(|h| h.snippet)
+                .collect()
+        };
+        let before = snippets(&store);
+        assert!(before.iter().any(|s| s.contains("retry")), "{before:?}");
+        // As a handle that searched, then indexed into a store left without them (the MCP
+        // server's): the build switches `temp_store`, which drops the snippets' temporary table.
+        store
+            .connection()
+            .execute_batch("DROP INDEX idx_messages_native")
+            .unwrap();
+        let hit_text = |store: &Store| -> i64 {
+            store
+                .connection()
+                .query_row(
+                    "SELECT count(*) FROM temp.sqlite_master WHERE name = 'hit_text'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap()
+        };
+        assert_eq!(hit_text(&store), 1);
+        store.build_deferred_indexes().unwrap();
+        assert_eq!(hit_text(&store), 0, "dropped with the temporary database");
+        assert_eq!(snippets(&store), before);
+    }
+
+    #[test]
     fn finds_every_indexed_kind_but_not_thinking() {
         let store = sample_store();
         let kinds = |q: &str| -> Vec<(String, String)> {
