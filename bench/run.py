@@ -172,25 +172,22 @@ class Corpus:
         dt, cpu, rss, out = run(self.index, self.env)
         self.full.append((dt, cpu, rss, before, stolen() - steal, out.splitlines()[0] if out else ""))
 
+    def timed_index(self):
+        """One index run on the store as it is: (wall s, CPU s, peak RSS MB, load before, stdout)."""
+        quiesce()
+        before = load()
+        dt, cpu, rss, out = run(self.index, self.env)
+        return dt, cpu, rss, before, out
+
     def report(self, small_runs):
         """Prints every full index, then no-change reindexes and appends on the last store:
         `small_runs` of each (no-change ones first), their median and range."""
-        steps = []
-        runs = []
-        for _ in range(small_runs):
-            quiesce()
-            before = load()
-            dt, cpu, rss, out = run(self.index, self.env)
-            runs.append((dt, cpu, rss, before, out))
-        steps.append(("no-change reindex", runs))
+        steps = [("no-change reindex", [self.timed_index() for _ in range(small_runs)])]
         runs = []
         for n in range(1, small_runs + 1):
             with open(self.appended, "a") as f:
                 f.write(next_prompt(self.appended, n) + "\n")
-            quiesce()
-            before = load()
-            dt, cpu, rss, out = run(self.index, self.env)
-            runs.append((dt, cpu, rss, before, out))
+            runs.append(self.timed_index())
         steps.append(("append one line to a %.0f MB file" % (os.path.getsize(self.appended) / 1e6), runs))
         size = store_bytes(self.store)
         print("corpus: %s, %.1f MiB in %d files" % (self.path, self.bytes / 2**20, self.files))
