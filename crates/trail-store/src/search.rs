@@ -612,6 +612,11 @@ impl Store {
         )?;
         // Message id -> (the hit it belongs to, what the hit shows of it).
         let mut owner: HashMap<i64, (usize, BestMessage)> = HashMap::new();
+        // The rows for the table, inserted in rowid order once all are read: FTS5 writes its
+        // pending terms out as a segment whenever a rowid is lower than the one before, and
+        // the hits come in rank order, so inserted as read, nearly every turn made a segment
+        // of its own (a tenth of a two-word search's time went to those writes).
+        let mut rows_in = Vec::new();
         let mut lowered = Vec::new();
         for (i, t) in turns.iter().enumerate() {
             let turn = (t.turn >= 0).then_some(t.turn);
@@ -637,12 +642,12 @@ impl Store {
                     }
                 }
                 let strip = |s: &str| crate::text::strip_ansi(s).into_owned();
-                insert.execute(params![
+                rows_in.push((
                     id,
                     text.map(strip),
                     input.map(strip),
                     output.as_deref().map(strip),
-                ])?;
+                ));
                 owner.insert(
                     id,
                     (
@@ -660,6 +665,10 @@ impl Store {
                     ),
                 );
             }
+        }
+        rows_in.sort_unstable_by_key(|row| row.0);
+        for (id, text, input, output) in rows_in {
+            insert.execute(params![id, text, input, output])?;
         }
         let start = HIT_START.to_string();
         let end = HIT_END.to_string();
@@ -944,6 +953,53 @@ mod tests {
         assert_eq!(role("backoff", "assistant"), 1);
         assert_eq!(role("mismatched", "tool"), 1);
         assert_eq!(role("mismatched", "assistant"), 0);
+    }
+
+    /// The snippets' table is filled in message-id order, whatever the order of the hits: each
+    /// hit still shows its own turn's best message when the ranking runs against the ids.
+    #[test]
+    fn hits_ranked_against_message_order_each_show_their_own_best_message() {
+        let store = Store::open_in_memory().unwrap();
+        let mut sql = String::from(
+            "INSERT INTO sessions (id, source, summary, updated_at) VALUES ('s1', 'codex', 'T', '2026-01-02T00:00:00.000Z');",
+        );
+        // Turn n says `deploy` n + 1 times in its prompt (so later turns rank first) and once
+        // in a long answer; each turn has its own marker word in both messages.
+        for (turn, marker) in ["alpha", "bravo", "charlie", "delta"].iter().enumerate() {
+            let prompt = format!("{marker} {}", "deploy ".repeat(turn + 1));
+            let answer = format!("{marker} deploy {}", "filler words here ".repeat(20));
+            sql.push_str(&format!(
+                "INSERT INTO messages (session_id, seq, role, kind, turn_index, text) VALUES
+                   ('s1', {}, 'user', 'prompt', {turn}, '{prompt}'),
+                   ('s1', {}, 'assistant', 'text', {turn}, '{answer}');",
+                2 * turn,
+                2 * turn + 1
+            ));
+        }
+        store.connection().execute_batch(&sql).unwrap();
+        rebuild(&store);
+        let hits = search(&store, "deploy").unwrap().hits;
+        let shown: Vec<(Option<i64>, i64, String)> = hits
+            .iter()
+            .map(|h| (h.turn, h.seq, h.kind.clone().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Some(3), 6, "prompt".to_string()),
+                (Some(2), 4, "prompt".to_string()),
+                (Some(1), 2, "prompt".to_string()),
+                (Some(0), 0, "prompt".to_string()),
+            ]
+        );
+        for (hit, marker) in hits.iter().zip(["delta", "charlie", "bravo", "alpha"]) {
+            assert!(hit.snippet.starts_with(marker), "{}", hit.snippet);
+            assert!(
+                hit.snippet.contains(&format!("{HIT_START}deploy{HIT_END}")),
+                "{}",
+                hit.snippet
+            );
+        }
     }
 
     #[test]
