@@ -44,6 +44,7 @@ pub use sql::{
     Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc, DEFAULT_MAX_BYTES,
 };
 pub use text::strip_ansi;
+pub use unsynced::disk_bytes;
 pub use write::{now_iso, FileRecord, Fingerprint, LinkScope, StoredFile, WriteStats};
 
 /// How long a writer waits for another process's transaction before giving up. Long enough

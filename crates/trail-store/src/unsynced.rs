@@ -104,6 +104,17 @@ fn folder(store: &Path) -> &Path {
 /// shared-memory files.
 const FILE_SUFFIXES: [&str; 6] = ["", "-wal", "-shm", "-search", "-search-wal", "-search-shm"];
 
+/// The bytes on disk of the store at `store`: the store, its search database, and their logs
+/// (the shared-memory files index the logs and hold no data). Files that do not exist count 0.
+pub fn disk_bytes(store: &Path) -> u64 {
+    FILE_SUFFIXES
+        .iter()
+        .filter(|suffix| !suffix.ends_with("-shm"))
+        .filter_map(|suffix| std::fs::metadata(beside(store, suffix)).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
 /// The markers left beside `store`, with what each holds (`None`: unreadable).
 fn markers(store: &Path) -> Vec<(PathBuf, Option<Marker>)> {
     let Some(name) = store.file_name().and_then(|n| n.to_str()) else {
@@ -416,6 +427,26 @@ mod tests {
         assert_eq!(Marker::parse(&m.render()), Some(m));
         assert_eq!(Marker::parse("boot 12"), None);
         assert_eq!(Marker::parse("boot x 12"), None);
+    }
+
+    #[test]
+    fn disk_bytes_counts_the_store_the_search_database_and_their_logs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trail.db");
+        assert_eq!(disk_bytes(&path), 0, "no store yet");
+        for (suffix, len) in [
+            ("", 4096),
+            ("-wal", 100),
+            ("-shm", 32768),
+            ("-search", 8192),
+            ("-search-wal", 10),
+            ("-search-shm", 32768),
+            ("-unsynced-42", 5),
+        ] {
+            std::fs::write(beside(&path, suffix), vec![0u8; len]).unwrap();
+        }
+        std::fs::write(dir.path().join("other.db"), [0u8; 7]).unwrap();
+        assert_eq!(disk_bytes(&path), 4096 + 100 + 8192 + 10);
     }
 
     /// A folder for a store, this boot's id, or `None` (the test is skipped) where the system

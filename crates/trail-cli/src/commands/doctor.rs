@@ -90,15 +90,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             parse_problems: st.map_or(0, |s| s.parse_issues),
         });
     }
-    // The store's files: the store, its search database beside it, and their WAL files.
-    let store_bytes = ["", "-wal", "-search", "-search-wal"]
-        .iter()
-        .filter_map(|suffix| {
-            let mut p = ctx.store_path.clone().into_os_string();
-            p.push(suffix);
-            std::fs::metadata(p).ok().map(|m| m.len())
-        })
-        .sum();
+    let store_bytes = trail_store::disk_bytes(&ctx.store_path);
     let chronicle: i64 = store
         .connection()
         .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
