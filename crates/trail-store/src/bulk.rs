@@ -156,15 +156,9 @@ fn sorting_in_pieces(
     conn: &rusqlite::Connection,
     mut build: impl FnMut() -> Result<()>,
 ) -> Result<()> {
-    let in_memory = || -> Result<()> {
-        conn.execute_batch(crate::MEMORY_SETTINGS)?;
-        // No helper thread for the writer's other sorts.
-        conn.execute_batch("PRAGMA threads = 0")?;
-        Ok(())
-    };
     conn.execute_batch(SORT_IN_PIECES)?;
     let built = build();
-    in_memory()?;
+    conn.execute_batch(crate::MEMORY_SETTINGS)?;
     match built {
         Err(crate::StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
             if matches!(

@@ -287,9 +287,11 @@ fn configure(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Where a writable connection keeps temporary data and how large its page cache is (32 MB).
-/// The deferred indexes change both while they are built, then set these again (`bulk.rs`).
-pub(crate) const MEMORY_SETTINGS: &str = "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32000;";
+/// Where a writable connection keeps temporary data, how large its page cache is (32 MB), and
+/// that its sorts use no helper thread (SQLite's default). The deferred indexes change all
+/// three while they are built (`bulk.rs`'s `SORT_IN_PIECES`), then set these again.
+pub(crate) const MEMORY_SETTINGS: &str =
+    "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32000; PRAGMA threads = 0;";
 
 /// Switches the store to WAL (readers run while an index writes). Switching needs the file to
 /// itself, and SQLite reports "database is locked" at once instead of waiting when another
