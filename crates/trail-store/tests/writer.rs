@@ -423,10 +423,78 @@ fn compaction_gives_every_free_page_of_the_search_database_back() {
         .unwrap();
     let free = |store: &Store| count(store, "PRAGMA search.freelist_count");
     let before = free(&store);
-    assert!(before >= 256, "{before} pages free");
+    let page = count(&store, "PRAGMA search.page_size");
+    assert!(before * page >= 1 << 20, "{before} pages free");
     let freed = store.compact_search().unwrap();
     assert_eq!(free(&store), 0);
     assert_eq!(freed as i64, before);
+}
+
+/// The pages of FTS5's leaves (in each table's `_data`) in the search database at `store`,
+/// and the largest leaf.
+fn leaves(store: &Store) -> (i64, i64) {
+    (
+        count(store, "PRAGMA search.page_size"),
+        count(
+            store,
+            "SELECT max(length(block)) FROM search.turn_search_data",
+        ),
+    )
+}
+
+fn twenty_sessions(turns: u32) -> Vec<FileRecord> {
+    (0..20)
+        .map(|n| FileRecord {
+            path: format!("/nowhere/session-{n}.jsonl"),
+            source: Some(SourceKind::GeminiCli),
+            sessions: vec![dense_session(n, turns, false)],
+            bytes_parsed: 1,
+            lines: 1,
+            ..FileRecord::default()
+        })
+        .collect()
+}
+
+/// A new search database has 16 KiB pages and FTS5 leaves that fill them (a quarter as many
+/// rows for its flushes and merges to write); one made before, with SQLite's 4 KiB pages, keeps
+/// them and gets leaves that fit them, and answers the same searches.
+#[test]
+fn full_text_leaves_fill_the_search_databases_pages() {
+    let leaf_settings = |store: &Store| {
+        ["search_index", "turn_search"].map(|t| {
+            count(
+                store,
+                &format!("SELECT v FROM search.{t}_config WHERE k = 'pgsz'"),
+            )
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("new.db")).unwrap();
+    store.write_batch(twenty_sessions(300)).unwrap();
+    assert_eq!(leaf_settings(&store), [16338, 16338]);
+    let (page, largest) = leaves(&store);
+    assert_eq!(page, 16384);
+    assert!(largest > 8192 && largest <= page, "largest leaf {largest}");
+    let found = indexed_matches(&store, "parser");
+
+    // A search database made before: its file already has pages (4 KiB) when trail opens it.
+    let old = dir.path().join("old.db");
+    let search = trail_store::search_path(&old);
+    rusqlite::Connection::open(&search)
+        .unwrap()
+        .execute_batch(
+            "PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL;
+             CREATE TABLE made_before (x); DROP TABLE made_before;",
+        )
+        .unwrap();
+    let mut store = Store::open(&old).unwrap();
+    store.write_batch(twenty_sessions(300)).unwrap();
+    assert_eq!(leaf_settings(&store), [4050, 4050]);
+    let (page, largest) = leaves(&store);
+    assert_eq!(page, 4096);
+    assert!(largest <= page, "largest leaf {largest}");
+    assert_eq!(indexed_matches(&store, "parser"), found);
+    assert!(found > 0);
 }
 
 /// Both full-text tables merge 8 segments at a time, in a new search database and in one made
