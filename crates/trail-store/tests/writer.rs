@@ -397,25 +397,27 @@ fn a_missing_or_foreign_search_database_is_rebuilt_on_open() {
     assert_eq!(search_digest(&store), want);
 }
 
+/// Twenty files of one dense session each.
+fn twenty_sessions(turns: u32) -> Vec<FileRecord> {
+    (0..20)
+        .map(|n| FileRecord {
+            path: format!("/nowhere/session-{n}.jsonl"),
+            source: Some(SourceKind::GeminiCli),
+            sessions: vec![dense_session(n, turns, false)],
+            bytes_parsed: 1,
+            lines: 1,
+            ..FileRecord::default()
+        })
+        .collect()
+}
+
 /// Compaction gives every free page of the search database back (the pragma frees a page per
 /// step; stepped once, it left thousands on the 1 GiB benchmark store).
 #[test]
 fn compaction_gives_every_free_page_of_the_search_database_back() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
-    let records = |turns| -> Vec<FileRecord> {
-        (0..20)
-            .map(|n| FileRecord {
-                path: format!("/nowhere/session-{n}.jsonl"),
-                source: Some(SourceKind::GeminiCli),
-                sessions: vec![dense_session(n, turns, false)],
-                bytes_parsed: 1,
-                lines: 1,
-                ..FileRecord::default()
-            })
-            .collect()
-    };
-    store.write_batch(records(1000)).unwrap();
+    store.write_batch(twenty_sessions(1000)).unwrap();
     // Emptying the index frees its pages.
     store
         .connection()
@@ -430,8 +432,7 @@ fn compaction_gives_every_free_page_of_the_search_database_back() {
     assert_eq!(freed as i64, before);
 }
 
-/// The pages of FTS5's leaves (in each table's `_data`) in the search database at `store`,
-/// and the largest leaf.
+/// The search database's page size, and its largest FTS5 leaf (a row of `turn_search_data`).
 fn leaves(store: &Store) -> (i64, i64) {
     (
         count(store, "PRAGMA search.page_size"),
@@ -440,19 +441,6 @@ fn leaves(store: &Store) -> (i64, i64) {
             "SELECT max(length(block)) FROM search.turn_search_data",
         ),
     )
-}
-
-fn twenty_sessions(turns: u32) -> Vec<FileRecord> {
-    (0..20)
-        .map(|n| FileRecord {
-            path: format!("/nowhere/session-{n}.jsonl"),
-            source: Some(SourceKind::GeminiCli),
-            sessions: vec![dense_session(n, turns, false)],
-            bytes_parsed: 1,
-            lines: 1,
-            ..FileRecord::default()
-        })
-        .collect()
 }
 
 /// A new search database has 16 KiB pages and FTS5 leaves that fill them (a quarter as many
