@@ -432,6 +432,19 @@ fn compaction_gives_every_free_page_of_the_search_database_back() {
     assert_eq!(freed as i64, before);
 }
 
+/// A setting of both full-text tables (`search_index`, `turn_search`), or FTS5's `default`
+/// where the table's config does not hold it.
+fn fts_setting(store: &Store, key: &str, default: i64) -> [i64; 2] {
+    ["search_index", "turn_search"].map(|t| {
+        count(
+            store,
+            &format!(
+                "SELECT coalesce((SELECT v FROM search.{t}_config WHERE k = '{key}'), {default})"
+            ),
+        )
+    })
+}
+
 /// The search database's page size, and its largest FTS5 leaf (a row of `turn_search_data`).
 fn leaves(store: &Store) -> (i64, i64) {
     (
@@ -448,18 +461,10 @@ fn leaves(store: &Store) -> (i64, i64) {
 /// them and gets leaves that fit them, and answers the same searches.
 #[test]
 fn full_text_leaves_fill_the_search_databases_pages() {
-    let leaf_settings = |store: &Store| {
-        ["search_index", "turn_search"].map(|t| {
-            count(
-                store,
-                &format!("SELECT v FROM search.{t}_config WHERE k = 'pgsz'"),
-            )
-        })
-    };
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("new.db")).unwrap();
     store.write_batch(twenty_sessions(300)).unwrap();
-    assert_eq!(leaf_settings(&store), [16338, 16338]);
+    assert_eq!(fts_setting(&store, "pgsz", 4050), [16338, 16338]);
     let (page, largest) = leaves(&store);
     assert_eq!(page, 16384);
     assert!(largest > 8192 && largest <= page, "largest leaf {largest}");
@@ -477,7 +482,7 @@ fn full_text_leaves_fill_the_search_databases_pages() {
         .unwrap();
     let mut store = Store::open(&old).unwrap();
     store.write_batch(twenty_sessions(300)).unwrap();
-    assert_eq!(leaf_settings(&store), [4050, 4050]);
+    assert_eq!(fts_setting(&store, "pgsz", 4050), [4050, 4050]);
     let (page, largest) = leaves(&store);
     assert_eq!(page, 4096);
     assert!(largest <= page, "largest leaf {largest}");
@@ -489,20 +494,10 @@ fn full_text_leaves_fill_the_search_databases_pages() {
 /// before that setting (its first index run gives it the setting).
 #[test]
 fn full_text_tables_merge_eight_segments_at_a_time() {
-    let automerge = |store: &Store| {
-        ["search_index", "turn_search"].map(|t| {
-            count(
-                store,
-                &format!(
-                    "SELECT coalesce((SELECT v FROM search.{t}_config WHERE k = 'automerge'), 4)"
-                ),
-            )
-        })
-    };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
     let store = Store::open(&path).unwrap();
-    assert_eq!(automerge(&store), [8, 8]);
+    assert_eq!(fts_setting(&store, "automerge", 4), [8, 8]);
     store
         .connection()
         .execute_batch(
@@ -512,9 +507,13 @@ fn full_text_tables_merge_eight_segments_at_a_time() {
         .unwrap();
     drop(store);
     let store = Store::open(&path).unwrap();
-    assert_eq!(automerge(&store), [4, 4], "as FTS5 made them before");
+    assert_eq!(
+        fts_setting(&store, "automerge", 4),
+        [4, 4],
+        "as FTS5 made them before"
+    );
     let _writer = trail_store::SearchWriter::open(&path).unwrap();
-    assert_eq!(automerge(&store), [8, 8]);
+    assert_eq!(fts_setting(&store, "automerge", 4), [8, 8]);
 }
 
 /// Statements the writer runs once per file find their rows by the file's path. Each file
