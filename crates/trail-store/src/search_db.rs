@@ -73,10 +73,14 @@ const PAGE_SIZE: i64 = 16384;
 /// leaves a 4 KiB page the same room for the page's header and the row's), so each fills one.
 const LEAF_HEADROOM: i64 = 46;
 
+/// The page size of the database attached as `db`.
+fn page_size(conn: &Connection, db: &str) -> Result<i64> {
+    Ok(conn.query_row(&format!("PRAGMA {db}.page_size"), [], |r| r.get(0))?)
+}
+
 /// The size of FTS5's leaves in the database attached as `db`.
 fn leaf_size(conn: &Connection, db: &str) -> Result<i64> {
-    let page: i64 = conn.query_row(&format!("PRAGMA {db}.page_size"), [], |r| r.get(0))?;
-    Ok(page - LEAF_HEADROOM)
+    Ok(page_size(conn, db)? - LEAF_HEADROOM)
 }
 
 /// Message kinds the full-text index holds (not thinking, injected context or unknown records).
@@ -630,8 +634,7 @@ const COMPACT_FROM_BYTES: i64 = 1 << 20;
 /// [`COMPACT_FROM_BYTES`] (the search database is made with incremental auto-vacuum).
 pub(crate) fn compact(conn: &Connection) -> Result<u64> {
     let free: i64 = conn.query_row("PRAGMA search.freelist_count", [], |r| r.get(0))?;
-    let page: i64 = conn.query_row("PRAGMA search.page_size", [], |r| r.get(0))?;
-    if free * page < COMPACT_FROM_BYTES {
+    if free * page_size(conn, SEARCH_SCHEMA)? < COMPACT_FROM_BYTES {
         return Ok(0);
     }
     // The pragma frees one page per step: step it to the end (`execute_batch` steps once).
