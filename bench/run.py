@@ -26,6 +26,13 @@ and peak RSS are trail's own:
      the ~40 MB file, N times, one more prompt each time
   Steps 2 and 3 print the median and the range of their N runs: one run of a 70 ms step on a
   shared machine was once 138 ms, and nine more of it 58-104 ms.
+Before the first round, every file of every corpus is read once, untimed, so that the first
+round finds the corpora in the page cache as the later ones do (this machine's kernel evicts file
+pages left unread for a minute; a cold 1 GiB corpus cost 2.6 s more to index).
+The 3 GiB / 1 GiB line also gives the ratio of user and of system CPU time: on this machine the
+kernel's copy of written data into page cache it has not used before costs several times more
+per byte past the first gigabyte (BENCHMARKS.md, "2026-11-27, noon"), which shows in system time
+only.
 The store's size counts every file of it: the store, the search database beside it
 (`-search`) and their WAL files. The load average is printed with each figure, and with each
 full index the core-seconds the hypervisor gave other guests meanwhile (`steal` in /proc/stat,
@@ -62,19 +69,21 @@ WRAP = (
     "sys.stderr.write(p.stderr)\n"
     "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
     "print('CPU_S=%f' % (u.ru_utime + u.ru_stime), file=sys.stderr)\n"
+    "print('SYS_S=%f' % u.ru_stime, file=sys.stderr)\n"
     "print('MAXRSS_KB=%d' % u.ru_maxrss, file=sys.stderr)\n"
     "sys.exit(p.returncode)\n"
 )
 
 
 def run(cmd, env):
-    """Runs cmd in a fresh wrapper process; returns (wall s, CPU s, peak RSS MB, stdout)."""
+    """Runs cmd in a fresh wrapper process; returns (wall s, CPU s, peak RSS MB, stdout, system
+    CPU s)."""
     p = subprocess.run([sys.executable, "-c", WRAP] + cmd, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         sys.exit("command failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
     val = lambda key: [float(l.split("=")[1]) for l in p.stderr.splitlines() if l.startswith(key + "=")][-1]
-    return val("WALL_S"), val("CPU_S"), val("MAXRSS_KB") / 1024.0, p.stdout.strip()
+    return val("WALL_S"), val("CPU_S"), val("MAXRSS_KB") / 1024.0, p.stdout.strip(), val("SYS_S")
 
 
 def load():
@@ -160,7 +169,19 @@ class Corpus:
         self.env = dict(os.environ, TRAIL_STORE=self.store)
         self.index = [trail, "--color", "never", "index", "--source", "claude-code", "--root",
                       "claude-code=" + root]
-        self.full = []  # (wall, CPU, RSS, load, stolen core-seconds, first output line)
+        self.full = []  # (wall, CPU, RSS, load, stolen core-seconds, first output line, system CPU)
+
+    def warm(self):
+        """Reads every file of the corpus once, untimed, so that the first round finds it in the
+        page cache like the others: this machine's kernel evicts file pages left unread for a
+        minute (a DAMON "pageout" scheme), and in one pair each a cold 1 GiB corpus took 10.1 s
+        to index against 7.4 s warm, the 3 GiB one 29.4 s against 23.2 s."""
+        t = time.perf_counter()
+        for path in jsonl_files(self.path):
+            with open(path, "rb") as f:
+                while f.read(1 << 20):
+                    pass
+        return time.perf_counter() - t
 
     def full_index(self):
         """A full index into a new store (the one before is removed first)."""
@@ -169,14 +190,15 @@ class Corpus:
                 os.remove(self.store + suffix)
         quiesce()
         before, steal = load(), stolen()
-        dt, cpu, rss, out = run(self.index, self.env)
-        self.full.append((dt, cpu, rss, before, stolen() - steal, out.splitlines()[0] if out else ""))
+        dt, cpu, rss, out, sys_cpu = run(self.index, self.env)
+        self.full.append((dt, cpu, rss, before, stolen() - steal, out.splitlines()[0] if out else "",
+                          sys_cpu))
 
     def timed_index(self):
         """One index run on the store as it is: (wall s, CPU s, peak RSS MB, load before, stdout)."""
         quiesce()
         before = load()
-        dt, cpu, rss, out = run(self.index, self.env)
+        dt, cpu, rss, out, _ = run(self.index, self.env)
         return dt, cpu, rss, before, out
 
     def report(self, small_runs):
@@ -191,10 +213,12 @@ class Corpus:
         steps.append(("append one line to a %.0f MB file" % (os.path.getsize(self.appended) / 1e6), runs))
         size = store_bytes(self.store)
         print("corpus: %s, %.1f MiB in %d files" % (self.path, self.bytes / 2**20, self.files))
-        print("%-36s %9s %9s %8s %9s %6s %7s" % ("step", "wall", "CPU", "CPU/wall", "peak RSS", "load", "stolen"))
-        for i, (dt, cpu, rss, before, steal, _) in enumerate(self.full):
+        print("%-36s %9s %9s %8s %9s %6s %7s %7s" % ("step", "wall", "CPU", "CPU/wall", "peak RSS", "load", "stolen",
+                                                     "system"))
+        for i, (dt, cpu, rss, before, steal, _, sys_cpu) in enumerate(self.full):
             name = "full index" if len(self.full) == 1 else "full index, run %d" % (i + 1)
-            print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB %6.1f %6.2fs" % (name, dt, cpu, cpu / dt, rss, before, steal))
+            print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB %6.1f %6.2fs %6.2fs" % (
+                name, dt, cpu, cpu / dt, rss, before, steal, sys_cpu))
         if len(self.full) > 1:
             print("%-36s %8.3fs %8.2fs %8.2f %6.0f MB" % (
                 "full index, median of %d" % len(self.full), self.wall(),
@@ -256,6 +280,8 @@ def main():
                 subprocess.run([sys.executable, GEN, path, "--total-mib", str(n)] + shape, check=True)
             paths.append((n, path))
     corpora = [Corpus(trail, n, path) for n, path in paths]
+    for c in corpora:
+        print("page cache warmed with %s in %.1f s (untimed)" % (c.path, c.warm()), file=sys.stderr)
     # Rounds over the sizes, so that a slow spell of a shared machine falls on every size
     # rather than on one.
     for _ in range(max(1, a.repeat)):
@@ -279,9 +305,13 @@ def main():
         small, large = by_size[1024].full, by_size[3072].full
         rounds = ", ".join("%.2fx" % (l[0] / s[0]) for s, l in zip(small, large))
         cpu = lambda runs: median([r[1] for r in runs])
-        print("3 GiB / 1 GiB full index time: %.2fx (target <= 3.1x)%s; CPU time %.2fx" % (
-            by_size[3072].wall() / by_size[1024].wall(),
-            "; medians, by round: " + rounds if len(small) > 1 else "", cpu(large) / cpu(small)))
+        user = lambda runs: median([r[1] - r[6] for r in runs])
+        system = lambda runs: median([r[6] for r in runs])
+        print("3 GiB / 1 GiB full index time: %.2fx (target <= 3.1x)%s; CPU time %.2fx "
+              "(user %.2fx, system %.2fx)" % (
+                  by_size[3072].wall() / by_size[1024].wall(),
+                  "; medians, by round: " + rounds if len(small) > 1 else "", cpu(large) / cpu(small),
+                  user(large) / user(small), system(large) / system(small)))
     if a.sources:
         print()
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sources.py")], check=True)

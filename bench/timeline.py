@@ -9,7 +9,9 @@ Threads: W is the store's writer (the main thread), chk the checkpointer, srch t
 database's writer, p0, p1... the parsers (trail names its threads; any other thread is shown by
 the last digits of its id). A tick in which W runs and
 the others do not is time the second core had nothing to do. The last lines sum each thread's
-CPU time, the idle core-seconds of the run and the ticks in which the writer ran alone.
+CPU time (and the system part of it: the kernel's work for that thread, such as copying what it
+writes into the page cache), the idle core-seconds of the run and the ticks in which the writer
+ran alone.
 """
 import argparse
 import os
@@ -23,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def threads(pid):
-    """CPU ticks of each thread of pid: {tid: (name, ticks)}."""
+    """CPU ticks of each thread of pid: {tid: (name, ticks, of which system ticks)}."""
     out = {}
     try:
         tids = os.listdir("/proc/%d/task" % pid)
@@ -37,7 +39,7 @@ def threads(pid):
             continue
         name = stat[stat.index("(") + 1:stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2:].split()
-        out[tid] = (name, int(fields[11]) + int(fields[12]))
+        out[tid] = (name, int(fields[11]) + int(fields[12]), int(fields[12]))
     return out
 
 
@@ -79,13 +81,15 @@ def main():
     reader = threading.Thread(target=read_log, daemon=True)
     reader.start()
     prev, prev_machine, rows = threads(p.pid), machine(), []
+    system = {}  # system ticks by thread, over the run
     while p.poll() is None:
         time.sleep(a.tick)
         cur, now = threads(p.pid), machine()
         by = {}
-        for tid, (name, ticks) in cur.items():
+        for tid, (name, ticks, sys_ticks) in cur.items():
             key = "W" if tid == str(p.pid) else label(name, tid)
-            by[key] = by.get(key, 0) + ticks - prev.get(tid, (name, 0))[1]
+            by[key] = by.get(key, 0) + ticks - prev.get(tid, (name, 0, 0))[1]
+            system[key] = system.get(key, 0) + sys_ticks - prev.get(tid, (name, 0, 0))[2]
         rows.append((time.time() - started, by, [b - c for b, c in zip(now, prev_machine)]))
         prev, prev_machine = cur, now
     reader.join(timeout=1)
@@ -110,7 +114,8 @@ def main():
             alone += 1
     for t, line in events:
         print("      %6.2f %s" % (t, line))
-    print("CPU seconds by thread:", ", ".join("%s %.2f" % (k, v / hz) for k, v in sorted(totals.items())))
+    print("CPU seconds by thread (of which system):", ", ".join(
+        "%s %.2f (%.2f)" % (k, v / hz, system.get(k, 0) / hz) for k, v in sorted(totals.items())))
     print("idle core-seconds (of 2 cores): %.2f; ticks with the writer alone: %d of %d (%.2f s)"
           % (idle, alone, len(rows), alone * a.tick))
 
