@@ -26,7 +26,7 @@ and peak RSS are trail's own:
      the ~40 MB file, N times, one more prompt each time
   Steps 2 and 3 print the median and the range of their N runs: one run of a 70 ms step on a
   shared machine was once 138 ms, and nine more of it 58-104 ms.
-Before the first round, every file of every corpus is read once, untimed, so that the first
+Before the first round, every .jsonl file of every corpus is read once, untimed, so that the first
 round finds the corpora in the page cache as the later ones do (this machine's kernel evicts file
 pages left unread for a minute; a cold 1 GiB corpus cost 2.6 s more to index).
 The 3 GiB / 1 GiB line also gives the ratio of user and of system CPU time: on this machine the
@@ -172,8 +172,8 @@ class Corpus:
         self.full = []  # (wall, CPU, RSS, load, stolen core-seconds, first output line, system CPU)
 
     def warm(self):
-        """Reads every file of the corpus once, untimed, so that the first round finds it in the
-        page cache like the others: this machine's kernel evicts file pages left unread for a
+        """Reads every .jsonl file of the corpus once, untimed, so that the first round finds it
+        in the page cache like the others: this machine's kernel evicts file pages left unread for a
         minute (a DAMON "pageout" scheme), and in one pair each a cold 1 GiB corpus took 10.1 s
         to index against 7.4 s warm, the 3 GiB one 29.4 s against 23.2 s."""
         t = time.perf_counter()
