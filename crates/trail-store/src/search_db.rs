@@ -62,11 +62,11 @@ const AUTOMERGE: i64 = 8;
 /// outputs' last overflow pages were half empty, BENCHMARKS.md). FTS5 writes each leaf of a
 /// segment as a row of its `_data` table, so with leaves four times larger its flushes and
 /// merges insert, read and log a quarter as many rows: on the 3 GiB benchmark corpus the search
-/// writer's CPU fell from 13.2-13.7 s to 11.5-12.5 s in four alternating pairs (at 1 GiB,
-/// where less is merged, 3.4-4.3 s against 3.7-4.8 s), the search database came out 3 %
-/// smaller, and searches answered in the same times (`bench/search.py`). SQLite sets a page
-/// size only on an empty file: a search database made before keeps 4 KiB pages and works as
-/// it did.
+/// writer's CPU fell from 13.58 to 11.81 s (medians of eight alternating pairs; at 1 GiB, where
+/// less is merged, 3.84 to 3.39 s in six), the store with its search database came out a little
+/// smaller (921 against 924-925 MB at 1 GiB), and searches answered in the same times
+/// (`bench/search.py`; BENCHMARKS.md, "2026-11-27, late morning"). SQLite sets a page size only
+/// on an empty file: a search database made before keeps 4 KiB pages and works as it did.
 const PAGE_SIZE: i64 = 16384;
 
 /// FTS5's leaves are made this much smaller than the file's pages (its default, 4050 bytes,
@@ -106,14 +106,25 @@ pub fn search_path(store: &Path) -> PathBuf {
     crate::unsynced::beside(store, "-search")
 }
 
+/// The two full-text tables: Chronicle's `search_index` and trail's `turn_search`.
+const FULL_TEXT_TABLES: [&str; 2] = ["search_index", "turn_search"];
+
+/// The settings trail gives each full-text table (kept in the table's config).
+fn settings_sql(db: &str, table: &str, leaf: i64) -> String {
+    format!(
+        "INSERT INTO {db}.{table} ({table}, rank) VALUES ('hashsize', {HASH_SIZE});
+         INSERT INTO {db}.{table} ({table}, rank) VALUES ('automerge', {AUTOMERGE});
+         INSERT INTO {db}.{table} ({table}, rank) VALUES ('pgsz', {leaf});"
+    )
+}
+
 fn schema_sql(db: &str, leaf: i64) -> String {
+    let [search_index, turn_search] = FULL_TEXT_TABLES.map(|t| settings_sql(db, t, leaf));
     format!(
         "CREATE TABLE {db}.search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
          CREATE VIRTUAL TABLE {db}.search_index USING fts5(
              content, session_id UNINDEXED, source_type UNINDEXED, source_id UNINDEXED);
-         INSERT INTO {db}.search_index (search_index, rank) VALUES ('hashsize', {HASH_SIZE});
-         INSERT INTO {db}.search_index (search_index, rank) VALUES ('automerge', {AUTOMERGE});
-         INSERT INTO {db}.search_index (search_index, rank) VALUES ('pgsz', {leaf});
+         {search_index}
          CREATE TABLE {db}.chronicle_rows (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL);
          CREATE INDEX {db}.idx_chronicle_rows_session ON chronicle_rows (session_id);
          CREATE VIRTUAL TABLE {db}.turn_search USING fts5(
@@ -121,9 +132,7 @@ fn schema_sql(db: &str, leaf: i64) -> String {
              content = '', contentless_delete = 1,
              tokenize = 'unicode61 remove_diacritics 2');
          INSERT INTO {db}.turn_search (turn_search, rank) VALUES ('rank', '{RANK}');
-         INSERT INTO {db}.turn_search (turn_search, rank) VALUES ('hashsize', {HASH_SIZE});
-         INSERT INTO {db}.turn_search (turn_search, rank) VALUES ('automerge', {AUTOMERGE});
-         INSERT INTO {db}.turn_search (turn_search, rank) VALUES ('pgsz', {leaf});
+         {turn_search}
          CREATE TABLE {db}.turn_docs (
              id INTEGER PRIMARY KEY AUTOINCREMENT,
              session_id TEXT NOT NULL,
@@ -138,7 +147,7 @@ fn schema_sql(db: &str, leaf: i64) -> String {
 /// Gives both full-text tables of a search database made before [`AUTOMERGE`] that setting
 /// (it is kept in the tables' config, so only their first index run writes it).
 fn set_automerge(conn: &Connection) -> Result<()> {
-    for table in ["search_index", "turn_search"] {
+    for table in FULL_TEXT_TABLES {
         let current: Option<i64> = conn
             .query_row(
                 &format!("SELECT v FROM search.{table}_config WHERE k = 'automerge'"),
