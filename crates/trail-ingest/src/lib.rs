@@ -10,6 +10,7 @@
 pub mod git;
 mod stand_ins;
 mod state;
+pub mod watch;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;

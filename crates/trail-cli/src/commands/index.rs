@@ -31,6 +31,10 @@ pub struct Args {
     /// Print the summary as JSON
     #[arg(long)]
     json: bool,
+    /// Keep indexing as agents write, until Ctrl-C or SIGTERM (what `trail service install`
+    /// runs); other trail processes then skip their own index pass
+    #[arg(long, conflicts_with_all = ["paths", "force", "json"])]
+    watch: bool,
 }
 
 pub fn parse_source(s: &str) -> Result<SourceKind, String> {
@@ -96,6 +100,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         force: args.force,
         chunk_bytes: None,
     };
+    if args.watch {
+        return super::watch::run(ctx, options);
+    }
     let mut store = Store::open(&ctx.store_path)?;
     let bar = if ctx.ui.stderr_tty && !args.json {
         let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
