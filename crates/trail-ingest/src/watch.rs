@@ -70,7 +70,9 @@ impl RootWatcher {
         let seen = Arc::clone(&relevant);
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             let Ok(event) = event else { return };
-            let roots = seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let roots = seen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             if is_relevant(&event, &roots, store.as_deref()) {
                 let _ = wake.send(Wake::Changed);
             }

@@ -42,7 +42,8 @@ fn pages_in(dir: &Path) -> Vec<PathBuf> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.extension().is_some_and(|x| x == "1")
-                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("trail"))
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("trail"))
         })
         .collect();
     pages.sort();

@@ -109,13 +109,15 @@ fn service_file(ctx: &Ctx, platform: Platform) -> CliResult<ServiceFile> {
     let dir = match platform {
         Platform::Systemd => ctx
             .env
-            .path("XDG_CONFIG_HOME")
+            .get("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".config"))
             .join("systemd/user"),
         Platform::Launchd => home.join("Library/LaunchAgents"),
         Platform::TaskScheduler => ctx
             .env
-            .path("LOCALAPPDATA")
+            .get("LOCALAPPDATA")
+            .map(PathBuf::from)
             .unwrap_or_else(|| home.join("AppData/Local"))
             .join("trail"),
     };
@@ -205,7 +207,12 @@ fn systemd_quote(word: &str) -> String {
 fn launchd_plist(run: &Invocation) -> String {
     let args: String = std::iter::once(run.program.as_os_str())
         .chain(run.args.iter().map(OsString::as_os_str))
-        .map(|a| format!("    <string>{}</string>\n", xml_escape(&a.to_string_lossy())))
+        .map(|a| {
+            format!(
+                "    <string>{}</string>\n",
+                xml_escape(&a.to_string_lossy())
+            )
+        })
         .collect();
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
@@ -321,17 +328,29 @@ fn install(ctx: &mut Ctx, platform: Platform, file: &ServiceFile) -> CliResult<u
     for step in install_steps(platform, &file.path) {
         run_step(ctx, &step)?;
     }
-    ctx.ui.line("The watcher runs now and at every login: `trail service status` shows it.")?;
+    ctx.ui
+        .line("The watcher runs now and at every login: `trail service status` shows it.")?;
     Ok(0)
 }
 
-fn uninstall(ctx: &mut Ctx, platform: Platform, file: &ServiceFile, dry_run: bool) -> CliResult<u8> {
+fn uninstall(
+    ctx: &mut Ctx,
+    platform: Platform,
+    file: &ServiceFile,
+    dry_run: bool,
+) -> CliResult<u8> {
     if !file.path.exists() {
-        ctx.ui.line(&format!("Not installed ({} does not exist).", file.path.display()))?;
+        ctx.ui.line(&format!(
+            "Not installed ({} does not exist).",
+            file.path.display()
+        ))?;
         return Ok(0);
     }
     if dry_run {
-        ctx.ui.line(&format!("Would stop the service and remove {}", file.path.display()))?;
+        ctx.ui.line(&format!(
+            "Would stop the service and remove {}",
+            file.path.display()
+        ))?;
         return Ok(0);
     }
     ensure_manager(platform)?;
@@ -351,7 +370,11 @@ fn status(ctx: &mut Ctx, platform: Platform, file: &ServiceFile) -> CliResult<u8
     let installed = file.path.exists();
     ctx.ui.line(&format!(
         "service: {} ({})",
-        if installed { "installed" } else { "not installed" },
+        if installed {
+            "installed"
+        } else {
+            "not installed"
+        },
         file.path.display()
     ))?;
     if installed && manager_available(platform) {
@@ -363,7 +386,10 @@ fn status(ctx: &mut Ctx, platform: Platform, file: &ServiceFile) -> CliResult<u8
             "watcher: process {pid} keeps {} fresh",
             ctx.store_path.display()
         ))?,
-        None => ctx.ui.line(&format!("watcher: none runs for {}", ctx.store_path.display()))?,
+        None => ctx.ui.line(&format!(
+            "watcher: none runs for {}",
+            ctx.store_path.display()
+        ))?,
     }
     Ok(0)
 }
@@ -385,11 +411,17 @@ fn install_steps(platform: Platform, path: &Path) -> Vec<Step> {
     match platform {
         Platform::Systemd => vec![
             step("systemctl", &[&"--user", &"daemon-reload"]),
-            step("systemctl", &[&"--user", &"enable", &"--now", &format!("{NAME}.service")]),
+            step(
+                "systemctl",
+                &[&"--user", &"enable", &"--now", &format!("{NAME}.service")],
+            ),
         ],
         Platform::Launchd => vec![step("launchctl", &[&"load", &"-w", &path])],
         Platform::TaskScheduler => vec![
-            step("schtasks", &[&"/Create", &"/TN", &NAME, &"/XML", &path, &"/F"]),
+            step(
+                "schtasks",
+                &[&"/Create", &"/TN", &NAME, &"/XML", &path, &"/F"],
+            ),
             step("schtasks", &[&"/Run", &"/TN", &NAME]),
         ],
     }
@@ -398,7 +430,10 @@ fn install_steps(platform: Platform, path: &Path) -> Vec<Step> {
 fn uninstall_steps(platform: Platform, path: &Path) -> Vec<Step> {
     match platform {
         Platform::Systemd => vec![
-            step("systemctl", &[&"--user", &"disable", &"--now", &format!("{NAME}.service")]),
+            step(
+                "systemctl",
+                &[&"--user", &"disable", &"--now", &format!("{NAME}.service")],
+            ),
             step("systemctl", &[&"--user", &"daemon-reload"]),
         ],
         Platform::Launchd => vec![step("launchctl", &[&"unload", &"-w", &path])],
@@ -413,7 +448,11 @@ fn run_step(ctx: &mut Ctx, step: &Step) -> CliResult {
     let shown = format!(
         "{} {}",
         step.program,
-        step.args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ")
+        step.args
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     ctx.ui.line(&format!("$ {shown}"))?;
     let out = Command::new(step.program)
@@ -462,11 +501,17 @@ fn manager_available(platform: Platform) -> bool {
 /// What the manager says of the service (`active`, `inactive`, ...).
 fn manager_state(platform: Platform) -> Option<String> {
     let probe = match platform {
-        Platform::Systemd => step("systemctl", &[&"--user", &"is-active", &format!("{NAME}.service")]),
+        Platform::Systemd => step(
+            "systemctl",
+            &[&"--user", &"is-active", &format!("{NAME}.service")],
+        ),
         Platform::Launchd => step("launchctl", &[&"list", &LAUNCHD_LABEL]),
         Platform::TaskScheduler => step("schtasks", &[&"/Query", &"/TN", &NAME]),
     };
-    let out = Command::new(probe.program).args(&probe.args).output().ok()?;
+    let out = Command::new(probe.program)
+        .args(&probe.args)
+        .output()
+        .ok()?;
     Some(match platform {
         Platform::Systemd => String::from_utf8_lossy(&out.stdout).trim().to_string(),
         _ if out.status.success() => "loaded".into(),
@@ -481,27 +526,51 @@ mod tests {
     fn invocation() -> Invocation {
         Invocation {
             program: PathBuf::from("/opt/my tools/trail"),
-            args: ["--store", "/home/me/.local/share/trail/trail.db", "index", "--watch"]
-                .map(OsString::from)
-                .to_vec(),
+            args: [
+                "--store",
+                "/home/me/.local/share/trail/trail.db",
+                "index",
+                "--watch",
+            ]
+            .map(OsString::from)
+            .to_vec(),
         }
     }
 
     #[test]
     fn the_systemd_unit_runs_the_watcher_at_login_and_restarts_it() {
-        let f = render(Platform::Systemd, &invocation(), Path::new("/home/me/.config/systemd/user"));
-        assert_eq!(f.path, Path::new("/home/me/.config/systemd/user/trail-index.service"));
+        let f = render(
+            Platform::Systemd,
+            &invocation(),
+            Path::new("/home/me/.config/systemd/user"),
+        );
+        assert_eq!(
+            f.path,
+            Path::new("/home/me/.config/systemd/user/trail-index.service")
+        );
         assert!(f.content.contains(
             "\nExecStart=\"/opt/my tools/trail\" \"--store\" \"/home/me/.local/share/trail/trail.db\" \"index\" \"--watch\"\n"
         ), "{}", f.content);
-        for line in ["Type=simple", "Restart=on-failure", "KillSignal=SIGTERM", "WantedBy=default.target"] {
-            assert!(f.content.lines().any(|l| l == line), "{line} in {}", f.content);
+        for line in [
+            "Type=simple",
+            "Restart=on-failure",
+            "KillSignal=SIGTERM",
+            "WantedBy=default.target",
+        ] {
+            assert!(
+                f.content.lines().any(|l| l == line),
+                "{line} in {}",
+                f.content
+            );
         }
     }
 
     #[test]
     fn systemd_words_escape_what_systemd_expands() {
-        assert_eq!(systemd_quote(r#"a "b" $HOME 100% c\d"#), r#""a \"b\" $$HOME 100%% c\\d""#);
+        assert_eq!(
+            systemd_quote(r#"a "b" $HOME 100% c\d"#),
+            r#""a \"b\" $$HOME 100%% c\\d""#
+        );
     }
 
     #[test]
@@ -509,8 +578,15 @@ mod tests {
         let mut run = invocation();
         run.args.insert(0, OsString::from("--home"));
         run.args.insert(1, OsString::from("/tmp/a&b"));
-        let f = render(Platform::Launchd, &run, Path::new("/Users/me/Library/LaunchAgents"));
-        assert_eq!(f.path, Path::new("/Users/me/Library/LaunchAgents/dev.trail.index.plist"));
+        let f = render(
+            Platform::Launchd,
+            &run,
+            Path::new("/Users/me/Library/LaunchAgents"),
+        );
+        assert_eq!(
+            f.path,
+            Path::new("/Users/me/Library/LaunchAgents/dev.trail.index.plist")
+        );
         let args: Vec<&str> = f
             .content
             .lines()
@@ -541,20 +617,31 @@ mod tests {
                 .map(OsString::from)
                 .to_vec(),
         };
-        let f = render(Platform::TaskScheduler, &run, Path::new(r"C:\Users\Me\AppData\Local\trail"));
-        assert!(f.content.contains(r"<Command>C:\Program Files\trail\trail.exe</Command>"));
+        let f = render(
+            Platform::TaskScheduler,
+            &run,
+            Path::new(r"C:\Users\Me\AppData\Local\trail"),
+        );
+        assert!(f
+            .content
+            .contains(r"<Command>C:\Program Files\trail\trail.exe</Command>"));
         assert!(f.content.contains(
             r#"<Arguments>--store &quot;C:\Users\Me Too\trail.db&quot; index --watch</Arguments>"#
         ), "{}", f.content);
         assert!(f.content.contains("<LogonTrigger>"));
-        assert!(f.content.contains("<ExecutionTimeLimit>PT0S</ExecutionTimeLimit>"));
+        assert!(f
+            .content
+            .contains("<ExecutionTimeLimit>PT0S</ExecutionTimeLimit>"));
     }
 
     #[test]
     fn windows_quoting_doubles_backslashes_before_quotes() {
         assert_eq!(windows_quote("plain"), "plain");
         assert_eq!(windows_quote(r#"a "b""#), r#""a \"b\"""#);
-        assert_eq!(windows_quote(r"C:\dir with space\"), r#""C:\dir with space\\""#);
+        assert_eq!(
+            windows_quote(r"C:\dir with space\"),
+            r#""C:\dir with space\\""#
+        );
         assert_eq!(windows_quote(""), "\"\"");
     }
 }

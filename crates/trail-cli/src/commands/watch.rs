@@ -20,8 +20,7 @@ pub fn run(ctx: &mut Ctx, options: IndexOptions) -> CliResult<u8> {
             .with_hint("`trail service status` says whether it is the service; stop it first"),
         WatchLockError::Io { .. } => CliError::from(anyhow::Error::new(e)),
     })?;
-    let mut store = Store::open(&ctx.store_path)?;
-    index_pass(ctx, &mut store, &options)?;
+    let store = index_pass(ctx, &options)?;
 
     let (wake, woken) = mpsc::channel();
     let stop = wake.clone();
@@ -37,16 +36,26 @@ pub fn run(ctx: &mut Ctx, options: IndexOptions) -> CliResult<u8> {
     ))?;
     ctx.ui.flush()?;
     watcher.add_roots(in_project_roots(&store));
-    watch::run(&woken, Some(&mut watcher), Debounce::default(), None, |watcher| {
-        // A failed pass (a full disk, a store locked too long) is retried at the next change.
-        if let Err(e) = index_pass(ctx, &mut store, &options) {
-            tracing::warn!(error = %format!("{:#}", e.error), "index failed; the next change retries");
-        }
-        if let Some(w) = watcher {
-            w.add_roots(in_project_roots(&store));
-        }
-    });
     drop(store);
+    watch::run(
+        &woken,
+        Some(&mut watcher),
+        Debounce::default(),
+        None,
+        |watcher| {
+            // A failed pass (a full disk, a store locked too long) is retried at the next change.
+            match index_pass(ctx, &options) {
+                Ok(store) => {
+                    if let Some(w) = watcher {
+                        w.add_roots(in_project_roots(&store));
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %format!("{:#}", e.error), "index failed; the next change retries")
+                }
+            }
+        },
+    );
     ctx.ui.line("Stopped; the store is consistent.")?;
     Ok(0)
 }
@@ -84,9 +93,12 @@ fn watched_roots(options: &IndexOptions) -> Vec<PathBuf> {
     roots
 }
 
-/// One incremental index; prints a line when it found something new or changed.
-fn index_pass(ctx: &mut Ctx, store: &mut Store, options: &IndexOptions) -> CliResult {
-    let s = trail_ingest::index(store, options, &NoProgress)?;
+/// One incremental index on a store opened for it (the idle watcher holds no connection, no
+/// cache, and no file of the store open); prints a line when it found something new or
+/// changed. Returns the store, for what the caller reads after.
+fn index_pass(ctx: &mut Ctx, options: &IndexOptions) -> CliResult<Store> {
+    let mut store = Store::open(&ctx.store_path)?;
+    let s = trail_ingest::index(&mut store, options, &NoProgress)?;
     if s.sessions_new + s.sessions_updated > 0 || !s.issues.is_empty() || s.files_failed > 0 {
         ctx.ui.line(&format!(
             "{} indexed {} new and {} updated sessions from {} files in {} ms; {} parse problems",
@@ -99,5 +111,5 @@ fn index_pass(ctx: &mut Ctx, store: &mut Store, options: &IndexOptions) -> CliRe
         ))?;
         ctx.ui.flush()?;
     }
-    Ok(())
+    Ok(store)
 }
