@@ -379,6 +379,9 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
             break;
         }
         let mut content: &[u8] = &buf;
+        if offset == 0 {
+            content = crate::whole::strip_bom(content);
+        }
         while let Some((last, rest)) = content.split_last() {
             if *last == b'\n' || *last == b'\r' {
                 content = rest;
@@ -1473,7 +1476,9 @@ impl InputHistory {
                 break;
             }
             let line = String::from_utf8_lossy(raw);
-            let line = line.trim_end_matches(['\n', '\r']);
+            let line = line
+                .trim_start_matches('\u{feff}')
+                .trim_end_matches(['\n', '\r']);
             if let Some(ts) = line.strip_prefix("# ") {
                 if let Some((at, lines)) = cur.take() {
                     entries.push(InputEntry {

@@ -812,7 +812,7 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         bytes_read: outcome.bytes_read,
         lines: outcome.lines,
         state: state_bytes,
-        notes: Vec::new(),
+        ..FileParse::default()
     })
 }
 
@@ -830,8 +830,7 @@ fn new_state(role: FileRole) -> State {
 /// Reads `agent-<id>.meta.json` beside a subagent file for the spawning tool call id.
 fn read_meta_sidecar(path: &Path, agent_id: &str) -> Option<String> {
     let meta = path.with_file_name(format!("agent-{agent_id}.meta.json"));
-    let bytes = std::fs::read(meta).ok()?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let v = crate::whole::read_json_lenient(&meta)?;
     ["toolUseId", "toolUseID", "tool_use_id"]
         .iter()
         .find_map(|k| v.get(*k).and_then(|x| x.as_str()).map(str::to_string))
@@ -840,8 +839,7 @@ fn read_meta_sidecar(path: &Path, agent_id: &str) -> Option<String> {
 /// Reads a workflow run's file (`<session>/workflows/<run>.json`): its name, status, tokens,
 /// phases and agents, without the script it ran.
 fn read_workflow_run(path: &Path) -> Option<serde_json::Value> {
-    let bytes = std::fs::read(path).ok()?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let v = crate::whole::read_json_lenient(path)?;
     let obj = v.as_object()?;
     let mut out = serde_json::Map::new();
     for key in [

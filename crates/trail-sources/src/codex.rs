@@ -385,6 +385,7 @@ impl State {
             last_assistant_seq: None,
             known_calls: BTreeSet::new(),
             failed_calls: BTreeSet::new(),
+            reasoning_seen: BTreeSet::new(),
         }
     }
 }

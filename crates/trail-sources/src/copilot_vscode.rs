@@ -121,7 +121,9 @@ pub struct CopilotVscode;
 ///    (issue 16).
 /// 5: newer editing sessions (`timeline`) are read too; `textEditGroup` edits extend a file's
 ///    snapshots past the editing session's last point.
-pub const PARSER_VERSION: u32 = 5;
+/// 6: a leading BOM is skipped; bytes after a session document keep it, as a problem; token
+///    counts are read field by field from every place a request records them (issue 40).
+pub const PARSER_VERSION: u32 = 6;
 
 impl Source for CopilotVscode {
     fn parser_version(&self) -> u32 {
@@ -427,8 +429,7 @@ fn transcript_sessions(path: &Path) -> Result<FileParse, SourceError> {
         None,
     )?;
     let cwd = transcript_workspace(path).and_then(|ws| {
-        let bytes = std::fs::read(ws.join("workspace.json")).ok()?;
-        let v: Value = serde_json::from_slice(&bytes).ok()?;
+        let v = crate::whole::read_json_lenient(&ws.join("workspace.json"))?;
         v.get("folder")
             .or_else(|| v.get("workspace"))
             .and_then(uri_to_path)
@@ -576,8 +577,9 @@ fn read_file(path: &Path) -> Result<Vec<u8>, SourceError> {
 
 fn parse_snapshot_file(path: &Path) -> Result<FileParse, SourceError> {
     let bytes = read_file(path)?;
-    let root: Value = serde_json::from_slice(&bytes)
+    let doc = crate::whole::parse_json(path, &bytes)
         .map_err(|e| SourceError::format(path, format!("not a VS Code chat session: {e}")))?;
+    let root = doc.value;
     if !root.is_object() {
         return Err(SourceError::format(
             path,
@@ -587,6 +589,7 @@ fn parse_snapshot_file(path: &Path) -> Result<FileParse, SourceError> {
     let mut out = FileParse {
         bytes_parsed: bytes.len() as u64,
         bytes_read: bytes.len() as u64,
+        issues: doc.trailing.into_iter().collect(),
         ..FileParse::default()
     };
     stored_session(path, &root, &mut out);
@@ -897,8 +900,7 @@ fn workspace_cwd(path: &Path) -> Option<String> {
     if dir.file_name()? != "chatSessions" {
         return None;
     }
-    let bytes = std::fs::read(dir.parent()?.join("workspace.json")).ok()?;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    let v = crate::whole::read_json_lenient(&dir.parent()?.join("workspace.json"))?;
     v.get("folder")
         .or_else(|| v.get("workspace"))
         .and_then(uri_to_path)

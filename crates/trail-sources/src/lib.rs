@@ -14,6 +14,7 @@ pub mod jsonl;
 mod linear;
 pub mod refs;
 mod sqlite_readonly;
+pub mod whole;
 // Format modules (one per agent). Each is registered in `registry()`.
 pub mod aider;
 pub mod cline;
@@ -111,6 +112,9 @@ pub struct FileParse {
     pub title_hints: Vec<(String, String)>,
     /// The parse stopped at [`ParseRequest::max_bytes`]: resume from `bytes_parsed` for the rest.
     pub more: bool,
+    /// Why a file of this format holds no session, when the source can say more than "no
+    /// prompt, answer or event" (a log that lost its head names what is missing).
+    pub no_session: Option<String>,
 }
 
 /// A candidate file found by discovery.
@@ -182,6 +186,16 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(cline::ClineTasks::roo_code()),
         Box::new(cline::ClineTasks::kilo_code()),
     ]
+}
+
+/// Returns the first of `sources` that reads `path`, judged by its name and its first bytes
+/// ([`whole::read_head`]: a leading byte-order mark is skipped here, once, for every format).
+pub fn detect<'a>(sources: &'a [Box<dyn Source>], path: &Path) -> Option<&'a dyn Source> {
+    let head = whole::read_head(path);
+    sources
+        .iter()
+        .find(|s| s.detect(path, &head))
+        .map(|s| s.as_ref())
 }
 
 /// Returns the source for `kind`, if it is built in.

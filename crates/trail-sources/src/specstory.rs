@@ -105,7 +105,7 @@ impl Source for Specstory {
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         let path = request.path;
         let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
-        let text = String::from_utf8_lossy(&bytes);
+        let text = String::from_utf8_lossy(crate::whole::strip_bom(&bytes));
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
