@@ -339,7 +339,7 @@ fn parse_task(path: &Path, fork: Fork) -> Result<FileParse, SourceError> {
     for m in &models {
         session.observe_model(m);
     }
-    out.issues = issues;
+    out.issues.extend(issues);
     finish_session(&mut session, files, metadata.as_ref());
     if session.messages.is_empty() {
         out.notes.push("task holds no messages".into());

@@ -164,5 +164,5 @@ fn issue_40_bom_crlf_copy_of_every_corpus_file_reads_the_same() {
         return;
     };
     let read = assert_same_with_bom_crlf(&any);
-    assert!(read >= 60, "{read} corpus files read");
+    assert!(read >= 40, "{read} corpus files read");
 }
