@@ -145,9 +145,20 @@ fn nothing_readable(unread: &[FileReason]) -> CliError {
         .iter()
         .map(|u| format!("{}: {}", u.path, u.reason))
         .collect();
-    CliError::usage(each.join("; ")).with_hint(
-        "trail reads the session files of Claude Code, Copilot (VS Code, CLI and \"Export Chat\" files), Codex, Gemini CLI, OpenCode, Cursor and SpecStory",
-    )
+    CliError::usage(each.join("; ")).with_hint(readable_formats_hint())
+}
+
+/// Names every format trail reads, from the source registry (issue 40: the hand-written list
+/// left out Aider, Cline and others).
+fn readable_formats_hint() -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for s in trail_sources::registry() {
+        let name = s.kind().as_str();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    format!("trail reads the session files of: {}", names.join(", "))
 }
 
 fn print_summary(
