@@ -107,7 +107,8 @@ fn issue_40_default_is_no_model_and_show_shows_unknown_records() {
     assert_eq!(named, 0);
 
     let mut c = trail(dir.path(), &store);
-    let (code, out, err) = run(c.arg("show").arg("40404040-0009"));
+    // Claude Code names a session after its file.
+    let (code, out, err) = run(c.arg("show").arg("claude-default-model-stray-records"));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("? unknown record: tool_use"), "{out}");
     assert!(out.contains("? unknown record: tool_result"), "{out}");
