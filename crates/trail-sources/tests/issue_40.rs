@@ -88,7 +88,10 @@ fn issue_40_aider_prompt_after_an_answer_cut_by_ctrl_c() {
     assert_eq!(s.turn_count, 2);
     let answers = texts(s, MessageKind::Text);
     assert!(answers[0].contains("def parse(path):"), "{answers:?}");
-    assert!(answers.iter().all(|a| !a.contains("never mind")), "{answers:?}");
+    assert!(
+        answers.iter().all(|a| !a.contains("never mind")),
+        "{answers:?}"
+    );
     let calls: Vec<_> = s
         .messages
         .iter()
@@ -96,7 +99,11 @@ fn issue_40_aider_prompt_after_an_answer_cut_by_ctrl_c() {
         .collect();
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].turn_index, Some(1));
-    assert!(calls[0].tool_input.as_deref().unwrap().contains("README.md"));
+    assert!(calls[0]
+        .tool_input
+        .as_deref()
+        .unwrap()
+        .contains("README.md"));
 }
 
 // Item 4. `vscode-export-tokens-two-places.json`: request 1 records `completionTokens` (120) on
@@ -105,7 +112,10 @@ fn issue_40_aider_prompt_after_an_answer_cut_by_ctrl_c() {
 // `result.metadata.usage` (read off the file).
 #[test]
 fn issue_40_vscode_export_tokens_from_every_place() {
-    let p = parse(&VscodeExport, &fixture("vscode-export-tokens-two-places.json"));
+    let p = parse(
+        &VscodeExport,
+        &fixture("vscode-export-tokens-two-places.json"),
+    );
     let s = only(&p);
     let rows: Vec<(u64, u64, u64)> = s
         .usage

@@ -1252,12 +1252,7 @@ impl Parser<'_> {
             Role::User
         };
         let prompt_source = (kind == MessageKind::Prompt)
-            .then(|| {
-                prompt_source_of(
-                    entry.prompt_source.as_deref(),
-                    entry.origin.as_deref(),
-                )
-            })
+            .then(|| prompt_source_of(entry.prompt_source.as_deref(), entry.origin.as_deref()))
             .flatten();
         out.push(Message {
             role: Some(role),

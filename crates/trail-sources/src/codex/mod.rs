@@ -957,7 +957,11 @@ impl Parser {
     /// Returns whether reasoning `text` is new in this turn, and remembers it.
     fn first_reasoning(&mut self, text: &str) -> bool {
         let t = text.trim();
-        !t.is_empty() && self.st.reasoning_seen.insert(xxhash_rust::xxh3::xxh3_64(t.as_bytes()))
+        !t.is_empty()
+            && self
+                .st
+                .reasoning_seen
+                .insert(xxhash_rust::xxh3::xxh3_64(t.as_bytes()))
     }
 
     fn event(&mut self, line: u64, p: &Value, ts: Option<&str>, raw: &Value) {

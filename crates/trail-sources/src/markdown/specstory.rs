@@ -117,7 +117,8 @@ impl Source for Specstory {
             ..FileParse::default()
         };
         if let Err(e) = std::str::from_utf8(&bytes) {
-            out.issues.push(invalid_utf8_issue(path, &bytes, e.valid_up_to()));
+            out.issues
+                .push(invalid_utf8_issue(path, &bytes, e.valid_up_to()));
         }
         if let Some(mut session) = parse_markdown(&stem, &text) {
             session.meta.cwd = project_folder(path);

@@ -85,7 +85,9 @@ pub fn parse_json(path: &Path, bytes: &[u8]) -> Result<JsonDocument, serde_json:
 
 /// Reads and parses a whole-file JSON document (see [`parse_json`]); also returns the file's
 /// length.
-pub fn read_json(path: &Path) -> Result<(Result<JsonDocument, serde_json::Error>, u64), SourceError> {
+pub fn read_json(
+    path: &Path,
+) -> Result<(Result<JsonDocument, serde_json::Error>, u64), SourceError> {
     let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
     Ok((parse_json(path, &bytes), bytes.len() as u64))
 }
@@ -104,7 +106,10 @@ fn trailing_issue(path: &Path, bytes: &[u8], at: usize) -> ParseIssue {
         .rposition(|&b| b == b'\n')
         .map_or(0, |i| i + 1);
     let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-    let column = String::from_utf8_lossy(&bytes[line_start..at]).chars().count() + 1;
+    let column = String::from_utf8_lossy(&bytes[line_start..at])
+        .chars()
+        .count()
+        + 1;
     let rest = String::from_utf8_lossy(&bytes[at..]);
     let excerpt = rest.lines().next().unwrap_or_default();
     ParseIssue {

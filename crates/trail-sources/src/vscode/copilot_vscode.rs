@@ -2003,7 +2003,9 @@ fn request_token_counts(r: &Map<String, Value>) -> TokenCounts {
     let places = [
         Some(r),
         r.get("usage").and_then(Value::as_object),
-        result.and_then(|x| x.get("usage")).and_then(Value::as_object),
+        result
+            .and_then(|x| x.get("usage"))
+            .and_then(Value::as_object),
         metadata
             .and_then(|m| m.get("usage"))
             .and_then(Value::as_object),
