@@ -11,7 +11,8 @@
 //! take facts from the path see the layout they expect.
 //!
 //! Mutations, one to three stacked: truncate at any byte, insert a BOM, convert to CRLF, flip
-//! bytes, duplicate, drop or shuffle lines, insert garbage lines, break UTF-8.
+//! bytes, duplicate, drop or shuffle lines, insert garbage lines, break UTF-8, and give one JSON
+//! value another type (null, a number, a string of control characters, an empty object...).
 //!
 //! Properties:
 //! - no panic, no hang: each parse runs on its own thread and must finish within
@@ -225,6 +226,7 @@ enum Mutation {
     ShuffleLines,
     GarbageLine,
     BreakUtf8,
+    RetypeValue,
 }
 
 const MUTATIONS: &[Mutation] = &[
@@ -237,6 +239,7 @@ const MUTATIONS: &[Mutation] = &[
     Mutation::ShuffleLines,
     Mutation::GarbageLine,
     Mutation::BreakUtf8,
+    Mutation::RetypeValue,
 ];
 
 /// Splits after each `\n` (the last piece may lack one).
@@ -292,6 +295,7 @@ fn mutate(bytes: &[u8], m: Mutation, rng: &mut Rng) -> Vec<u8> {
             out = lines.concat();
         }
         Mutation::BreakUtf8 => break_utf8(&mut out, rng),
+        Mutation::RetypeValue => out = retype_value(bytes, rng),
         _ => {}
     }
     out
@@ -308,6 +312,70 @@ fn break_utf8(out: &mut Vec<u8>, rng: &mut Rng) {
     let at = rng.below(out.len() + 1);
     let byte = [0x80, 0xBF, 0xC3, 0xFF, 0xFE][rng.below(5)];
     out.insert(at, byte);
+}
+
+/// Replaces one value of the JSON (the whole file's, or one line's in JSONL) by a value of
+/// another type: where parsers trust a field's type, a structure-aware mutation finds it.
+fn retype_value(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
+    if let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(bytes) {
+        replace_a_node(&mut v, rng);
+        return serde_json::to_vec_pretty(&v).unwrap();
+    }
+    let mut lines = lines_of(bytes);
+    let json: Vec<usize> = (0..lines.len())
+        .filter(|&i| serde_json::from_slice::<serde_json::Value>(&lines[i]).is_ok())
+        .collect();
+    if json.is_empty() {
+        return bytes.to_vec();
+    }
+    let i = json[rng.below(json.len())];
+    let mut v: serde_json::Value = serde_json::from_slice(&lines[i]).unwrap();
+    replace_a_node(&mut v, rng);
+    let newline = lines[i].ends_with(b"\n");
+    lines[i] = serde_json::to_vec(&v).unwrap();
+    if newline {
+        lines[i].push(b'\n');
+    }
+    lines.concat()
+}
+
+/// Replaces the value at a random position (pre-order) of `v`.
+fn replace_a_node(v: &mut serde_json::Value, rng: &mut Rng) {
+    fn count(v: &serde_json::Value) -> usize {
+        1 + match v {
+            serde_json::Value::Array(a) => a.iter().map(count).sum(),
+            serde_json::Value::Object(o) => o.values().map(count).sum(),
+            _ => 0,
+        }
+    }
+    fn nth<'a>(v: &'a mut serde_json::Value, k: &mut usize) -> Option<&'a mut serde_json::Value> {
+        if *k == 0 {
+            return Some(v);
+        }
+        *k -= 1;
+        let children: Vec<&mut serde_json::Value> = match v {
+            serde_json::Value::Array(a) => a.iter_mut().collect(),
+            serde_json::Value::Object(o) => o.values_mut().collect(),
+            _ => Vec::new(),
+        };
+        children.into_iter().find_map(|c| nth(c, k))
+    }
+    let mut k = rng.below(count(v));
+    let replacements = [
+        serde_json::Value::Null,
+        serde_json::json!(true),
+        serde_json::json!(-1),
+        serde_json::json!(1e300),
+        serde_json::json!(u64::MAX),
+        serde_json::json!(""),
+        serde_json::json!("\u{0}\u{1b}[2J\u{202e}\u{fffd}é"),
+        serde_json::json!([]),
+        serde_json::json!({}),
+        serde_json::json!([null, {"type": null}]),
+    ];
+    if let Some(node) = nth(v, &mut k) {
+        *node = replacements[rng.below(replacements.len())].clone();
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
