@@ -478,16 +478,28 @@ fn issue_40_a_tool_input_hit_shows_text_not_json_escapes() {
     let dir = tempfile::tempdir().unwrap();
     let home = common::screens_home(dir.path());
     let store = dir.path().join("trail.db");
-    let (code, out, err) = run(trail(dir.path(), &store).arg("--home").arg(&home).arg("index"));
+    let (code, out, err) = run(trail(dir.path(), &store)
+        .arg("--home")
+        .arg(&home)
+        .arg("index"));
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = run(trail(dir.path(), &store).args(["search", "zanzibar"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("Bash input"), "the best message is the tool input: {out}");
-    assert!(out.contains("pub name: String, #[arg(long)] pub **zanzibar**: Units"), "{out}");
+    assert!(
+        out.contains("Bash input"),
+        "the best message is the tool input: {out}"
+    );
+    assert!(
+        out.contains("pub name: String, #[arg(long)] pub **zanzibar**: Units"),
+        "{out}"
+    );
     assert!(!out.contains("\\n") && !out.contains("\\\""), "{out}");
     let (_, json, _) = run(trail(dir.path(), &store).args(["search", "zanzibar", "--json"]));
     let hits: serde_json::Value = serde_json::from_str(&json).unwrap();
     let snippet = hits[0]["snippet"].as_str().unwrap();
     assert_eq!(hits[0]["field"], "tool_input");
-    assert!(snippet.contains("String,\n    #[arg(long)]\n    pub **zanzibar**"), "{snippet}");
+    assert!(
+        snippet.contains("String,\n    #[arg(long)]\n    pub **zanzibar**"),
+        "{snippet}"
+    );
 }

@@ -362,7 +362,14 @@ fn issue_40_one_hit_readable_snippet_and_whole_words() {
     let store = store.display().to_string();
     // 100 columns: the preview sits under the list, as wide as the pane; 60: a narrow pane.
     for (name, width) in [("wide", 100), ("narrow", 60)] {
-        let t = Tmux::start(name, dir.path(), dir.path(), &["--store", &store, "tui"], width, 40);
+        let t = Tmux::start(
+            name,
+            dir.path(),
+            dir.path(),
+            &["--store", &store, "tui"],
+            width,
+            40,
+        );
         t.wait_for("1 session");
         t.type_text("zanzibar");
         let s = t.wait_for("1 hit");
@@ -371,7 +378,11 @@ fn issue_40_one_hit_readable_snippet_and_whole_words() {
         assert!(!s.contains("\\n"), "JSON escapes on the screen:\n{s}");
         // Every word of the prompt is whole somewhere on the screen (the preview shows it).
         let s = t.wait_for("── turn 0");
-        let s = if s.contains("unchanged") { s } else { t.wait_for("unchanged") };
+        let s = if s.contains("unchanged") {
+            s
+        } else {
+            t.wait_for("unchanged")
+        };
         for word in common::SCREENS_PROMPT.split_whitespace() {
             assert!(s.contains(word), "{word:?} is cut on the screen:\n{s}");
         }

@@ -589,14 +589,31 @@ mod tests {
     fn json_contexts(text: &str) -> Vec<(&'static str, String)> {
         let j = |v: serde_json::Value| v.to_string();
         vec![
-            ("after \\n", j(serde_json::json!({ "output": format!("contents:\n{text}\n") }))),
-            ("tool input", j(serde_json::json!({ "command": format!("cat <<EOF\n{text}\nEOF") }))),
-            ("after \\t", j(serde_json::json!({ "line": format!("1\t{text}\tx") }))),
-            ("after \\r\\n", j(serde_json::json!({ "output": format!("a:\r\n{text}\r\n") }))),
-            ("quoted", j(serde_json::json!({ "s": format!("\"{text}\"") }))),
+            (
+                "after \\n",
+                j(serde_json::json!({ "output": format!("contents:\n{text}\n") })),
+            ),
+            (
+                "tool input",
+                j(serde_json::json!({ "command": format!("cat <<EOF\n{text}\nEOF") })),
+            ),
+            (
+                "after \\t",
+                j(serde_json::json!({ "line": format!("1\t{text}\tx") })),
+            ),
+            (
+                "after \\r\\n",
+                j(serde_json::json!({ "output": format!("a:\r\n{text}\r\n") })),
+            ),
+            (
+                "quoted",
+                j(serde_json::json!({ "s": format!("\"{text}\"") })),
+            ),
             (
                 "JSON in JSON",
-                j(serde_json::json!({ "output": j(serde_json::json!({ "file": format!("contents:\n{text}\n") })) })),
+                j(
+                    serde_json::json!({ "output": j(serde_json::json!({ "file": format!("contents:\n{text}\n") })) }),
+                ),
             ),
         ]
     }
@@ -612,18 +629,35 @@ mod tests {
         };
         let mut leaks = Vec::new();
         for kind in kinds {
-            let mine: Vec<_> = planted.iter().filter(|p| builtin_kind(&p.0) == *kind).collect();
+            let mine: Vec<_> = planted
+                .iter()
+                .filter(|p| builtin_kind(&p.0) == *kind)
+                .collect();
             assert!(!mine.is_empty(), "no planted {kind}");
             for (_, text, secret) in mine {
                 for (context, json) in json_contexts(text) {
                     let (out, counts) = redact(&json);
-                    let parts = secret.lines().filter(|l| l.len() >= 12 && !l.starts_with("-----"));
+                    let parts = secret
+                        .lines()
+                        .filter(|l| l.len() >= 12 && !l.starts_with("-----"));
                     // A secret inside JSON text is escaped there too (a PEM's line breaks).
-                    let escaped = |p: &str| serde_json::to_string(p).unwrap().trim_matches('"').to_string();
-                    if parts.clone().any(|p| out.contains(&escaped(p)) || out.contains(p)) || counts.total() == 0 {
+                    let escaped = |p: &str| {
+                        serde_json::to_string(p)
+                            .unwrap()
+                            .trim_matches('"')
+                            .to_string()
+                    };
+                    if parts
+                        .clone()
+                        .any(|p| out.contains(&escaped(p)) || out.contains(p))
+                        || counts.total() == 0
+                    {
                         leaks.push(format!("{kind} {context}: {out}"));
                     }
-                    assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok(), "{kind} {context}: not JSON: {out}");
+                    assert!(
+                        serde_json::from_str::<serde_json::Value>(&out).is_ok(),
+                        "{kind} {context}: not JSON: {out}"
+                    );
                 }
             }
         }
@@ -655,19 +689,57 @@ mod tests {
 
     const PEM: &[&str] = &["private-key"];
     const PREFIXED: &[&str] = &[
-        "age-secret-key", "aws-access-key", "github-token", "gitlab-token", "anthropic-key",
-        "openai-key", "groq-key", "xai-key", "replicate-token", "huggingface-token",
-        "slack-token", "discord-bot-token", "telegram-bot-token", "google-api-key",
-        "google-oauth-secret", "stripe-key", "npm-token", "pypi-token", "docker-hub-token",
-        "azure-ad-client-secret", "sendgrid-key", "twilio-api-key", "mailgun-key",
-        "mailchimp-key", "shopify-token", "square-token", "digitalocean-token",
-        "databricks-token", "linear-key", "postman-key", "heroku-key", "atlassian-token",
-        "doppler-token", "vault-token", "grafana-token", "newrelic-key", "sentry-token",
-        "supabase-token", "pulumi-token", "terraform-token", "notion-token", "airtable-token",
-        "planetscale-token", "jwt",
+        "age-secret-key",
+        "aws-access-key",
+        "github-token",
+        "gitlab-token",
+        "anthropic-key",
+        "openai-key",
+        "groq-key",
+        "xai-key",
+        "replicate-token",
+        "huggingface-token",
+        "slack-token",
+        "discord-bot-token",
+        "telegram-bot-token",
+        "google-api-key",
+        "google-oauth-secret",
+        "stripe-key",
+        "npm-token",
+        "pypi-token",
+        "docker-hub-token",
+        "azure-ad-client-secret",
+        "sendgrid-key",
+        "twilio-api-key",
+        "mailgun-key",
+        "mailchimp-key",
+        "shopify-token",
+        "square-token",
+        "digitalocean-token",
+        "databricks-token",
+        "linear-key",
+        "postman-key",
+        "heroku-key",
+        "atlassian-token",
+        "doppler-token",
+        "vault-token",
+        "grafana-token",
+        "newrelic-key",
+        "sentry-token",
+        "supabase-token",
+        "pulumi-token",
+        "terraform-token",
+        "notion-token",
+        "airtable-token",
+        "planetscale-token",
+        "jwt",
     ];
     const KEY_VALUE: &[&str] = &[
-        "aws-secret-key", "npm-auth-token", "azure-storage-key", "okta-token", "env-secret",
+        "aws-secret-key",
+        "npm-auth-token",
+        "azure-storage-key",
+        "okta-token",
+        "env-secret",
         "client-secret",
     ];
     const HEADERS: &[&str] = &["bearer-token", "basic-auth"];

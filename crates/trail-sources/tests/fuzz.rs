@@ -136,7 +136,10 @@ fn seeds() -> Vec<Seed> {
     if corpus.is_dir() {
         roots.extend(subfolders(&corpus, "corpus"));
     } else {
-        eprintln!("fuzz: no shared corpus at {}: fixtures only", corpus.display());
+        eprintln!(
+            "fuzz: no shared corpus at {}: fixtures only",
+            corpus.display()
+        );
     }
     for krate in subfolders(&workspace().join("crates"), "crates") {
         let fixtures = krate.1.join("tests/fixtures");
@@ -166,7 +169,11 @@ fn seeds() -> Vec<Seed> {
 /// The folders directly under `dir`, sorted, each with a label `prefix/name`.
 fn subfolders(dir: &Path, prefix: &str) -> Vec<(String, PathBuf)> {
     let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect::<Vec<_>>())
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default()
         .into_iter()
         .filter(|p: &PathBuf| p.is_dir())
@@ -553,7 +560,14 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// Writes `bytes` to the seed's place and parses them with source `i`, checking the
     /// properties every input must hold. Returns the parse when it returned.
-    fn check(&self, t: &mut Tally, i: usize, bytes: &[u8], what: &str, chunk: Option<u64>) -> Option<FileParse> {
+    fn check(
+        &self,
+        t: &mut Tally,
+        i: usize,
+        bytes: &[u8],
+        what: &str,
+        chunk: Option<u64>,
+    ) -> Option<FileParse> {
         std::fs::write(&self.path, bytes).unwrap();
         let source = &self.sources[i];
         let kind = source.kind().as_str().to_string();
@@ -596,7 +610,10 @@ impl Ctx<'_> {
         issues.iter().find_map(|issue| {
             let named = Path::new(&issue.path);
             if !named.starts_with(&self.dir) || !named.exists() {
-                return Some(format!("a problem names {:?}, no file here: {issue:?}", issue.path));
+                return Some(format!(
+                    "a problem names {:?}, no file here: {issue:?}",
+                    issue.path
+                ));
             }
             let about_a_record = issue.excerpt.is_some() || issue.byte_offset.is_some();
             let bad_line = match issue.line {
@@ -624,7 +641,9 @@ fn with_garbage_lines(bytes: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u64>) {
     let mut lines = lines_of(bytes);
     // Never after a last line without its newline: that one is torn, not a record yet.
     let complete = lines.iter().filter(|l| l.ends_with(b"\n")).count();
-    let mut at: Vec<usize> = (0..=rng.below(3)).map(|_| rng.below(complete + 1)).collect();
+    let mut at: Vec<usize> = (0..=rng.below(3))
+        .map(|_| rng.below(complete + 1))
+        .collect();
     at.sort_unstable();
     for (k, &i) in at.iter().enumerate().rev() {
         let mut g = GARBAGE[(k + rng.below(GARBAGE.len())) % GARBAGE.len()].to_vec();
@@ -632,7 +651,11 @@ fn with_garbage_lines(bytes: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u64>) {
         lines.insert(i, g);
     }
     // The k-th insertion (in order) lands after k earlier ones.
-    let numbers = at.iter().enumerate().map(|(k, &i)| (i + k + 1) as u64).collect();
+    let numbers = at
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| (i + k + 1) as u64)
+        .collect();
     (lines.concat(), numbers)
 }
 
@@ -643,8 +666,11 @@ fn fuzz_seed(sources: &Sources, seed: &Seed, t: &mut Tally) {
         .filter(|&i| sources[i].detect(&seed.root.join(&seed.rel), head))
         .collect();
     t.seeds += 1;
-    t.seeded
-        .extend(detecting.iter().map(|&i| sources[i].kind().as_str().to_string()));
+    t.seeded.extend(
+        detecting
+            .iter()
+            .map(|&i| sources[i].kind().as_str().to_string()),
+    );
     if detecting.is_empty() {
         t.undetected += 1;
         return;
@@ -694,7 +720,14 @@ fn fuzz_seed(sources: &Sources, seed: &Seed, t: &mut Tally) {
 }
 
 /// The garbage-lines property (line-oriented JSON only).
-fn garbage_keeps_records(ctx: &Ctx<'_>, t: &mut Tally, i: usize, original: &[u8], base: &FileParse, rng: &mut Rng) {
+fn garbage_keeps_records(
+    ctx: &Ctx<'_>,
+    t: &mut Tally,
+    i: usize,
+    original: &[u8],
+    base: &FileParse,
+    rng: &mut Rng,
+) {
     if !ctx.line_oriented {
         return;
     }
@@ -737,7 +770,13 @@ fn chunked_moves_forward(ctx: &Ctx<'_>, t: &mut Tally, i: usize, original: &[u8]
     // (a Claude Code resume reloads the chain built so far) stays linear.
     let chunk = 1 + (original.len() / (2 + rng.below(9))) as u64;
     t.cases += 1;
-    ctx.check(t, i, original, &format!("read in chunks of {chunk} bytes"), Some(chunk));
+    ctx.check(
+        t,
+        i,
+        original,
+        &format!("read in chunks of {chunk} bytes"),
+        Some(chunk),
+    );
 }
 
 #[test]
@@ -764,5 +803,10 @@ fn every_parser_survives_mutated_seeds() {
         t.slowest,
         t.by_source,
     );
-    assert!(t.failures.is_empty(), "{} failures:\n{}", t.failures.len(), t.failures.join("\n"));
+    assert!(
+        t.failures.is_empty(),
+        "{} failures:\n{}",
+        t.failures.len(),
+        t.failures.join("\n")
+    );
 }

@@ -755,7 +755,11 @@ mod tests {
         for (s, w) in [("then p pick metric units", 8), ("a verylongword b", 6)] {
             let all: String = rows(s, w).concat();
             let kept: String = all.split_whitespace().collect();
-            assert_eq!(kept, s.split_whitespace().collect::<String>(), "no character lost");
+            assert_eq!(
+                kept,
+                s.split_whitespace().collect::<String>(),
+                "no character lost"
+            );
         }
     }
 }

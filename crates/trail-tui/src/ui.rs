@@ -55,7 +55,11 @@ fn draw_prompt(f: &mut Frame<'_>, app: &App, area: Rect) {
         _ if app.searching => "searching…".into(),
         Results::Sessions { rows, next, .. } => {
             let more = if next.is_some() { "+" } else { "" };
-            format!("{}{more} {}", rows.len(), noun(rows.len() + more.len(), "session"))
+            format!(
+                "{}{more} {}",
+                rows.len(),
+                noun(rows.len() + more.len(), "session")
+            )
         }
         Results::Hits(h) => format!("{} {}", h.len(), noun(h.len(), "hit")),
         Results::Loading => "…".into(),

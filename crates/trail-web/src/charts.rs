@@ -182,7 +182,11 @@ mod tests {
             .filter(|t| t.contains(">2026-11-"))
             .map(|t| {
                 let x: f64 = t[..t.find('"').unwrap()].parse().unwrap();
-                let anchor = if t.contains("text-anchor=\"end\"") { "end" } else { "start" };
+                let anchor = if t.contains("text-anchor=\"end\"") {
+                    "end"
+                } else {
+                    "start"
+                };
                 (x, anchor)
             })
             .collect();
@@ -193,7 +197,10 @@ mod tests {
                 "end" => (x - label_width("2026-11-27"), x),
                 _ => (x, x + label_width("2026-11-27")),
             };
-            assert!(left >= 0.0 && right <= 1000.0, "a label spans {left}..{right}: {svg}");
+            assert!(
+                left >= 0.0 && right <= 1000.0,
+                "a label spans {left}..{right}: {svg}"
+            );
         }
     }
 }
