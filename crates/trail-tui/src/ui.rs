@@ -54,13 +54,14 @@ fn draw_prompt(f: &mut Frame<'_>, app: &App, area: Rect) {
     let count = match &app.results {
         _ if app.searching => "searching…".into(),
         Results::Sessions { rows, next, .. } => {
+            let more = if next.is_some() { "+" } else { "" };
             format!(
-                "{}{} sessions",
+                "{}{more} {}",
                 rows.len(),
-                if next.is_some() { "+" } else { "" }
+                noun(rows.len() + more.len(), "session")
             )
         }
-        Results::Hits(h) => format!("{} hits", h.len()),
+        Results::Hits(h) => format!("{} {}", h.len(), noun(h.len(), "hit")),
         Results::Loading => "…".into(),
         Results::Failed(_) => String::new(),
     };
@@ -77,6 +78,15 @@ fn draw_prompt(f: &mut Frame<'_>, app: &App, area: Rect) {
     spans.push(Span::raw(" ".repeat(pad)));
     spans.push(Span::styled(count, t.dim));
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `word` for one, `words` for any other count ("1 hit", "2 hits", "0 hits").
+fn noun(n: usize, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
 }
 
 fn draw_browse(f: &mut Frame<'_>, app: &mut App, body: Rect, now: DateTime<Utc>) {
