@@ -74,12 +74,8 @@ fn issue_40_not_a_session_file_hint_names_every_format() {
     let (code, _, err) = run(c.arg("index").arg(&notes));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a session file"), "{err}");
-    for s in trail_sources::registry() {
-        assert!(
-            err.contains(s.kind().as_str()),
-            "{} missing: {err}",
-            s.kind().as_str()
-        );
+    for s in trail_sources::sources() {
+        assert!(err.contains(s.name), "{} missing: {err}", s.name);
     }
 }
 

@@ -14,16 +14,21 @@ pub mod cursor;
 pub mod gemini;
 mod markdown;
 mod opencode_family;
+mod registry;
 mod shared;
 mod vscode;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
-// folder layout. Each format module is registered in `registry()`.
+// folder layout. Each format module has one entry in `registry.rs`.
 pub use claude::{claude_code, claude_history};
 pub use cline_family::cline;
 use cursor::cursor_transcripts;
 pub use markdown::{aider, specstory};
 pub use opencode_family::opencode;
+pub use registry::{
+    display_name, find, info, name_of, source_ids, sources, Base, EnvAction, EnvOverride, Location,
+    Os, Records, SourceInfo, Unreadable, UNREADABLE,
+};
 pub use shared::{discover, ids, jsonl, refs, whole};
 use shared::{json_fields, linear, sqlite_readonly};
 use vscode::copilot_vscode_legacy;
@@ -167,24 +172,9 @@ pub trait Source: Send + Sync {
     fn parser_version(&self) -> u32;
 }
 
-/// Returns every source, in a fixed order.
+/// Returns every source's parser, in registry order (the order detection tries them).
 pub fn registry() -> Vec<Box<dyn Source>> {
-    vec![
-        Box::new(claude_code::ClaudeCode),
-        Box::new(claude_history::ClaudeHistory),
-        Box::new(copilot_vscode::CopilotVscode),
-        Box::new(vscode_export::VscodeExport),
-        Box::new(copilot_cli::CopilotCli),
-        Box::new(codex::Codex),
-        Box::new(gemini::Gemini),
-        Box::new(opencode::Opencode),
-        Box::new(cursor::Cursor),
-        Box::new(specstory::Specstory),
-        Box::new(aider::Aider),
-        Box::new(cline::ClineTasks::cline()),
-        Box::new(cline::ClineTasks::roo_code()),
-        Box::new(cline::ClineTasks::kilo_code()),
-    ]
+    sources().iter().map(|s| (s.make)()).collect()
 }
 
 /// Returns the first of `sources` that reads `path`, judged by its name and its first bytes
@@ -199,5 +189,8 @@ pub fn detect<'a>(sources: &'a [Box<dyn Source>], path: &Path) -> Option<&'a dyn
 
 /// Returns the source for `kind`, if it is built in.
 pub fn source_for(kind: SourceKind) -> Option<Box<dyn Source>> {
-    registry().into_iter().find(|s| s.kind() == kind)
+    sources()
+        .iter()
+        .find(|s| s.kind == kind)
+        .map(|s| (s.make)())
 }
