@@ -206,7 +206,7 @@ fn search_open_and_quit_in_a_terminal() {
     let s = t.wait_for("6 sessions");
     assert!(s.contains("[all] ❯"), "{s}");
     t.type_text("imperial");
-    let s = t.wait_for("hits");
+    let s = t.wait_for("1 hit");
     assert!(s.contains("weather-cli"), "{s}");
     t.press("Enter");
     // The preview already shows `── turn 0`: wait for the transcript's own header.
@@ -376,7 +376,8 @@ fn issue_40_one_hit_readable_snippet_and_whole_words() {
         assert!(!s.contains("1 hits") && !s.contains("1 sessions"), "{s}");
         let s = t.wait_for("#[arg(long)]");
         assert!(!s.contains("\\n"), "JSON escapes on the screen:\n{s}");
-        // Every word of the prompt is whole somewhere on the screen (the preview shows it).
+        // Every word of the prompt is whole on the screen (the transcript wraps as the preview).
+        t.press("Enter");
         let s = t.wait_for("── turn 0");
         let s = if s.contains("unchanged") {
             s

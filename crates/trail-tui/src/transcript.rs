@@ -379,10 +379,11 @@ fn render_entry(
                 false,
             ));
             let mut line = format!(
-                "{} → {} · {} turns",
+                "{} → {} · {} turn{}",
                 trail_render::when(s.created_at.as_deref()),
                 trail_render::when(s.updated_at.as_deref()),
-                s.turns
+                s.turns,
+                if s.turns == 1 { "" } else { "s" }
             );
             if s.total_tokens() > 0 {
                 line.push_str(&format!(
@@ -486,7 +487,14 @@ fn render_entry(
                         one_line(s.title.as_deref().unwrap_or("(untitled)")),
                         theme.bold,
                     ),
-                    Span::styled(format!(" · {} turns · enter opens it", s.turns), theme.dim),
+                    Span::styled(
+                        format!(
+                            " · {} turn{} · enter opens it",
+                            s.turns,
+                            if s.turns == 1 { "" } else { "s" }
+                        ),
+                        theme.dim,
+                    ),
                 ]),
                 false,
             ));

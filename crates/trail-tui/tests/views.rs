@@ -48,12 +48,12 @@ fn filters_in_the_box() {
     let mut t = Headless::new(common::config(&store), 120, 30).unwrap();
     t.type_text("source:codex");
     let s = t.screen();
-    assert!(s.contains("1 sessions"), "{s}");
+    assert!(s.contains("1 session") && !s.contains("1 sessions"), "{s}");
     assert!(s.contains("ingredient scaler"), "{s}");
     t.press("ctrl-u");
     t.type_text("repo:tidepool since:2026-01-01");
     let s = t.screen();
-    assert!(s.contains("1 sessions") && s.contains("CSV export"), "{s}");
+    assert!(s.contains("1 session") && s.contains("CSV export"), "{s}");
     // A bad filter value says what is wrong instead of failing.
     t.press("ctrl-u");
     t.type_text("source:nope x");

@@ -168,9 +168,10 @@ mod tests {
     /// Issue 40: the usage chart's last date label ran past the right edge and was cut off.
     #[test]
     fn date_labels_stay_inside_the_chart() {
-        let bars: Vec<Bar> = (16..=27)
+        // 20 days, each labelled: the last bar starts 50 units from the right edge.
+        let bars: Vec<Bar> = (8..=27)
             .map(|d| Bar {
-                label: format!("2026-11-{d}"),
+                label: format!("2026-11-{d:02}"),
                 value: d as f64,
                 shown: d.to_string(),
             })
@@ -179,6 +180,7 @@ mod tests {
         let labels: Vec<(f64, &str)> = svg
             .split("<text x=\"")
             .skip(1)
+            .map(|t| &t[..t.find("</text>").unwrap()])
             .filter(|t| t.contains(">2026-11-"))
             .map(|t| {
                 let x: f64 = t[..t.find('"').unwrap()].parse().unwrap();
@@ -190,7 +192,7 @@ mod tests {
                 (x, anchor)
             })
             .collect();
-        assert_eq!(labels.len(), 12, "{svg}");
+        assert_eq!(labels.len(), 20, "{svg}");
         for (x, anchor) in labels {
             // Where the 70-unit label spans: [x, x + 70] or [x - 70, x].
             let (left, right) = match anchor {
