@@ -360,7 +360,7 @@ pub static SOURCES: &[SourceInfo] = &[
     SourceInfo {
         kind: SourceKind::Codex,
         name: "Codex",
-        aliases: &["codex-cli"],
+        aliases: &[],
         locations: &[Location::new(Os::All, Base::Home, ".codex")],
         env: &[replace("CODEX_HOME", "")],
         records: FULL,
