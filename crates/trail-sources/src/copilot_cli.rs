@@ -75,7 +75,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
     time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParentLink, Role, Session,
-    SessionId, SessionMeta, SourceKind, UpdateMode, Usage,
+    SessionId, SessionMeta, SourceKind, UpdateMode, Usage, WorkspaceArtifact,
 };
 
 use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
@@ -164,7 +164,9 @@ impl CopilotCli {
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: premium requests from `session.shutdown` (issue 18).
-pub const PARSER_VERSION: u32 = 2;
+/// 3: a subagent's agent name (`agent_description`) and `plan.md` as a workspace artifact
+///    (issue 45).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for CopilotCli {
     fn parser_version(&self) -> u32 {
@@ -1284,6 +1286,10 @@ impl Parser {
 
         let mut out = Vec::new();
         let mut main = std::mem::replace(&mut self.main, placeholder_session());
+        // The plan the session keeps beside its log (Chronicle's workspace artifact).
+        if let Some(plan) = self.session_dir.as_ref().and_then(|d| plan_artifact(d)) {
+            main.artifacts.push(plan);
+        }
         finish_session(&mut main, meta.clone(), &self.st.main, mode);
         out.push(main);
 
@@ -1309,6 +1315,8 @@ impl Parser {
                 tool_call_id: Some(call.clone()),
                 agent_ref: ss.agent_ref.clone(),
             });
+            // `subagent.started`'s agentName: the custom agent or subagent that ran.
+            m.agent_description = ss.agent_ref.clone();
             finish_session(&mut sess, m, ss, mode);
             out.push(sess);
         }
@@ -1336,6 +1344,16 @@ fn finish_session(sess: &mut Session, meta: SessionMeta, ss: &SessState, mode: U
         sess.turn_count = trail_model::turns::assign_turn_indexes(&mut sess.messages, &order);
         sess.turns = trail_model::turns::build_turns(&sess.messages);
     }
+}
+
+/// `plan.md` in the session's folder, as Chronicle indexes it (`workspace_artifact`).
+fn plan_artifact(dir: &Path) -> Option<WorkspaceArtifact> {
+    let path = dir.join("plan.md");
+    let content = String::from_utf8_lossy(&std::fs::read(&path).ok()?).into_owned();
+    (!content.trim().is_empty()).then(|| WorkspaceArtifact {
+        path: path.to_string_lossy().into_owned(),
+        content,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -78,7 +78,8 @@ pub struct Opencode;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
-pub const PARSER_VERSION: u32 = 2;
+/// 3: the agent a session ran under (`agent_description`, issue 45).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for Opencode {
     fn parser_version(&self) -> u32 {
@@ -312,6 +313,10 @@ fn map_message(b: &mut Builder, m: &RawMessage) {
     }
     .filter(|s| !s.is_empty())
     .map(str::to_string);
+    if b.session.meta.agent_description.is_none() {
+        // The agent (or, in older versions, the mode) the message ran under: build, plan...
+        b.session.meta.agent_description = nonempty(jstr(info, "agent").or(jstr(info, "mode")));
+    }
     if is_assistant {
         if let Some(model) = &model {
             b.session.observe_model(model);

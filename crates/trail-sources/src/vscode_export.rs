@@ -37,7 +37,8 @@ fn content_hash(bytes: &[u8]) -> String {
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
 /// 2: a `runSubagent` subagent's tools become its own linked session (issue 21).
-pub const PARSER_VERSION: u32 = 2;
+/// 3: the custom agent of a request or a subagent (`agent_description`, issue 45).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for VscodeExport {
     fn parser_version(&self) -> u32 {
