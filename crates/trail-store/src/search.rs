@@ -1110,6 +1110,12 @@ mod tests {
             // without what later migrations add.
             conn.execute_batch(
                 "DETACH DATABASE search;
+                 DROP TABLE search_index;
+                 DROP TABLE chronicle_rows;
+                 DROP TABLE workspace_artifacts;
+                 ALTER TABLE sessions DROP COLUMN agent_name;
+                 ALTER TABLE sessions DROP COLUMN agent_description;
+                 UPDATE schema_version SET version = 2;
                  DROP INDEX idx_sessions_continues;
                  ALTER TABLE sessions DROP COLUMN continues_session_id;
                  ALTER TABLE sessions DROP COLUMN continues_source;

@@ -484,7 +484,13 @@ pub(crate) fn chronicle_checkpoint_rows(
 }
 
 /// Everything the search database holds for a session, read from the store as it is now.
-pub(crate) fn session_from_store(conn: &Connection, session: &str) -> Result<SessionSearch> {
+/// `chronicle_in_store`: Chronicle's rows are the store's own (issue 45, `chronicle.rs`), so
+/// none are read here.
+pub(crate) fn session_from_store(
+    conn: &Connection,
+    session: &str,
+    chronicle_in_store: bool,
+) -> Result<SessionSearch> {
     let mut stmt = conn.prepare_cached(
         "SELECT turn_index, kind, timestamp, text, tool_input, tool_output FROM main.messages
          WHERE session_id = ?1 ORDER BY seq",
@@ -520,8 +526,7 @@ pub(crate) fn session_from_store(conn: &Connection, session: &str) -> Result<Ses
         turns,
         ..SessionSearch::default()
     };
-    // Chronicle's rows are the store's own since issue 45 (`chronicle.rs`).
-    if crate::chronicle::in_store(conn)? {
+    if chronicle_in_store {
         return Ok(out);
     }
     let mut stmt = conn.prepare_cached(
@@ -748,10 +753,12 @@ pub(crate) fn apply(conn: &Connection, batch: Option<SearchBatch>) -> Result<u64
     // 1 GiB corpus, every page of it new to the file system); now only the rare rebuilds below
     // read the store inside the transaction.
     let store_id = store_search_id(conn)?;
+    // Read here for the same reason: where Chronicle's rows live (the store since issue 45).
+    let chronicle_in_store = crate::chronicle::in_store(conn)?;
     // Deferred, and the first statement writes `search`: it waits for the search database's
     // lock and never takes the store's (its writer keeps writing meanwhile).
     conn.execute_batch("BEGIN")?;
-    let r = apply_locked(conn, batch, store_id);
+    let r = apply_locked(conn, batch, store_id, chronicle_in_store);
     match r {
         Ok(n) => {
             conn.execute_batch("COMMIT")?;
@@ -778,6 +785,7 @@ fn apply_locked(
     conn: &Connection,
     batch: Option<SearchBatch>,
     store_id: Option<String>,
+    chronicle_in_store: bool,
 ) -> Result<u64> {
     conn.execute(
         "INSERT INTO search.search_state (key, value) VALUES ('lock', '1')
@@ -805,7 +813,7 @@ fn apply_locked(
                 .prepare("SELECT id FROM main.sessions ORDER BY id")?
                 .query_map([], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
-            rebuilt += rebuild_sessions(conn, &ids)?;
+            rebuilt += rebuild_sessions(conn, &ids, chronicle_in_store)?;
             set_state(conn, "store_id", store_id.as_deref().unwrap_or(""))?;
             set_state(conn, "applied_seq", &meta_seq(conn)?.to_string())?;
             return Ok(rebuilt);
@@ -830,26 +838,32 @@ fn apply_locked(
             )?
             .query_map(params![applied, missing_until], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
-        rebuilt += rebuild_sessions(conn, &ids)?;
+        rebuilt += rebuild_sessions(conn, &ids, chronicle_in_store)?;
     }
     if let Some(b) = batch {
-        write_sessions(conn, b.sessions)?;
+        write_sessions(conn, b.sessions, chronicle_in_store)?;
     }
     set_state(conn, "applied_seq", &target.to_string())?;
     Ok(rebuilt)
 }
 
 /// Rewrites sessions from what the store holds, a few MB of text per write (one segment each).
-fn rebuild_sessions(conn: &Connection, ids: &[String]) -> Result<u64> {
+fn rebuild_sessions(conn: &Connection, ids: &[String], chronicle_in_store: bool) -> Result<u64> {
     const CHUNK_BYTES: usize = 16 << 20;
     let mut chunk = SearchBatch::default();
     for id in ids {
-        chunk.sessions.push(session_from_store(conn, id)?);
+        chunk
+            .sessions
+            .push(session_from_store(conn, id, chronicle_in_store)?);
         if chunk.text_bytes() >= CHUNK_BYTES {
-            write_sessions(conn, std::mem::take(&mut chunk.sessions))?;
+            write_sessions(
+                conn,
+                std::mem::take(&mut chunk.sessions),
+                chronicle_in_store,
+            )?;
         }
     }
-    write_sessions(conn, chunk.sessions)?;
+    write_sessions(conn, chunk.sessions, chronicle_in_store)?;
     Ok(ids.len() as u64)
 }
 
@@ -882,8 +896,12 @@ fn clear(conn: &Connection) -> Result<()> {
 /// whole batch in memory and writes it out as one segment per table at the commit (it writes
 /// its buffer out whenever a rowid comes lower than the one before). Chronicle's rows go here
 /// only while the store has no `search_index` of its own (`chronicle.rs`).
-fn write_sessions(conn: &Connection, mut sessions: Vec<SessionSearch>) -> Result<()> {
-    if !crate::chronicle::in_store(conn)? {
+fn write_sessions(
+    conn: &Connection,
+    mut sessions: Vec<SessionSearch>,
+    chronicle_in_store: bool,
+) -> Result<()> {
+    if !chronicle_in_store {
         crate::chronicle::write_rows(conn, SEARCH_SCHEMA, &mut sessions)?;
     }
     let mut doc_ids =
@@ -976,7 +994,7 @@ mod tests {
         // The search writer is inside its transaction while the log holds uncopied frames.
         let store_id = store_search_id(&search.conn).unwrap();
         search.conn.execute_batch("BEGIN").unwrap();
-        apply_locked(&search.conn, Some(batch), store_id).unwrap();
+        apply_locked(&search.conn, Some(batch), store_id, true).unwrap();
         let before = log_frames(&checkpointer);
         assert!(before > 90, "{before} frames");
         store
