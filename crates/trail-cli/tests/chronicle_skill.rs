@@ -77,7 +77,12 @@ struct ClaudeTurn<'a> {
 }
 
 /// A Claude Code transcript of `turns`, the first at `start` (seconds), a minute apart.
-fn claude_transcript(session: &str, agent: Option<&str>, start: u64, turns: &[ClaudeTurn]) -> String {
+fn claude_transcript(
+    session: &str,
+    agent: Option<&str>,
+    start: u64,
+    turns: &[ClaudeTurn],
+) -> String {
     let mut out = String::new();
     let mut parent: Option<String> = None;
     for (i, t) in turns.iter().enumerate() {
@@ -187,7 +192,12 @@ fn write_claude(home: &Path, now: u64) {
     let agents = project.join(FRESH).join("subagents");
     write(
         &agents.join("agent-ab12cd3.jsonl"),
-        &claude_transcript(FRESH, Some("ab12cd3"), start + 250, &[plain("List every gauge")]),
+        &claude_transcript(
+            FRESH,
+            Some("ab12cd3"),
+            start + 250,
+            &[plain("List every gauge")],
+        ),
     );
     write(
         &agents.join("agent-ab12cd3.meta.json"),
@@ -204,10 +214,12 @@ fn write_claude(home: &Path, now: u64) {
 fn write_copilot_cli(home: &Path, now: u64) {
     let dir = home.join(".copilot/session-state").join(CLI);
     let start = now - 3600;
-    let mut lines = vec![json!({"type": "session.start", "id": "e0", "timestamp": iso(start),
+    let mut lines = vec![
+        json!({"type": "session.start", "id": "e0", "timestamp": iso(start),
         "data": {"sessionId": CLI, "version": 1, "producer": "copilot-agent",
                  "copilotVersion": "0.0.402", "startTime": iso(start),
-                 "context": {"cwd": CWD, "branch": "feat/gauge"}}})];
+                 "context": {"cwd": CWD, "branch": "feat/gauge"}}}),
+    ];
     for i in 0..6u64 {
         let (u, a) = (format!("e{i}u"), format!("e{i}a"));
         lines.push(json!({"type": "user.message", "id": u, "timestamp": iso(start + 60 * i + 1),
@@ -350,7 +362,10 @@ impl Mcp {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
             let mut line = String::new();
-            assert!(self.out.read_line(&mut line).unwrap() > 0, "trail mcp closed");
+            assert!(
+                self.out.read_line(&mut line).unwrap() > 0,
+                "trail mcp closed"
+            );
             let v: Value = serde_json::from_str(&line).unwrap();
             if v["id"] == json!(id) {
                 assert!(v.get("error").is_none(), "{method}: {v}");
@@ -364,7 +379,11 @@ impl Mcp {
             "tools/call",
             json!({"name": "sql", "arguments": {"sql": sql, "max_rows": 1000}}),
         );
-        assert_ne!(r["isError"], json!(true), "the sql tool failed on {sql}: {r}");
+        assert_ne!(
+            r["isError"],
+            json!(true),
+            "the sql tool failed on {sql}: {r}"
+        );
         rows_of(&r["structuredContent"])
     }
 }
@@ -381,7 +400,10 @@ fn ask(dir: &Path, store: &Path, mcp: &mut Mcp, sql: &str) -> Vec<Vec<Value>> {
     let cli = via_cli(dir, store, sql);
     let plain = via_sqlite(store, sql);
     let tool = mcp.sql(sql);
-    assert_eq!(cli, plain, "trail sql and a plain connection differ on {sql}");
+    assert_eq!(
+        cli, plain,
+        "trail sql and a plain connection differ on {sql}"
+    );
     assert_eq!(cli, tool, "trail sql and the MCP sql tool differ on {sql}");
     cli
 }
@@ -405,13 +427,18 @@ fn standup(dir: &Path, store: &Path, mcp: &mut Mcp) {
     for want in [FRESH, SUBAGENT, CLI] {
         assert!(ids.contains(&want.to_string()), "{want} not in {ids:?}");
     }
-    assert!(!ids.contains(&OLD.to_string()), "a 40-day-old session in {ids:?}");
+    assert!(
+        !ids.contains(&OLD.to_string()),
+        "a 40-day-old session in {ids:?}"
+    );
     let list = format!("'{FRESH}', '{SUBAGENT}', '{CLI}'");
     let refs = ask(
         dir,
         store,
         mcp,
-        &format!("SELECT session_id, ref_type, ref_value FROM session_refs WHERE session_id IN ({list})"),
+        &format!(
+            "SELECT session_id, ref_type, ref_value FROM session_refs WHERE session_id IN ({list})"
+        ),
     );
     assert_eq!(refs, vec![vec![json!(FRESH), json!("pr"), json!(PR)]]);
     let files = ask(
@@ -422,7 +449,10 @@ fn standup(dir: &Path, store: &Path, mcp: &mut Mcp) {
             "SELECT session_id, file_path, tool_name FROM session_files WHERE session_id IN ({list})"
         ),
     );
-    assert_eq!(files, vec![vec![json!(FRESH), json!(EDITED), json!("Edit")]]);
+    assert_eq!(
+        files,
+        vec![vec![json!(FRESH), json!(EDITED), json!("Edit")]]
+    );
     let turns = ask(
         dir,
         store,
@@ -474,7 +504,12 @@ fn agents(dir: &Path, store: &Path, mcp: &mut Mcp) {
     assert!(all.iter().any(|r| r[0] == json!("Copilot CLI")), "{all:?}");
     // Over all time: one row per agent present (the samples hold one session of each).
     let names = texts(
-        &ask(dir, store, mcp, "SELECT agent_name FROM sessions GROUP BY 1 ORDER BY 1"),
+        &ask(
+            dir,
+            store,
+            mcp,
+            "SELECT agent_name FROM sessions GROUP BY 1 ORDER BY 1",
+        ),
         0,
     );
     let want = [
@@ -524,7 +559,10 @@ fn search(dir: &Path, store: &Path, mcp: &mut Mcp) {
         mcp,
         "SELECT session_id, source_type FROM search_index WHERE search_index MATCH '\"wombat plan\"'",
     );
-    assert_eq!(cli_plan, vec![vec![json!(CLI), json!("workspace_artifact")]]);
+    assert_eq!(
+        cli_plan,
+        vec![vec![json!(CLI), json!("workspace_artifact")]]
+    );
 }
 
 /// The search that collects sessions matching a file path or a reference in a CTE and joins
@@ -587,7 +625,12 @@ fn the_chronicle_skills_queries_run_three_ways() {
     let dir = tempfile::tempdir().unwrap();
     let store = build_store(dir.path());
     let mut mcp = Mcp::start(dir.path(), &store);
-    let version = ask(dir.path(), &store, &mut mcp, "SELECT version FROM schema_version");
+    let version = ask(
+        dir.path(),
+        &store,
+        &mut mcp,
+        "SELECT version FROM schema_version",
+    );
     assert_eq!(version, vec![vec![json!(3)]]);
     standup(dir.path(), &store, &mut mcp);
     agents(dir.path(), &store, &mut mcp);
@@ -615,7 +658,11 @@ fn the_sqlite3_shell_finds_the_sample_session_in_the_store_file() {
         return;
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         stdout.contains("7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f"),
         "{stdout}"
@@ -637,7 +684,10 @@ fn the_schema_lists_agent_name_and_agent_description() {
     for column in ["agent_name", "agent_description"] {
         let lines: Vec<&str> = out.lines().filter(|l| l.contains(column)).collect();
         assert_eq!(lines.len(), 1, "{column}: {lines:?}");
-        assert!(lines[0].len() > column.len() + 20, "{column} has no description");
+        assert!(
+            lines[0].len() > column.len() + 20,
+            "{column} has no description"
+        );
     }
     assert!(out.contains("workspace_artifact"), "{out}");
 }

@@ -237,7 +237,8 @@ pub fn index(
         );
     }
     // A store made before Chronicle schema 3: its sessions get their agent's name.
-    let named = store.fill_agent_names(&|source: &str| SourceKind::parse(source).map(agent_name))?;
+    let named =
+        store.fill_agent_names(&|source: &str| SourceKind::parse(source).map(agent_name))?;
     if named > 0 {
         tracing::info!(sessions = named, "agent names filled");
     }

@@ -132,8 +132,13 @@ fn fill_from_store(conn: &Connection) -> Result<u64> {
     while let Some(r) = q.next()? {
         let session: String = r.get(0)?;
         let (u, a): (Option<String>, Option<String>) = (r.get(3)?, r.get(4)?);
-        let row =
-            search_db::chronicle_turn_row(&session, r.get(1)?, r.get(2)?, u.as_deref(), a.as_deref());
+        let row = search_db::chronicle_turn_row(
+            &session,
+            r.get(1)?,
+            r.get(2)?,
+            u.as_deref(),
+            a.as_deref(),
+        );
         n += insert_rows(conn, "main", &session, row)?;
     }
     let mut stmt = conn.prepare(
@@ -144,7 +149,14 @@ fn fill_from_store(conn: &Connection) -> Result<u64> {
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
         let session: String = r.get(0)?;
-        let s: [Option<String>; 6] = [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?];
+        let s: [Option<String>; 6] = [
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+            r.get(6)?,
+            r.get(7)?,
+            r.get(8)?,
+        ];
         let rows = search_db::chronicle_checkpoint_rows(
             &session,
             r.get(1)?,
@@ -160,7 +172,12 @@ fn fill_from_store(conn: &Connection) -> Result<u64> {
     while let Some(r) = q.next()? {
         let session: String = r.get(0)?;
         let (path, content): (String, String) = (r.get(2)?, r.get(3)?);
-        n += insert_rows(conn, "main", &session, artifact_row(&session, r.get(1)?, &path, &content))?;
+        n += insert_rows(
+            conn,
+            "main",
+            &session,
+            artifact_row(&session, r.get(1)?, &path, &content),
+        )?;
     }
     Ok(n)
 }
@@ -198,7 +215,13 @@ fn insert_rows(
     ))?;
     let mut n = 0;
     for r in rows {
-        ins.execute(params![r.rowid, r.content, session, r.source_type, r.source_id])?;
+        ins.execute(params![
+            r.rowid,
+            r.content,
+            session,
+            r.source_type,
+            r.source_id
+        ])?;
         key.execute(params![r.rowid, session])?;
         n += 1;
     }
@@ -208,7 +231,11 @@ fn insert_rows(
 /// Writes sessions' Chronicle rows into the schema `db` (`main` or `search`) and takes them out
 /// of `sessions`: deletions first, then each insertion in rowid order, a deletion of the same
 /// rowid just before it (FTS5 keeps its buffer while rowids only grow).
-pub(crate) fn write_rows(conn: &Connection, db: &str, sessions: &mut [SessionSearch]) -> Result<()> {
+pub(crate) fn write_rows(
+    conn: &Connection,
+    db: &str,
+    sessions: &mut [SessionSearch],
+) -> Result<()> {
     let mut row_ids = conn.prepare_cached(&format!(
         "SELECT id FROM {db}.chronicle_rows WHERE session_id = ?1"
     ))?;
@@ -223,7 +250,12 @@ pub(crate) fn write_rows(conn: &Connection, db: &str, sessions: &mut [SessionSea
                 .collect::<rusqlite::Result<_>>()?;
             gone_rows.extend(ids);
         } else {
-            for rowid in s.rows.iter().map(|r| r.rowid).chain(s.removed_rows.drain(..)) {
+            for rowid in s
+                .rows
+                .iter()
+                .map(|r| r.rowid)
+                .chain(s.removed_rows.drain(..))
+            {
                 if row_exists.exists([rowid])? {
                     gone_rows.push(rowid);
                 }
@@ -234,8 +266,10 @@ pub(crate) fn write_rows(conn: &Connection, db: &str, sessions: &mut [SessionSea
     gone_rows.sort_unstable();
     gone_rows.dedup();
     new_rows.sort_by_key(|(_, r)| r.rowid);
-    let mut del_row = conn.prepare_cached(&format!("DELETE FROM {db}.search_index WHERE rowid = ?1"))?;
-    let mut del_key = conn.prepare_cached(&format!("DELETE FROM {db}.chronicle_rows WHERE id = ?1"))?;
+    let mut del_row =
+        conn.prepare_cached(&format!("DELETE FROM {db}.search_index WHERE rowid = ?1"))?;
+    let mut del_key =
+        conn.prepare_cached(&format!("DELETE FROM {db}.chronicle_rows WHERE id = ?1"))?;
     let mut gone = gone_rows.into_iter().peekable();
     let mut delete_until = |limit: Option<i64>| -> Result<()> {
         while let Some(&id) = gone.peek() {

@@ -1211,9 +1211,7 @@ mod tests {
         let reader = Store::open_read_only(path).unwrap();
         assert_eq!(red_rows(reader.connection()), 1);
         let plain = rusqlite::Connection::open(path).unwrap();
-        assert!(plain
-            .prepare("SELECT count(*) FROM search_index")
-            .is_err());
+        assert!(plain.prepare("SELECT count(*) FROM search_index").is_err());
         let mut store = Store::open(path).unwrap();
         store.write_batch(Vec::new()).unwrap();
         assert_eq!(red_rows(plain_again(path).as_ref().unwrap()), 1);

@@ -851,8 +851,7 @@ fn read_agent_type(path: &Path, agent_id: &str) -> Option<String> {
 fn plan_artifacts(messages: &[Message]) -> Vec<WorkspaceArtifact> {
     let mut out: Vec<WorkspaceArtifact> = Vec::new();
     for m in messages {
-        if m.kind != Some(MessageKind::ToolCall) || m.tool_name.as_deref() != Some("ExitPlanMode")
-        {
+        if m.kind != Some(MessageKind::ToolCall) || m.tool_name.as_deref() != Some("ExitPlanMode") {
             continue;
         }
         let Some(input) = m
