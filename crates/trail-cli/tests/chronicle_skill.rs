@@ -32,7 +32,9 @@ const OLD: &str = "c45a0002-0000-4000-8000-000000000002";
 const CLI: &str = "c45a0003-0000-4000-8000-000000000003";
 const CWD: &str = "/work/fixture-repo";
 const EDITED: &str = "/work/fixture-repo/src/zephyr_gauge.rs";
-const PR: &str = "https://github.com/acme/zephyr/pull/4242";
+/// The pull request the fresh session opened, as `session_refs` names it (`owner/repo#N`, from
+/// the URL in its answer).
+const PR: &str = "acme/zephyr#4242";
 /// The first prompt: a paste of this many characters.
 const PASTE_CHARS: usize = 5000;
 
