@@ -114,7 +114,7 @@ fn doctor_reports_sources_and_problems() {
     );
     assert!(out.contains("s1.jsonl:2: invalid JSON"), "{out}");
     // The schema number grows with each migration; Chronicle's version does not.
-    assert!(out.contains(", Chronicle-compatible v2)"), "{out}");
+    assert!(out.contains(", Chronicle-compatible v3)"), "{out}");
     let (code, out, _) = run(trail(dir.path(), &store).args(["doctor", "--json"]));
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

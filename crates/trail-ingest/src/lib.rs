@@ -240,6 +240,12 @@ pub fn index(
             "search database caught up"
         );
     }
+    // A store made before Chronicle schema 3: its sessions get their agent's name.
+    let named =
+        store.fill_agent_names(&|source: &str| SourceKind::parse(source).map(agent_name))?;
+    if named > 0 {
+        tracing::info!(sessions = named, "agent names filled");
+    }
     let sources: Vec<Box<dyn Source>> = registry()
         .into_iter()
         .filter(|s| options.sources.is_empty() || options.sources.contains(&s.kind()))
@@ -597,6 +603,9 @@ fn index_candidates(
                 continue;
             }
             for s in &mut record.sessions {
+                if s.meta.agent_name.is_none() {
+                    s.meta.agent_name = Some(agent_name(s.meta.source).to_string());
+                }
                 if s.meta.repository.is_none() {
                     if let Some(cwd) = s.meta.cwd.clone() {
                         s.meta.repository = repo_cache
@@ -968,6 +977,19 @@ fn parse_one(
             }
             _ => return,
         }
+    }
+}
+
+/// The agent as people name it (Chronicle's `sessions.agent_name`) for a session whose parser
+/// named none: Copilot's own values for Copilot's sources (as its session store writes them),
+/// the source's display name for the others.
+pub fn agent_name(source: SourceKind) -> &'static str {
+    match source {
+        SourceKind::CopilotVscode | SourceKind::VscodeExport => "VS Code agent",
+        SourceKind::CopilotCli => "Copilot CLI",
+        // Claude Code's prompt history is Claude Code's.
+        SourceKind::ClaudeHistory => trail_sources::display_name(SourceKind::ClaudeCode),
+        other => trail_sources::display_name(other),
     }
 }
 

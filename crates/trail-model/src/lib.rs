@@ -435,6 +435,16 @@ pub struct SessionMeta {
     /// Code workflow run's name, status, tokens and phases; a Cursor composer's mode...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<serde_json::Value>,
+    /// The agent as people name it (Chronicle schema 3's `sessions.agent_name`): Copilot's own
+    /// values (`VS Code agent`, `Copilot CLI`) for Copilot's sources, the source's display
+    /// name for the others. A parser may leave it out: the ingest fills it from the source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_name: Option<String>,
+    /// What the source records of a custom agent, subagent type or mode (Chronicle's
+    /// `sessions.agent_description`): a Claude Code subagent's type, a Copilot custom agent,
+    /// an OpenCode agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_description: Option<String>,
 }
 
 impl SessionMeta {
@@ -453,6 +463,8 @@ impl SessionMeta {
             agent_version: None,
             parent: None,
             metadata: None,
+            agent_name: None,
+            agent_description: None,
         }
     }
 
@@ -509,6 +521,18 @@ pub struct Session {
     /// file-history backups, VS Code's chat editing snapshots), for `trail diff`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub snapshots: Vec<FileSnapshot>,
+    /// Plans and context files the session recorded (a Claude Code plan, a Copilot CLI
+    /// `plan.md`): Chronicle indexes them with `source_type = 'workspace_artifact'`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<WorkspaceArtifact>,
+}
+
+/// A plan or context file a session recorded, by its path (or a name standing for one) and its
+/// text. A later artifact of the same path replaces an earlier one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkspaceArtifact {
+    pub path: String,
+    pub content: String,
 }
 
 impl Session {
@@ -526,6 +550,7 @@ impl Session {
             usage: Vec::new(),
             models: Vec::new(),
             snapshots: Vec::new(),
+            artifacts: Vec::new(),
         }
     }
 

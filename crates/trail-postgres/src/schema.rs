@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_turn_search.sql"),
     include_str!("../migrations/0003_file_snapshots.sql"),
     include_str!("../migrations/0004_message_turn_index.sql"),
+    include_str!("../migrations/0005_chronicle_schema_3.sql"),
 ];
 
 /// The schema version this build reads and writes.

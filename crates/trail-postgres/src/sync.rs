@@ -871,6 +871,7 @@ const REDACTED: &[(&str, &[&str])] = &[
         ],
     ),
     ("file_snapshots", &["content"]),
+    ("workspace_artifacts", &["content"]),
 ];
 
 /// A turn's row of `turn_search`: its four columns (prompts, answers, tool inputs, tool

@@ -42,6 +42,8 @@ pub(crate) const SESSIONS: Mirrored = Mirrored {
         "metadata",
         "continues_session_id",
         "continues_source",
+        "agent_name",
+        "agent_description",
     ],
     has_id: false,
 };
@@ -207,6 +209,11 @@ pub(crate) const CHILDREN: &[Mirrored] = &[
             "origin",
         ],
         has_id: false,
+    },
+    Mirrored {
+        name: "workspace_artifacts",
+        columns: &["session_id", "id", "file_path", "content"],
+        has_id: true,
     },
 ];
 

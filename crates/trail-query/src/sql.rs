@@ -11,14 +11,17 @@ use crate::{Query, Result};
 /// invent columns unless they are told which exist.
 pub const SQL_SCHEMA_SUMMARY: &str = "Tables (Chronicle's core plus trail's): \
 sessions(id, source, summary, cwd, repository, branch, created_at, updated_at, parent_session_id, \
-turn_count, message_count, input_tokens, output_tokens, models); \
+turn_count, message_count, input_tokens, output_tokens, models, \
+agent_name [the agent as people name it: VS Code agent, Copilot CLI, Claude Code, Codex...], \
+agent_description [custom agent, subagent type or mode, else null]); \
 turns(session_id, turn_index, user_message, assistant_response, timestamp); \
 messages(session_id, seq, role, kind, text, tool_name, tool_input, tool_output, is_error, model, timestamp, turn_index); \
 tool_calls(session_id, tool_name, is_error, turn_index, timestamp); \
 session_files(session_id, file_path, tool_name, turn_index); \
 session_refs(session_id, ref_type [pr|issue|commit], ref_value, turn_index); \
 usage(session_id, model, timestamp, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, counted); \
-search_index FTS5(content, session_id, source_type, source_id). Times are ISO-8601 UTC text.";
+search_index FTS5(content, session_id, source_type [turn|checkpoint_*|workspace_artifact], source_id). \
+Times are ISO-8601 UTC text.";
 
 /// One statement with its caps.
 #[derive(Debug, Clone)]

@@ -105,10 +105,15 @@ impl Store {
     /// Rewrites the full-text indexes (merging every segment drops the deleted turns' words)
     /// and empties both logs into the files they belong to.
     fn purge_freed(&self) -> Result<()> {
-        self.conn.execute_batch(
+        let chronicle = if crate::chronicle::in_store(&self.conn)? {
+            "main"
+        } else {
+            "search"
+        };
+        self.conn.execute_batch(&format!(
             "INSERT INTO search.turn_search (turn_search) VALUES ('optimize');
-             INSERT INTO search.search_index (search_index) VALUES ('optimize');",
-        )?;
+             INSERT INTO {chronicle}.search_index (search_index) VALUES ('optimize');"
+        ))?;
         for schema in ["main", "search"] {
             self.conn.query_row(
                 &format!("PRAGMA {schema}.wal_checkpoint(TRUNCATE)"),
@@ -138,6 +143,7 @@ impl Store {
             [],
             |r| r.get(0),
         )?;
+        let chronicle_in_store = crate::chronicle::in_store(&tx)?;
         for id in ids {
             let row: Option<(String, Option<String>)> = tx
                 .query_row(
@@ -150,6 +156,9 @@ impl Store {
                 return Err(StoreError::NotFound(id.clone()));
             };
             crate::write::delete_session_children(&tx, id)?;
+            if chronicle_in_store {
+                crate::chronicle::delete_session(&tx, id)?;
+            }
             tx.execute(
                 "INSERT OR IGNORE INTO search_log (seq, session_id) VALUES (?1, ?2)",
                 params![seq, id],

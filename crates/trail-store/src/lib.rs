@@ -9,6 +9,7 @@
 mod block_anchor;
 mod bulk;
 mod checkpoint;
+mod chronicle;
 mod export;
 mod forget;
 mod history;
@@ -165,6 +166,7 @@ impl Store {
         let conn = Connection::open(path)?;
         configure(&conn)?;
         schema::migrate(&conn, path)?;
+        chronicle::create_if_new(&conn)?;
         attach_search(&conn, path)?;
         let store = Store {
             conn,
@@ -208,6 +210,7 @@ impl Store {
         let conn = Connection::open_in_memory()?;
         configure(&conn)?;
         schema::migrate(&conn, Path::new(":memory:"))?;
+        chronicle::create_if_new(&conn)?;
         attach_search(&conn, Path::new(":memory:"))?;
         Ok(Store {
             conn,
@@ -225,6 +228,46 @@ impl Store {
     /// Returns the raw connection, for read-only queries in tests and tools.
     pub fn connection(&self) -> &Connection {
         &self.conn
+    }
+
+    /// Returns the Chronicle schema version the store follows (its `schema_version` row: 3 since
+    /// issue 45).
+    pub fn chronicle_schema_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT version FROM schema_version", [], |r| r.get(0))?)
+    }
+
+    /// Fills `sessions.agent_name` where a store made before Chronicle schema 3 left it empty,
+    /// from each session's source (`name` maps `sessions.source` to the agent's name); once per
+    /// store, after migration 17 (`store_meta.fill_agent_names`). Returns the sessions filled.
+    pub fn fill_agent_names(&mut self, name: &dyn Fn(&str) -> Option<&'static str>) -> Result<u64> {
+        let pending = self
+            .conn
+            .prepare_cached("SELECT 1 FROM store_meta WHERE key = 'fill_agent_names'")?
+            .exists([])?;
+        if !pending {
+            return Ok(0);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let sources: Vec<String> = tx
+            .prepare("SELECT DISTINCT source FROM sessions WHERE agent_name IS NULL")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut filled = 0u64;
+        for source in sources {
+            if let Some(n) = name(&source) {
+                filled += tx.execute(
+                    "UPDATE sessions SET agent_name = ?2 WHERE source = ?1 AND agent_name IS NULL",
+                    rusqlite::params![source, n],
+                )? as u64;
+            }
+        }
+        tx.execute("DELETE FROM store_meta WHERE key = 'fill_agent_names'", [])?;
+        tx.commit()?;
+        Ok(filled)
     }
 
     /// Returns trail's schema version (the number of migrations applied).

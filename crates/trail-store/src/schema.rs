@@ -25,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0014_search_database.sql"),
     include_str!("../migrations/0015_block_anchor.sql"),
     include_str!("../migrations/0016_lookups_by_path.sql"),
+    include_str!("../migrations/0017_chronicle_schema_3.sql"),
 ];
 
 /// The schema version this build writes.

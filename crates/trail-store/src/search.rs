@@ -1115,6 +1115,12 @@ mod tests {
             // without what later migrations add.
             conn.execute_batch(
                 "DETACH DATABASE search;
+                 DROP TABLE search_index;
+                 DROP TABLE chronicle_rows;
+                 DROP TABLE workspace_artifacts;
+                 ALTER TABLE sessions DROP COLUMN agent_name;
+                 ALTER TABLE sessions DROP COLUMN agent_description;
+                 UPDATE schema_version SET version = 2;
                  DROP INDEX idx_sessions_continues;
                  ALTER TABLE sessions DROP COLUMN continues_session_id;
                  ALTER TABLE sessions DROP COLUMN continues_source;
@@ -1190,5 +1196,45 @@ mod tests {
             )
             .unwrap();
         assert_eq!(chronicle, 1);
+        drop(store);
+        moved_into_the_store_by_the_next_index(&path);
+    }
+
+    fn red_rows(conn: &rusqlite::Connection) -> i64 {
+        conn.query_row(
+            "SELECT count(*) FROM search_index WHERE search_index MATCH 'RED'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    }
+
+    /// Issue 45: until its next index, an upgraded store's readers answer Chronicle's search
+    /// from the search database; that index's first batch moves the table into the store
+    /// file, where a plain connection to the file alone finds it.
+    fn moved_into_the_store_by_the_next_index(path: &std::path::Path) {
+        let reader = Store::open_read_only(path).unwrap();
+        assert_eq!(red_rows(reader.connection()), 1);
+        let plain = rusqlite::Connection::open(path).unwrap();
+        assert!(plain.prepare("SELECT count(*) FROM search_index").is_err());
+        let mut store = Store::open(path).unwrap();
+        store.write_batch(Vec::new()).unwrap();
+        assert_eq!(red_rows(plain_again(path).as_ref().unwrap()), 1);
+        assert_eq!(red_rows(reader.connection()), 1, "the reader opened before");
+        assert_eq!(red_rows(store.connection()), 1);
+        let left: i64 = store
+            .connection()
+            .query_row(
+                "SELECT count(*) FROM search.sqlite_schema WHERE name IN ('search_index', 'chronicle_rows')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(left, 0, "the search database's copy is dropped");
+        assert_eq!(store.chronicle_schema_version().unwrap(), 3);
+    }
+
+    fn plain_again(path: &std::path::Path) -> rusqlite::Result<rusqlite::Connection> {
+        rusqlite::Connection::open(path)
     }
 }

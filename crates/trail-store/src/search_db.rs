@@ -118,15 +118,24 @@ fn settings_sql(db: &str, table: &str, leaf: i64) -> String {
     )
 }
 
-fn schema_sql(db: &str, leaf: i64) -> String {
+/// The search database's tables. `chronicle`: with Chronicle's `search_index` (a store made
+/// before issue 45, which keeps it here until its next index; see `chronicle.rs`).
+fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
     let [search_index, turn_search] = FULL_TEXT_TABLES.map(|t| settings_sql(db, t, leaf));
+    let chronicle = if chronicle {
+        format!(
+            "CREATE VIRTUAL TABLE {db}.search_index USING fts5(
+                 content, session_id UNINDEXED, source_type UNINDEXED, source_id UNINDEXED);
+             {search_index}
+             CREATE TABLE {db}.chronicle_rows (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL);
+             CREATE INDEX {db}.idx_chronicle_rows_session ON chronicle_rows (session_id);"
+        )
+    } else {
+        String::new()
+    };
     format!(
         "CREATE TABLE {db}.search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-         CREATE VIRTUAL TABLE {db}.search_index USING fts5(
-             content, session_id UNINDEXED, source_type UNINDEXED, source_id UNINDEXED);
-         {search_index}
-         CREATE TABLE {db}.chronicle_rows (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL);
-         CREATE INDEX {db}.idx_chronicle_rows_session ON chronicle_rows (session_id);
+         {chronicle}
          CREATE VIRTUAL TABLE {db}.turn_search USING fts5(
              prompt, answer, tool_input, tool_output,
              content = '', contentless_delete = 1,
@@ -144,10 +153,14 @@ fn schema_sql(db: &str, leaf: i64) -> String {
     )
 }
 
-/// Gives both full-text tables of a search database made before [`AUTOMERGE`] that setting
+/// Gives the full-text tables of a search database made before [`AUTOMERGE`] that setting
 /// (it is kept in the tables' config, so only their first index run writes it).
 fn set_automerge(conn: &Connection) -> Result<()> {
+    let chronicle = crate::chronicle::in_search_database(conn)?;
     for table in FULL_TEXT_TABLES {
+        if table == "search_index" && !chronicle {
+            continue;
+        }
         let current: Option<i64> = conn
             .query_row(
                 &format!("SELECT v FROM search.{table}_config WHERE k = 'automerge'"),
@@ -179,8 +192,10 @@ pub(crate) enum Attach {
 pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()> {
     let memory = store.as_os_str() == ":memory:";
     let path = search_path(store);
+    // Chronicle's `search_index` is the store's own since issue 45 (`chronicle.rs`).
+    let chronicle = !crate::chronicle::in_store(conn)?;
     if how == Attach::Read && !memory && !path.exists() {
-        conn.execute_batch(&schema_sql("temp", leaf_size(conn, "temp")?))?;
+        conn.execute_batch(&schema_sql("temp", leaf_size(conn, "temp")?, chronicle))?;
         return Ok(());
     }
     let name = if memory {
@@ -193,7 +208,7 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
         let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
         if version < SCHEMA_VERSION {
             conn.execute_batch("DETACH DATABASE search")?;
-            conn.execute_batch(&schema_sql("temp", leaf_size(conn, "temp")?))?;
+            conn.execute_batch(&schema_sql("temp", leaf_size(conn, "temp")?, chronicle))?;
         } else {
             // As the store's reader: doclists read through the page cache, not `pread`.
             conn.execute_batch("PRAGMA search.mmap_size = 1073741824")?;
@@ -214,11 +229,11 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
         crate::enable_wal(conn, SEARCH_SCHEMA)?;
         conn.execute_batch("PRAGMA search.synchronous = NORMAL")?;
     }
-    ensure_schema(conn)
+    ensure_schema(conn, chronicle)
 }
 
 /// Creates the search database's tables once; two processes opening a new store at once agree.
-fn ensure_schema(conn: &Connection) -> Result<()> {
+fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
     loop {
         let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
         if version >= SCHEMA_VERSION {
@@ -228,7 +243,7 @@ fn ensure_schema(conn: &Connection) -> Result<()> {
         // search database's lock only (BEGIN IMMEDIATE would lock the store too).
         let leaf = leaf_size(conn, SEARCH_SCHEMA)?;
         conn.execute_batch("BEGIN")?;
-        match conn.execute_batch(&schema_sql(SEARCH_SCHEMA, leaf)) {
+        match conn.execute_batch(&schema_sql(SEARCH_SCHEMA, leaf, chronicle)) {
             Ok(()) => conn.execute_batch("COMMIT")?,
             Err(e) => {
                 let _ = conn.execute_batch("ROLLBACK");
@@ -469,7 +484,13 @@ pub(crate) fn chronicle_checkpoint_rows(
 }
 
 /// Everything the search database holds for a session, read from the store as it is now.
-pub(crate) fn session_from_store(conn: &Connection, session: &str) -> Result<SessionSearch> {
+/// `chronicle_in_store`: Chronicle's rows are the store's own (issue 45, `chronicle.rs`), so
+/// none are read here.
+pub(crate) fn session_from_store(
+    conn: &Connection,
+    session: &str,
+    chronicle_in_store: bool,
+) -> Result<SessionSearch> {
     let mut stmt = conn.prepare_cached(
         "SELECT turn_index, kind, timestamp, text, tool_input, tool_output FROM main.messages
          WHERE session_id = ?1 ORDER BY seq",
@@ -505,6 +526,9 @@ pub(crate) fn session_from_store(conn: &Connection, session: &str) -> Result<Ses
         turns,
         ..SessionSearch::default()
     };
+    if chronicle_in_store {
+        return Ok(out);
+    }
     let mut stmt = conn.prepare_cached(
         "SELECT id, turn_index, user_message, assistant_response FROM main.turns
          WHERE session_id = ?1",
@@ -540,6 +564,19 @@ pub(crate) fn session_from_store(conn: &Connection, session: &str) -> Result<Ses
             r.get(0)?,
             r.get(1)?,
             s.each_ref().map(|x| x.as_deref()),
+        ));
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, file_path, content FROM main.workspace_artifacts WHERE session_id = ?1",
+    )?;
+    let mut rows = stmt.query([session])?;
+    while let Some(r) = rows.next()? {
+        let (path, content): (String, String) = (r.get(1)?, r.get(2)?);
+        out.rows.extend(crate::chronicle::artifact_row(
+            session,
+            r.get(0)?,
+            &path,
+            &content,
         ));
     }
     Ok(out)
@@ -716,10 +753,12 @@ pub(crate) fn apply(conn: &Connection, batch: Option<SearchBatch>) -> Result<u64
     // 1 GiB corpus, every page of it new to the file system); now only the rare rebuilds below
     // read the store inside the transaction.
     let store_id = store_search_id(conn)?;
+    // Read here for the same reason: where Chronicle's rows live (the store since issue 45).
+    let chronicle_in_store = crate::chronicle::in_store(conn)?;
     // Deferred, and the first statement writes `search`: it waits for the search database's
     // lock and never takes the store's (its writer keeps writing meanwhile).
     conn.execute_batch("BEGIN")?;
-    let r = apply_locked(conn, batch, store_id);
+    let r = apply_locked(conn, batch, store_id, chronicle_in_store);
     match r {
         Ok(n) => {
             conn.execute_batch("COMMIT")?;
@@ -746,6 +785,7 @@ fn apply_locked(
     conn: &Connection,
     batch: Option<SearchBatch>,
     store_id: Option<String>,
+    chronicle_in_store: bool,
 ) -> Result<u64> {
     conn.execute(
         "INSERT INTO search.search_state (key, value) VALUES ('lock', '1')
@@ -773,7 +813,7 @@ fn apply_locked(
                 .prepare("SELECT id FROM main.sessions ORDER BY id")?
                 .query_map([], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
-            rebuilt += rebuild_sessions(conn, &ids)?;
+            rebuilt += rebuild_sessions(conn, &ids, chronicle_in_store)?;
             set_state(conn, "store_id", store_id.as_deref().unwrap_or(""))?;
             set_state(conn, "applied_seq", &meta_seq(conn)?.to_string())?;
             return Ok(rebuilt);
@@ -798,26 +838,32 @@ fn apply_locked(
             )?
             .query_map(params![applied, missing_until], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
-        rebuilt += rebuild_sessions(conn, &ids)?;
+        rebuilt += rebuild_sessions(conn, &ids, chronicle_in_store)?;
     }
     if let Some(b) = batch {
-        write_sessions(conn, b.sessions)?;
+        write_sessions(conn, b.sessions, chronicle_in_store)?;
     }
     set_state(conn, "applied_seq", &target.to_string())?;
     Ok(rebuilt)
 }
 
 /// Rewrites sessions from what the store holds, a few MB of text per write (one segment each).
-fn rebuild_sessions(conn: &Connection, ids: &[String]) -> Result<u64> {
+fn rebuild_sessions(conn: &Connection, ids: &[String], chronicle_in_store: bool) -> Result<u64> {
     const CHUNK_BYTES: usize = 16 << 20;
     let mut chunk = SearchBatch::default();
     for id in ids {
-        chunk.sessions.push(session_from_store(conn, id)?);
+        chunk
+            .sessions
+            .push(session_from_store(conn, id, chronicle_in_store)?);
         if chunk.text_bytes() >= CHUNK_BYTES {
-            write_sessions(conn, std::mem::take(&mut chunk.sessions))?;
+            write_sessions(
+                conn,
+                std::mem::take(&mut chunk.sessions),
+                chronicle_in_store,
+            )?;
         }
     }
-    write_sessions(conn, chunk.sessions)?;
+    write_sessions(conn, chunk.sessions, chronicle_in_store)?;
     Ok(ids.len() as u64)
 }
 
@@ -835,41 +881,43 @@ fn clear(conn: &Connection) -> Result<()> {
     conn.execute_batch(
         "INSERT INTO search.turn_search (turn_search) VALUES ('delete-all');
          DELETE FROM search.turn_docs;
-         DELETE FROM search.search_index;
-         DELETE FROM search.chronicle_rows;
          DELETE FROM search.search_state WHERE key <> 'lock';",
     )?;
+    if crate::chronicle::in_search_database(conn)? {
+        conn.execute_batch(
+            "DELETE FROM search.search_index;
+             DELETE FROM search.chronicle_rows;",
+        )?;
+    }
     Ok(())
 }
 
 /// Writes sessions' rows: deletions first, then insertions in rowid order, so FTS5 keeps the
 /// whole batch in memory and writes it out as one segment per table at the commit (it writes
-/// its buffer out whenever a rowid comes lower than the one before).
-fn write_sessions(conn: &Connection, sessions: Vec<SessionSearch>) -> Result<()> {
+/// its buffer out whenever a rowid comes lower than the one before). Chronicle's rows go here
+/// only while the store has no `search_index` of its own (`chronicle.rs`).
+fn write_sessions(
+    conn: &Connection,
+    mut sessions: Vec<SessionSearch>,
+    chronicle_in_store: bool,
+) -> Result<()> {
+    if !chronicle_in_store {
+        crate::chronicle::write_rows(conn, SEARCH_SCHEMA, &mut sessions)?;
+    }
     let mut doc_ids =
         conn.prepare_cached("SELECT id, turn_index FROM search.turn_docs WHERE session_id = ?1")?;
     let mut doc_id = conn.prepare_cached(
         "SELECT id FROM search.turn_docs WHERE session_id = ?1 AND turn_index = ?2",
     )?;
-    let mut row_ids =
-        conn.prepare_cached("SELECT id FROM search.chronicle_rows WHERE session_id = ?1")?;
-    let mut row_exists =
-        conn.prepare_cached("SELECT 1 FROM search.chronicle_rows WHERE id = ?1")?;
-    // Turn rows whose text goes (their new text gets a new rowid) and Chronicle rows to delete.
+    // Turn rows whose text goes (their new text gets a new rowid).
     let mut gone_docs: Vec<i64> = Vec::new();
-    let mut gone_rows: Vec<i64> = Vec::new();
     let mut new_docs: Vec<(String, TurnDoc)> = Vec::new();
-    let mut new_rows: Vec<(String, ChronicleRow)> = Vec::new();
     for s in sessions {
         if s.replace {
             let ids: Vec<i64> = doc_ids
                 .query_map([&s.session_id], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
             gone_docs.extend(ids);
-            let ids: Vec<i64> = row_ids
-                .query_map([&s.session_id], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
-            gone_rows.extend(ids);
         } else {
             for turn in s.turns.iter().map(|t| t.turn).chain(s.removed_turns) {
                 if let Some(id) = doc_id
@@ -879,14 +927,8 @@ fn write_sessions(conn: &Connection, sessions: Vec<SessionSearch>) -> Result<()>
                     gone_docs.push(id);
                 }
             }
-            for rowid in s.rows.iter().map(|r| r.rowid).chain(s.removed_rows) {
-                if row_exists.exists([rowid])? {
-                    gone_rows.push(rowid);
-                }
-            }
         }
         new_docs.extend(s.turns.into_iter().map(|t| (s.session_id.clone(), t)));
-        new_rows.extend(s.rows.into_iter().map(|r| (s.session_id.clone(), r)));
     }
     gone_docs.sort_unstable();
     gone_docs.dedup();
@@ -896,43 +938,6 @@ fn write_sessions(conn: &Connection, sessions: Vec<SessionSearch>) -> Result<()>
         del_doc.execute([id])?;
         del_doc_key.execute([id])?;
     }
-    // Chronicle rows keep their rowid when rewritten: delete and insert each rowid in turn,
-    // in rowid order (a delete then an insert of the same rowid keeps FTS5's buffer).
-    gone_rows.sort_unstable();
-    gone_rows.dedup();
-    new_rows.sort_by_key(|(_, r)| r.rowid);
-    let mut del_row = conn.prepare_cached("DELETE FROM search.search_index WHERE rowid = ?1")?;
-    let mut del_row_key = conn.prepare_cached("DELETE FROM search.chronicle_rows WHERE id = ?1")?;
-    let mut ins_row = conn.prepare_cached(
-        "INSERT INTO search.search_index (rowid, content, session_id, source_type, source_id)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    let mut ins_row_key =
-        conn.prepare_cached("INSERT INTO search.chronicle_rows (id, session_id) VALUES (?1, ?2)")?;
-    let mut gone = gone_rows.into_iter().peekable();
-    let mut delete_until = |limit: Option<i64>| -> Result<()> {
-        while let Some(&id) = gone.peek() {
-            if limit.is_some_and(|l| id > l) {
-                break;
-            }
-            del_row.execute([id])?;
-            del_row_key.execute([id])?;
-            gone.next();
-        }
-        Ok(())
-    };
-    for (session, r) in &new_rows {
-        delete_until(Some(r.rowid))?;
-        ins_row.execute(params![
-            r.rowid,
-            r.content,
-            session,
-            r.source_type,
-            r.source_id
-        ])?;
-        ins_row_key.execute(params![r.rowid, session])?;
-    }
-    delete_until(None)?;
     let mut ins_doc_key = conn.prepare_cached(
         "INSERT INTO search.turn_docs (session_id, turn_index, first_at, last_at)
          VALUES (?1, ?2, ?3, ?4)",
@@ -989,7 +994,7 @@ mod tests {
         // The search writer is inside its transaction while the log holds uncopied frames.
         let store_id = store_search_id(&search.conn).unwrap();
         search.conn.execute_batch("BEGIN").unwrap();
-        apply_locked(&search.conn, Some(batch), store_id).unwrap();
+        apply_locked(&search.conn, Some(batch), store_id, true).unwrap();
         let before = log_frames(&checkpointer);
         assert!(before > 90, "{before} frames");
         store

@@ -428,13 +428,13 @@ fn is_fts5(sql: &str) -> bool {
 /// Returns what a table or view holds.
 fn table_doc(table: &str) -> &'static str {
     match table {
-        "schema_version" => "Chronicle: the Chronicle schema version this store follows (one row, 2).",
+        "schema_version" => "Chronicle: the Chronicle schema version this store follows (one row, 3).",
         "sessions" => "Chronicle: one row per conversation, from every agent; trail's columns follow Chronicle's.",
         "turns" => "Chronicle: one row per prompt and the answer to it (turn_index from 0).",
         "checkpoints" => "Chronicle: compaction summaries and summaries, numbered per session from 1.",
         "session_files" => "Chronicle: files a session's tools read or edited (first occurrence).",
         "session_refs" => "Chronicle: pull requests, issues and commits a session mentions.",
-        "search_index" => "Chronicle: FTS5 over turns (prompt + answer) and checkpoint sections; `WHERE search_index MATCH ?`. In the search database beside the store (attached as `search`).",
+        "search_index" => "Chronicle: FTS5 over turns (prompt + answer), checkpoint sections and workspace artifacts; `WHERE search_index MATCH ?`. In the store file itself, so a plain SQLite client runs it too (a store made before issue 45 keeps it in the search database until its next `trail index`).",
         "messages" => "Every normalized message in order, including abandoned branches and sidechains.",
         "tool_calls" => "One row per tool call, joined to its result.",
         "usage" => "Token usage: one row per deduplicated API request.",
@@ -447,7 +447,8 @@ fn table_doc(table: &str) -> &'static str {
         "search_log" => "Which sessions each batch of the writer wrote, until the search database has applied it.",
         "turn_search" => "trail's full-text index: one row per turn (prompts, answers, tool inputs, tool outputs; contentless, the text is in messages); `WHERE turn_search MATCH ? ORDER BY rank` ranks turns by bm25 (rowid = turn_docs.id). In the search database.",
         "turn_docs" => "The turn each turn_search row stands for, and its time range. In the search database.",
-        "chronicle_rows" => "The session of each search_index row. In the search database.",
+        "chronicle_rows" => "The session of each search_index row.",
+        "workspace_artifacts" => "Plans and context files a session recorded (a Claude Code plan, a Copilot CLI plan.md), indexed in search_index as `workspace_artifact`.",
         _ => "",
     }
 }
@@ -465,13 +466,15 @@ static SOURCE_DOC: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 /// Returns what a column means, for `trail sql --schema`.
 fn column_doc(table: &str, column: &str) -> &'static str {
     match (table, column) {
-        ("schema_version", "version") => "Chronicle schema version (2).",
+        ("schema_version", "version") => "Chronicle schema version (3).",
         ("sessions", "id") => "Session id: the agent's own UUID, else `<source>:<native id>`.",
         ("sessions", "cwd") => "Working folder the session ran in.",
         ("sessions", "repository") => "`owner/name` of the git remote, when known.",
         ("sessions", "host_type") => "Chronicle's host type; trail writes the source here too.",
         ("sessions", "branch") => "Git branch at the time, when recorded.",
         ("sessions", "summary") => "Title: the agent's title or the first prompt.",
+        ("sessions", "agent_name") => "The agent as people name it: `VS Code agent`, `Copilot CLI` for Copilot's sources, else the source's name (`Claude Code`, `Codex`, ...).",
+        ("sessions", "agent_description") => "The custom agent, subagent type or mode the source records (a Claude Code subagent's type, a Copilot custom agent, an OpenCode agent); else NULL.",
         ("sessions", "created_at") => "First timestamp seen (ISO-8601 UTC text).",
         ("sessions", "updated_at") => "Last timestamp seen (ISO-8601 UTC text).",
         ("sessions", "source") => SOURCE_DOC.as_str(),
@@ -523,8 +526,12 @@ fn column_doc(table: &str, column: &str) -> &'static str {
         ("session_refs", "created_at") => "When it first appeared.",
         ("search_index", "content") => "Indexed text: prompt and answer joined by a newline, or a checkpoint section.",
         ("search_index", "session_id") => "The session (sessions.id).",
-        ("search_index", "source_type") => "`turn` or `checkpoint_overview`, `checkpoint_history`, ...",
-        ("search_index", "source_id") => "`<session>:turn:<n>` or `<session>:ckpt:<n>:<section>`.",
+        ("search_index", "source_type") => "`turn`, `checkpoint_overview`, `checkpoint_history`, ... or `workspace_artifact`.",
+        ("search_index", "source_id") => "`<session>:turn:<n>`, `<session>:ckpt:<n>:<section>` or `<session>:workspace:<path>`.",
+        ("workspace_artifacts", "id") => "Row id; the artifact's rowid in search_index is 2^51 + id.",
+        ("workspace_artifacts", "session_id") => "The session (sessions.id).",
+        ("workspace_artifacts", "file_path") => "The file's path (or the name the source gives it).",
+        ("workspace_artifacts", "content") => "Its text, the latest the session recorded.",
         ("messages", "id") => "Row id.",
         ("messages", "session_id") => "The session (sessions.id).",
         ("messages", "seq") => "Order within the session, from 0.",

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use rusqlite::{params, OptionalExtension, Transaction};
 use trail_model::{
     continuation, turns, Checkpoint, Message, MessageKind, ParseIssue, Role, Session, SessionMeta,
-    SourceKind, TitleRank, UpdateMode,
+    SourceKind, TitleRank, UpdateMode, WorkspaceArtifact,
 };
 
 use crate::search_db::{self, IndexedMessage, SearchBatch, SessionSearch};
@@ -207,6 +207,16 @@ impl Store {
         if let Some(c) = &self.checkpoints {
             c.before_writing();
         }
+        // A store made before issue 45: its first batch brings Chronicle's index in.
+        if !crate::chronicle::in_store(&self.conn)? {
+            let t = std::time::Instant::now();
+            let rows = crate::chronicle::move_in(&self.conn)?;
+            tracing::info!(
+                rows,
+                ms = t.elapsed().as_millis() as u64,
+                "Chronicle's search_index moved into the store"
+            );
+        }
         // Deferred, and the first statement writes the store: it takes the store's lock only
         // (BEGIN IMMEDIATE would take the attached search database's too, and wait for its
         // writer).
@@ -256,6 +266,13 @@ impl Store {
         tracing::info!(
             ms = t.elapsed().as_millis() as u64,
             "usage rollup refreshed"
+        );
+        // Chronicle's rows last, all at once (one FTS5 segment for the batch).
+        let t = std::time::Instant::now();
+        crate::chronicle::write_rows(&tx, "main", &mut search.sessions)?;
+        tracing::info!(
+            ms = t.elapsed().as_millis() as u64,
+            "Chronicle's rows written"
         );
         let t = std::time::Instant::now();
         tx.commit()?;
@@ -377,6 +394,33 @@ impl Store {
             )?;
         } else {
             tx.execute(parent_links, [])?;
+        }
+        // A subagent whose own file names no type takes the one its parent's call asked for:
+        // `subagent_type` (Claude Code's Task/Agent, OpenCode's task), `agentName` or
+        // `subagentType` (Copilot's runSubagent), `agent_type` (Codex).
+        let subagent_types = "UPDATE sessions SET agent_description = (
+                 SELECT coalesce(json_extract(m.tool_input, '$.subagent_type'),
+                     json_extract(m.tool_input, '$.agentName'),
+                     json_extract(m.tool_input, '$.subagentType'),
+                     json_extract(m.tool_input, '$.agent_type'))
+                 FROM tool_calls t JOIN messages m
+                     ON m.session_id = t.session_id AND m.seq = t.call_seq
+                 WHERE t.session_id = sessions.parent_session_id
+                   AND t.tool_call_id = sessions.parent_tool_call_id
+                   AND json_valid(m.tool_input)
+                 LIMIT 1)
+             WHERE agent_description IS NULL AND parent_tool_call_id IS NOT NULL
+               AND parent_session_id IS NOT NULL";
+        if scope.is_some() {
+            tx.execute(
+                &format!(
+                    "{subagent_types} AND (id IN (SELECT key FROM json_each(?1))
+                         OR parent_session_id IN (SELECT key FROM json_each(?1)))"
+                ),
+                [&sessions],
+            )?;
+        } else {
+            tx.execute(subagent_types, [])?;
         }
         // A SpecStory copy whose header names no session (the extension's older files) is
         // linked to the agent's own session of the same conversation: same folder, same first
@@ -720,6 +764,7 @@ pub(crate) fn delete_session_children(tx: &Transaction<'_>, id: &str) -> Result<
         "tool_calls",
         "usage",
         "file_snapshots",
+        "workspace_artifacts",
     ] {
         tx.execute(&format!("DELETE FROM {table} WHERE session_id = ?1"), [id])?;
     }
@@ -757,6 +802,7 @@ fn replace_session(
     for c in &session.checkpoints {
         upsert_checkpoint(tx, id, c, &mut search)?;
     }
+    upsert_artifacts(tx, id, &session.artifacts, &mut search)?;
     update_aggregates(tx, id, session.turn_count.max(turns.len() as u32))?;
     record_continuation(tx, session, true)?;
     Ok(search)
@@ -815,6 +861,7 @@ fn append_session(
     for c in &session.checkpoints {
         upsert_checkpoint(tx, id, c, &mut search)?;
     }
+    upsert_artifacts(tx, id, &session.artifacts, &mut search)?;
     insert_files_refs_usage(tx, session)?;
     // Rebuild the touched turns from what is stored.
     if !dirty.is_empty() {
@@ -927,10 +974,14 @@ fn upsert_session_row(
     let sql = if merge {
         "INSERT INTO sessions (id, cwd, repository, host_type, branch, summary, created_at, updated_at,
              source, native_id, agent_version, title_rank, parent_session_id, parent_tool_call_id,
-             parent_agent_ref, source_path, source_missing, models, indexed_at, metadata)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18)
+             parent_agent_ref, source_path, source_missing, models, indexed_at, metadata,
+             agent_name, agent_description)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18,
+             ?19, ?20)
          ON CONFLICT(id) DO UPDATE SET
              metadata = coalesce(excluded.metadata, metadata),
+             agent_name = coalesce(excluded.agent_name, agent_name),
+             agent_description = coalesce(excluded.agent_description, agent_description),
              cwd = coalesce(excluded.cwd, cwd),
              repository = coalesce(excluded.repository, repository),
              branch = coalesce(excluded.branch, branch),
@@ -951,10 +1002,13 @@ fn upsert_session_row(
     } else {
         "INSERT INTO sessions (id, cwd, repository, host_type, branch, summary, created_at, updated_at,
              source, native_id, agent_version, title_rank, parent_session_id, parent_tool_call_id,
-             parent_agent_ref, source_path, source_missing, models, indexed_at, metadata)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18)
+             parent_agent_ref, source_path, source_missing, models, indexed_at, metadata,
+             agent_name, agent_description)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18,
+             ?19, ?20)
          ON CONFLICT(id) DO UPDATE SET
              metadata = excluded.metadata,
+             agent_name = excluded.agent_name, agent_description = excluded.agent_description,
              cwd = excluded.cwd, repository = excluded.repository, host_type = excluded.host_type,
              branch = excluded.branch,
              summary = CASE WHEN sessions.title_rank > excluded.title_rank
@@ -987,6 +1041,8 @@ fn upsert_session_row(
         models_json,
         now,
         meta.metadata.as_ref().map(|m| m.to_string()),
+        meta.agent_name,
+        meta.agent_description,
     ])?;
     Ok(())
 }
@@ -1341,6 +1397,44 @@ fn upsert_turn(
         t.user_message.as_deref(),
         t.assistant_response.as_deref(),
     ));
+    Ok(())
+}
+
+/// Writes a session's workspace artifacts (a later text of the same path replaces the earlier
+/// one, keeping its id and so its `search_index` rowid) and their Chronicle rows.
+fn upsert_artifacts(
+    tx: &Transaction<'_>,
+    id: &str,
+    artifacts: &[WorkspaceArtifact],
+    search: &mut SessionSearch,
+) -> Result<()> {
+    for a in artifacts {
+        let stored: Option<i64> = tx
+            .prepare_cached(
+                "SELECT id FROM workspace_artifacts WHERE session_id = ?1 AND file_path = ?2",
+            )?
+            .query_row(params![id, a.path], |r| r.get(0))
+            .optional()?;
+        let aid = match stored {
+            Some(aid) => {
+                tx.prepare_cached("UPDATE workspace_artifacts SET content = ?2 WHERE id = ?1")?
+                    .execute(params![aid, a.content])?;
+                let rowid = crate::chronicle::ARTIFACT_ROWID_BASE + aid;
+                search.rows.retain(|r| r.rowid != rowid);
+                search.removed_rows.push(rowid);
+                aid
+            }
+            None => tx
+                .prepare_cached(
+                    "INSERT INTO workspace_artifacts (session_id, file_path, content)
+                     VALUES (?1, ?2, ?3)",
+                )?
+                .insert(params![id, a.path, a.content])?,
+        };
+        search
+            .rows
+            .extend(crate::chronicle::artifact_row(id, aid, &a.path, &a.content));
+    }
     Ok(())
 }
 

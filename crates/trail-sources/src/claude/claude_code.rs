@@ -32,7 +32,7 @@ use serde_json::value::RawValue;
 use trail_model::{
     time, truncate_chars, turns, Checkpoint, FileTouch, Message, MessageKind, ParentLink,
     PromptSource, Relink, Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, TitleRank,
-    UpdateMode, Usage,
+    UpdateMode, Usage, WorkspaceArtifact,
 };
 
 use crate::jsonl::{self, LinePos};
@@ -63,7 +63,8 @@ pub struct ClaudeCode;
 ///    `trail diff` (issue 16).
 /// 5: a leading BOM is skipped; `origin.kind` tells who wrote a prompt, and a turn Claude Code
 ///    started itself (`task-notification`) is a system prompt that names nothing (issue 40).
-pub const PARSER_VERSION: u32 = 5;
+/// 6: a subagent's type (`agent_description`) and plans as workspace artifacts (issue 45).
+pub const PARSER_VERSION: u32 = 6;
 
 impl Source for ClaudeCode {
     fn parser_version(&self) -> u32 {
@@ -750,6 +751,10 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         FileRole::Subagent { agent_id, .. } => read_meta_sidecar(path, agent_id),
         FileRole::Main | FileRole::WorkflowJournal => None,
     };
+    let agent_type = match &role {
+        FileRole::Subagent { agent_id, .. } => read_agent_type(path, agent_id),
+        FileRole::Main | FileRole::WorkflowJournal => None,
+    };
     let workflow_meta = match &role {
         FileRole::Subagent {
             agent_id,
@@ -785,6 +790,7 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default(),
         meta_sidecar,
+        agent_type,
         workflow_meta,
         workflows_dir,
         file_history_dir,
@@ -834,6 +840,48 @@ fn read_meta_sidecar(path: &Path, agent_id: &str) -> Option<String> {
     ["toolUseId", "toolUseID", "tool_use_id"]
         .iter()
         .find_map(|k| v.get(*k).and_then(|x| x.as_str()).map(str::to_string))
+}
+
+/// Reads the subagent's type (`agentType`) from `agent-<id>.meta.json` beside a subagent file.
+fn read_agent_type(path: &Path, agent_id: &str) -> Option<String> {
+    let meta = path.with_file_name(format!("agent-{agent_id}.meta.json"));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(meta).ok()?).ok()?;
+    let t = v.get("agentType")?.as_str()?.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// The plans a session's `ExitPlanMode` calls presented (their `plan` input), as Chronicle's
+/// workspace artifacts: by the plan file's path when the call names it, else as `plan.md`. A
+/// later plan of the same path replaces an earlier one.
+fn plan_artifacts(messages: &[Message]) -> Vec<WorkspaceArtifact> {
+    let mut out: Vec<WorkspaceArtifact> = Vec::new();
+    for m in messages {
+        if m.kind != Some(MessageKind::ToolCall) || m.tool_name.as_deref() != Some("ExitPlanMode") {
+            continue;
+        }
+        let Some(input) = m
+            .tool_input
+            .as_deref()
+            .and_then(|i| serde_json::from_str::<serde_json::Value>(i).ok())
+        else {
+            continue;
+        };
+        let Some(plan) = input.get("plan").and_then(|p| p.as_str()) else {
+            continue;
+        };
+        let path = input
+            .get("planFilePath")
+            .and_then(|p| p.as_str())
+            .filter(|p| !p.is_empty())
+            .unwrap_or("plan.md")
+            .to_string();
+        out.retain(|a| a.path != path);
+        out.push(WorkspaceArtifact {
+            path,
+            content: plan.to_string(),
+        });
+    }
+    out
 }
 
 /// Reads a workflow run's file (`<session>/workflows/<run>.json`): its name, status, tokens,
@@ -945,6 +993,8 @@ struct Parser<'a> {
     /// uuid -> (slot, sidechain) of the first node with that uuid.
     uuid_slot: HashMap<String, (u32, bool)>,
     meta_sidecar: Option<String>,
+    /// A subagent's type, from the same sidecar (`agentType`).
+    agent_type: Option<String>,
     /// A workflow agent's run facts (`sessions.metadata`).
     workflow_meta: Option<serde_json::Value>,
     /// Where a main session's workflow run files are.
@@ -1495,6 +1545,7 @@ impl Parser<'_> {
                     agent_ref: Some(workflow_run.clone().unwrap_or_else(|| agent_id.clone())),
                 });
                 meta.metadata = self.workflow_meta.clone();
+                meta.agent_description = self.agent_type.clone();
                 meta
             }
             FileRole::WorkflowJournal => SessionMeta::new(
@@ -1763,6 +1814,9 @@ impl Parser<'_> {
             result.push(b.session);
         }
         self.attach_backups(&mut result);
+        for session in &mut result {
+            session.artifacts = plan_artifacts(&session.messages);
+        }
         result
     }
 

@@ -79,7 +79,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
     time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParentLink, Role, Session,
-    SessionId, SessionMeta, SourceKind, UpdateMode, Usage,
+    SessionId, SessionMeta, SourceKind, UpdateMode, Usage, WorkspaceArtifact,
 };
 
 use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
@@ -171,7 +171,9 @@ impl CopilotCli {
 /// 3: a leading BOM is skipped; a log that lost its head is judged by its first whole line; a
 ///    log with no event that starts or carries a conversation is no session, and says what is
 ///    missing (issue 40).
-pub const PARSER_VERSION: u32 = 3;
+/// 4: a subagent's agent name (`agent_description`) and `plan.md` as a workspace artifact
+///    (issue 45).
+pub const PARSER_VERSION: u32 = 4;
 
 impl Source for CopilotCli {
     fn parser_version(&self) -> u32 {
@@ -1333,6 +1335,10 @@ impl Parser {
 
         let mut out = Vec::new();
         let mut main = std::mem::replace(&mut self.main, placeholder_session());
+        // The plan the session keeps beside its log (Chronicle's workspace artifact).
+        if let Some(plan) = self.session_dir.as_ref().and_then(|d| plan_artifact(d)) {
+            main.artifacts.push(plan);
+        }
         finish_session(&mut main, meta.clone(), &self.st.main, mode);
         out.push(main);
 
@@ -1358,6 +1364,8 @@ impl Parser {
                 tool_call_id: Some(call.clone()),
                 agent_ref: ss.agent_ref.clone(),
             });
+            // `subagent.started`'s agentName: the custom agent or subagent that ran.
+            m.agent_description = ss.agent_ref.clone();
             finish_session(&mut sess, m, ss, mode);
             out.push(sess);
         }
@@ -1385,6 +1393,16 @@ fn finish_session(sess: &mut Session, meta: SessionMeta, ss: &SessState, mode: U
         sess.turn_count = trail_model::turns::assign_turn_indexes(&mut sess.messages, &order);
         sess.turns = trail_model::turns::build_turns(&sess.messages);
     }
+}
+
+/// `plan.md` in the session's folder, as Chronicle indexes it (`workspace_artifact`).
+fn plan_artifact(dir: &Path) -> Option<WorkspaceArtifact> {
+    let path = dir.join("plan.md");
+    let content = String::from_utf8_lossy(&std::fs::read(&path).ok()?).into_owned();
+    (!content.trim().is_empty()).then(|| WorkspaceArtifact {
+        path: path.to_string_lossy().into_owned(),
+        content,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -79,7 +79,8 @@ pub struct Opencode;
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
 /// 3: a leading BOM is skipped; bytes after a JSON document keep it, as a problem (issue 40).
-pub const PARSER_VERSION: u32 = 3;
+/// 4: the agent a session ran under (`agent_description`, issue 45).
+pub const PARSER_VERSION: u32 = 4;
 
 impl Source for Opencode {
     fn parser_version(&self) -> u32 {
@@ -313,6 +314,10 @@ fn map_message(b: &mut Builder, m: &RawMessage) {
     }
     .filter(|s| !s.is_empty())
     .map(str::to_string);
+    if b.session.meta.agent_description.is_none() {
+        // The agent (or, in older versions, the mode) the message ran under: build, plan...
+        b.session.meta.agent_description = nonempty(jstr(info, "agent").or(jstr(info, "mode")));
+    }
     if is_assistant {
         if let Some(model) = &model {
             b.session.observe_model(model);

@@ -123,7 +123,8 @@ pub struct CopilotVscode;
 ///    snapshots past the editing session's last point.
 /// 6: a leading BOM is skipped; bytes after a session document keep it, as a problem; token
 ///    counts are read field by field from every place a request records them (issue 40).
-pub const PARSER_VERSION: u32 = 6;
+/// 7: the custom agent of a request or a subagent (`agent_description`, issue 45).
+pub const PARSER_VERSION: u32 = 7;
 
 impl Source for CopilotVscode {
     fn parser_version(&self) -> u32 {
@@ -1531,6 +1532,17 @@ impl<'a> Builder<'a> {
         if let Some(m) = &model {
             self.session.observe_model(m);
         }
+        // A custom agent the request ran under (`modeInfo` of a mode that is not built in):
+        // Chronicle's `agent_description`.
+        if let Some(name) = r
+            .get("modeInfo")
+            .filter(|m| m.get("isBuiltin").and_then(Value::as_bool) == Some(false))
+            .and_then(|m| m.get("modeName"))
+            .and_then(Value::as_str)
+            .filter(|n| !n.trim().is_empty())
+        {
+            self.session.meta.agent_description = Some(name.to_string());
+        }
         let ctx = RequestCtx {
             native_id: r
                 .get("requestId")
@@ -1663,6 +1675,8 @@ impl<'a> Builder<'a> {
         }
         let title = ask.description.clone().or_else(|| ask.prompt.clone());
         meta.title = title.map(|t| truncate_chars(first_line(&t).trim(), TITLE_CHARS).to_string());
+        // The custom agent or subagent type it ran as (Chronicle's `agent_description`).
+        meta.agent_description = ask.agent_name.clone();
         let mut saved = Session::new(meta);
         std::mem::swap(&mut self.session, &mut saved);
         let (seq, turn) = (self.seq, self.turn);

@@ -54,7 +54,8 @@ fn content_hash(bytes: &[u8]) -> String {
 /// 2: a `runSubagent` subagent's tools become its own linked session (issue 21).
 /// 3: a leading BOM is skipped (and CRLF line ends do not change the id); bytes after the
 ///    document keep it, as a problem; token counts are read field by field (issue 40).
-pub const PARSER_VERSION: u32 = 3;
+/// 4: the custom agent of a request or a subagent (`agent_description`, issue 45).
+pub const PARSER_VERSION: u32 = 4;
 
 impl Source for VscodeExport {
     fn parser_version(&self) -> u32 {
