@@ -503,6 +503,7 @@ impl RemoteBackend for PgBackend {
             hits,
             ranked,
             capped,
+            correction: None,
         })
     }
 
