@@ -22,7 +22,9 @@ counts in how many prompts (answers) each word appears. The classes:
 Queries are drawn at random (seeded; the seed is new on every run unless --seed is given, and
 is printed) among the prompts, answers or outputs that have what the class needs; each class
 draws with its own generator, so adding a class leaves the others' queries as they were.
-Each query runs `trail search --json --limit 10` in a fresh process, as a person's would. The
+Each query runs `trail search --json --limit 10` in a fresh process, as a person's would
+(--bm25-only: the ranking before issue 43, bm25 alone over one row per turn, through `trail
+sql`). The
 known item is the session the words came from: recall@10 is the share of queries that have it
 among the 10 hits, MRR the mean of 1/rank of its first hit (0 when absent). The median time of
 a query (process start included) is printed per class.
@@ -158,18 +160,39 @@ def class_queries(cls, rng, n, prompts, answers, outputs, pdf, adf):
     raise ValueError(cls)
 
 
-def measure(trail, store, queries):
+def fts_and(words):
+    """The FTS5 expression `trail search` made of plain words and quoted phrases before issue
+    43 (each term quoted, all ANDed)."""
+    return " AND ".join('"%s"' % w.strip('"').replace('"', '""') for w in words)
+
+
+def bm25_only(trail, store, words):
+    """The top 10 turns' sessions by bm25 alone (`ORDER BY rank` over one row per turn): what
+    `trail search` returned before issue 43, read through `trail sql`."""
+    sql = ("SELECT d.session_id FROM turn_search t JOIN turn_docs d ON d.id = t.rowid "
+           "WHERE turn_search MATCH '%s' ORDER BY rank LIMIT 10" % fts_and(words).replace("'", "''"))
+    p = subprocess.run([trail, "--store", store, "--color", "never", "sql", "--json", sql],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit("trail sql failed: %s" % p.stderr)
+    return [{"session_id": r[0]} for r in json.loads(p.stdout)["rows"]]
+
+
+def measure(trail, store, queries, before=False):
     """(recall@10, MRR, median seconds, misses) of the queries."""
     found, rr, times, misses = 0, 0.0, [], []
     for session, words in queries:
         t = time.perf_counter()
-        p = subprocess.run([trail, "--store", store, "--color", "never", "search", "--json",
-                            "--limit", "10", "--"] + words,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if before:
+            hits = bm25_only(trail, store, words)
+        else:
+            p = subprocess.run([trail, "--store", store, "--color", "never", "search", "--json",
+                                "--limit", "10", "--"] + words,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if p.returncode not in (0, 1):
+                sys.exit("trail search failed: %s" % p.stderr)
+            hits = json.loads(p.stdout) if p.stdout.strip() else []
         times.append(time.perf_counter() - t)
-        if p.returncode not in (0, 1):
-            sys.exit("trail search failed: %s" % p.stderr)
-        hits = json.loads(p.stdout) if p.stdout.strip() else []
         ranks = [i for i, h in enumerate(hits) if h["session_id"] == session]
         if ranks:
             found += 1
@@ -188,6 +211,8 @@ def main():
     ap.add_argument("--seed", type=int, help="the queries' seed (default: a new one)")
     ap.add_argument("--classes", default="1,2,3,4,5")
     ap.add_argument("--misses", action="store_true", help="print the queries that missed")
+    ap.add_argument("--bm25-only", action="store_true",
+                    help="rank by bm25 alone, as trail search did before issue 43 (through trail sql)")
     ap.add_argument("--trail", default=os.path.join(
         os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "trail"))
     a = ap.parse_args()
@@ -200,7 +225,7 @@ def main():
     for cls in [int(c) for c in a.classes.split(",")]:
         rng = random.Random("%d/%d" % (seed, cls))
         queries = class_queries(cls, rng, a.queries, prompts, answers, outputs, pdf, adf)
-        recall, mrr, median, misses = measure(a.trail, a.store, queries)
+        recall, mrr, median, misses = measure(a.trail, a.store, queries, a.bm25_only)
         print("%-38s %7d %9.3f %6.3f %9.1f" % ("%d. %s" % (cls, CLASSES[cls]), len(queries),
                                               recall, mrr, median * 1e3))
         if a.misses and misses:
