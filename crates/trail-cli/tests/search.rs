@@ -249,7 +249,10 @@ fn search_output_shapes_and_exit_codes() {
     assert!(out.contains("--highlight 'imperial units'"), "{out}");
     let (code, hits) = search_json(d, &store, &["imperal"]);
     assert_eq!(code, 0);
-    assert_eq!(hits[0]["session_id"], "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f");
+    assert_eq!(
+        hits[0]["session_id"],
+        "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f"
+    );
     let (code, out, err) = run(trail(d, &store).args(["search", "--exact", "imperal"]));
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(!err.contains("showing"), "{err}");

@@ -39,7 +39,8 @@ pub use read::{
     SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
-    translate_query, Correction, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, HIT_START,
+    translate_query, Correction, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END,
+    HIT_START,
 };
 pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use sql::{

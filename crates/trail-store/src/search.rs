@@ -18,8 +18,8 @@ use rusqlite::{params, ToSql};
 use serde::Serialize;
 
 use crate::read::like_escape;
-pub use crate::search_typo::Correction;
 use crate::search_db::{cap_tool_input, cap_tool_output, INDEXED_KINDS};
+pub use crate::search_typo::Correction;
 use crate::{Result, Store, StoreError};
 
 /// Marks the start of a match in [`SearchHit::snippet`].
@@ -662,7 +662,12 @@ impl Store {
     }
 
     /// The newest matching turns first (`--sort recent`): no ranking to do.
-    fn recent_turns(&self, filter: &str, mut args: Vec<Value>, limit: usize) -> Result<Vec<HitTurn>> {
+    fn recent_turns(
+        &self,
+        filter: &str,
+        mut args: Vec<Value>,
+        limit: usize,
+    ) -> Result<Vec<HitTurn>> {
         args.push(Value::Integer(limit as i64));
         let limit_arg = args.len();
         let sql = format!(
@@ -748,7 +753,9 @@ impl Store {
         let Some(words) = any_word_query(query) else {
             return Ok(turns.iter().map(|_| None).collect());
         };
-        let whole = QueryShape::of(query).positive.map(|p| whole_message_query(&p));
+        let whole = QueryShape::of(query)
+            .positive
+            .map(|p| whole_message_query(&p));
         let needles = Needles::of(query);
         self.with_hit_text(|| {
             let owner = self.load_hit_text(needles.as_ref(), role, turns)?;

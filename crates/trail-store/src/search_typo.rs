@@ -58,11 +58,7 @@ impl Correction {
 impl Store {
     /// The query with its misspelled words replaced, if any is (module doc); `no_match` says
     /// whether the typed query found nothing.
-    pub(crate) fn correct_query(
-        &self,
-        query: &str,
-        no_match: bool,
-    ) -> Result<Option<Correction>> {
+    pub(crate) fn correct_query(&self, query: &str, no_match: bool) -> Result<Option<Correction>> {
         if self.ensure_vocab().is_err() {
             return Ok(None);
         }
@@ -145,7 +141,8 @@ impl Store {
                 let better = match &best {
                     None => true,
                     Some((bd, bdocs, bterm)) => {
-                        (d, std::cmp::Reverse(docs), &term) < (*bd, std::cmp::Reverse(*bdocs), bterm)
+                        (d, std::cmp::Reverse(docs), &term)
+                            < (*bd, std::cmp::Reverse(*bdocs), bterm)
                     }
                 };
                 if better {
@@ -171,12 +168,7 @@ fn is_plain_word(text: &str) -> bool {
 fn scan_prefixes(word: &str) -> Vec<String> {
     let b = word.as_bytes();
     let s = |v: &[u8]| String::from_utf8_lossy(v).into_owned();
-    let mut out = vec![
-        s(&b[..2]),
-        s(&[b[1], b[0]]),
-        s(&[b[0], b[2]]),
-        s(&b[1..3]),
-    ];
+    let mut out = vec![s(&b[..2]), s(&[b[1], b[0]]), s(&[b[0], b[2]]), s(&b[1..3])];
     out.sort();
     out.dedup();
     out
@@ -253,6 +245,9 @@ mod tests {
             query: "imperial units".into(),
             no_match: true,
         };
-        assert_eq!(c.message(), "no match for \"imperal\"; showing \"imperial\"");
+        assert_eq!(
+            c.message(),
+            "no match for \"imperal\"; showing \"imperial\""
+        );
     }
 }

@@ -120,7 +120,12 @@ fn near(words: &[String], query: &[&str]) -> bool {
         positions.iter().all(|ps| ps.iter().any(|&p| p >= start))
             && positions
                 .iter()
-                .map(|ps| ps.iter().copied().find(|&p| p >= start).unwrap_or(usize::MAX))
+                .map(|ps| {
+                    ps.iter()
+                        .copied()
+                        .find(|&p| p >= start)
+                        .unwrap_or(usize::MAX)
+                })
                 .max()
                 .is_some_and(|end| end - start < query.len() + 10)
     })
@@ -170,7 +175,11 @@ fn message(seq: u32, role: Role, kind: MessageKind, turn: u32) -> Message {
         kind: Some(kind),
         turn_index: Some(turn),
         on_main_chain: true,
-        timestamp: Some(format!("2026-01-01T00:{:02}:{:02}Z", (seq / 60) % 60, seq % 60)),
+        timestamp: Some(format!(
+            "2026-01-01T00:{:02}:{:02}Z",
+            (seq / 60) % 60,
+            seq % 60
+        )),
         ..Message::default()
     }
 }
@@ -197,11 +206,29 @@ fn turn_messages(rng: &mut Lcg, turn: u32, seq: &mut u32) -> (Vec<Message>, Vec<
     };
     push(Role::User, MessageKind::Prompt, 0, field(rng, 8, 30), seq);
     for _ in 0..rng.next(3) {
-        push(Role::Assistant, MessageKind::ToolCall, 2, field(rng, 3, 12), seq);
-        push(Role::Tool, MessageKind::ToolResult, 3, field(rng, 10, 50), seq);
+        push(
+            Role::Assistant,
+            MessageKind::ToolCall,
+            2,
+            field(rng, 3, 12),
+            seq,
+        );
+        push(
+            Role::Tool,
+            MessageKind::ToolResult,
+            3,
+            field(rng, 10, 50),
+            seq,
+        );
     }
     for _ in 0..1 + rng.next(3) {
-        push(Role::Assistant, MessageKind::Text, 1, field(rng, 5, 40), seq);
+        push(
+            Role::Assistant,
+            MessageKind::Text,
+            1,
+            field(rng, 5, 40),
+            seq,
+        );
     }
     (messages, parts)
 }
@@ -265,14 +292,17 @@ fn the_top_ten_are_those_of_a_brute_force_scorer_over_every_match() {
     for words in queries {
         for source in [None, Some(SourceKind::GeminiCli)] {
             let scores = bm25(&turns, words);
-            let keep = |i: usize| {
-                scores[i].is_finite() && source.is_none_or(|s| turns[i].source == s)
-            };
+            let keep =
+                |i: usize| scores[i].is_finite() && source.is_none_or(|s| turns[i].source == s);
             let tiers: Vec<u8> = turns.iter().map(|t| tier(t, words)).collect();
             let mut want: Vec<usize> = (0..turns.len()).filter(|&i| keep(i)).collect();
             let matches = want.len();
             assert!(matches >= 200, "{words:?}: {matches} matches");
-            want.sort_by(|&a, &b| tiers[a].cmp(&tiers[b]).then(scores[a].total_cmp(&scores[b])));
+            want.sort_by(|&a, &b| {
+                tiers[a]
+                    .cmp(&tiers[b])
+                    .then(scores[a].total_cmp(&scores[b]))
+            });
             let hits = store
                 .search(&SearchOptions {
                     query: words.join(" "),
@@ -292,9 +322,19 @@ fn the_top_ten_are_those_of_a_brute_force_scorer_over_every_match() {
                 let what = format!("{words:?} {source:?} #{rank}");
                 // The hit's score is bm25 as computed here, and the hit has the tier and the
                 // score the brute-force order has at this rank (ties may come in any order).
-                assert!(close(hit.score, scores[i]), "{what}: {} {}", hit.score, scores[i]);
+                assert!(
+                    close(hit.score, scores[i]),
+                    "{what}: {} {}",
+                    hit.score,
+                    scores[i]
+                );
                 assert_eq!(tiers[i], tiers[w], "{what}");
-                assert!(close(scores[i], scores[w]), "{what}: {} {}", scores[i], scores[w]);
+                assert!(
+                    close(scores[i], scores[w]),
+                    "{what}: {} {}",
+                    scores[i],
+                    scores[w]
+                );
             }
             // Every tier the brute force fills before rank 10 is exercised by some query.
             if words.len() == 3 && source.is_none() {
@@ -325,7 +365,10 @@ fn a_session_filter_reaches_the_lower_tiers_in_order() {
     let (_dir, store, turns) = build();
     let words = ["alpha", "bravo", "charlie"];
     let scores = bm25(&turns, &words);
-    for session in ["00000000-0000-4000-8000-000000000003", "00000000-0000-4000-8000-000000000017"] {
+    for session in [
+        "00000000-0000-4000-8000-000000000003",
+        "00000000-0000-4000-8000-000000000017",
+    ] {
         let mut want: Vec<usize> = (0..turns.len())
             .filter(|&i| scores[i].is_finite() && turns[i].session == session)
             .collect();

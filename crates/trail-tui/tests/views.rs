@@ -55,7 +55,10 @@ fn a_misspelled_word_shows_the_near_spelling() {
         t.message(),
         Some("no match for \"imperal\"; showing \"imperial\"")
     );
-    assert!(s.contains("no match for \"imperal\"; showing \"imperial\""), "{s}");
+    assert!(
+        s.contains("no match for \"imperal\"; showing \"imperial\""),
+        "{s}"
+    );
     t.press("ctrl-u");
     t.type_text("imperial");
     assert_eq!(t.message(), None);
