@@ -236,6 +236,26 @@ fn search_output_shapes_and_exit_codes() {
     // No hits: exit 1, nothing on stdout. A query that cannot be read: exit 2 with why.
     let (code, out, err) = run(trail(d, &store).args(["search", "zzqqxx"]));
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
+
+    // A misspelled word: the index's near spelling is searched and stderr says so (issue 43);
+    // --exact searches the word as typed.
+    let (code, out, err) = run(trail(d, &store).args(["search", "imperal", "units"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("weather-cli"), "{out}");
+    assert!(
+        err.contains("no match for \"imperal\"; showing \"imperial\""),
+        "{err}"
+    );
+    assert!(out.contains("--highlight 'imperial units'"), "{out}");
+    let (code, hits) = search_json(d, &store, &["imperal"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        hits[0]["session_id"],
+        "7c1e2f40-5b3a-4d8e-9f21-0a6b3c4d5e6f"
+    );
+    let (code, out, err) = run(trail(d, &store).args(["search", "--exact", "imperal"]));
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(!err.contains("showing"), "{err}");
     for bad in ["OR imperial", "imperial NOT", "->", "\"\""] {
         let (code, _, err) = run(trail(d, &store).args(["search", "--", bad]));
         assert_eq!(code, 2, "{bad}: {err}");

@@ -212,6 +212,8 @@ pub struct SearchArgs {
     pub include_active: Option<bool>,
     /// Your own session id, to leave out.
     pub exclude_session: Option<String>,
+    /// Search the words as typed (no near spelling when a word matches nothing or little).
+    pub exact: Option<bool>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -237,9 +239,51 @@ pub struct SearchHitOut {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchOut {
     pub hits: Vec<SearchHitOut>,
+    /// Set when words of the query were replaced by near spellings found in the index (the
+    /// query matched nothing or few turns): check that the hits are what you meant, or search
+    /// again with exact: true.
+    pub corrected: Option<CorrectedOut>,
     /// Why there are no (or fewer) hits, when that needs saying.
     pub note: Option<String>,
     pub store: StoreState,
+}
+
+/// Words of a search query replaced by near spellings.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CorrectedOut {
+    /// The query searched instead of the one given.
+    pub query: String,
+    /// Each replaced word: as given, and as searched.
+    pub words: Vec<ReplacedWord>,
+    /// True: the query as given matched nothing, all hits are the corrected query's. False:
+    /// it matched few turns, its hits come first.
+    pub no_match: bool,
+    /// What happened, in words (`no match for "imperal"; showing "imperial"`).
+    pub message: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReplacedWord {
+    pub given: String,
+    pub searched: String,
+}
+
+impl CorrectedOut {
+    fn new(c: &trail_query::Correction) -> CorrectedOut {
+        CorrectedOut {
+            query: c.query.clone(),
+            words: c
+                .words
+                .iter()
+                .map(|(given, searched)| ReplacedWord {
+                    given: given.clone(),
+                    searched: searched.clone(),
+                })
+                .collect(),
+            no_match: c.no_match,
+            message: c.message(),
+        }
+    }
 }
 
 pub fn search(cx: &Ctx<'_>, a: SearchArgs) -> ToolResult {
@@ -263,8 +307,10 @@ pub fn search(cx: &Ctx<'_>, a: SearchArgs) -> ToolResult {
         limit,
         exclude_active_minutes: (!include_active).then_some(ACTIVE_MINUTES),
         exclude_sessions: a.exclude_session.clone().into_iter().collect(),
+        exact: a.exact.unwrap_or(false),
     };
     let results = cx.query.search(&request, &cx.clock)?;
+    let corrected = results.correction.as_ref().map(CorrectedOut::new);
     let hits: Vec<SearchHitOut> = results
         .hits
         .into_iter()
@@ -299,6 +345,7 @@ pub fn search(cx: &Ctx<'_>, a: SearchArgs) -> ToolResult {
     }
     let mut out = SearchOut {
         hits,
+        corrected,
         note,
         store: cx.store.clone(),
     };
@@ -307,6 +354,9 @@ pub fn search(cx: &Ctx<'_>, a: SearchArgs) -> ToolResult {
 
 fn render_search(o: &SearchOut) -> String {
     let mut t = String::new();
+    if let Some(c) = &o.corrected {
+        let _ = writeln!(t, "{}", c.message);
+    }
     for h in &o.hits {
         let turn = h.turn.map(|n| format!(" turn {n}")).unwrap_or_default();
         let _ = writeln!(

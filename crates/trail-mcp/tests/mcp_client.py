@@ -265,6 +265,17 @@ async def main_checks(a, store, home, big):
         hit = sc["hits"][0]
         assert hit["session_id"].endswith(OLD) and hit["agent"] == "claude-code", hit
         assert "**" in hit["snippet"] and "get_session" in hit["open"], hit
+        assert sc["corrected"] is None, sc
+        # A misspelled word: the hits are the near spelling's, and the field says so.
+        text, sc = await c.call("search", {"query": "flakey parser"})
+        assert sc["hits"] and sc["hits"][0]["session_id"].endswith(OLD), text
+        assert sc["corrected"]["query"] == "flaky parser", sc["corrected"]
+        assert sc["corrected"]["words"] == [{"given": "flakey", "searched": "flaky"}], sc
+        assert sc["corrected"]["no_match"] is True, sc
+        assert sc["corrected"]["message"] == 'no match for "flakey"; showing "flaky"', sc
+        assert 'no match for "flakey"; showing "flaky"' in text, text
+        text, sc = await c.call("search", {"query": "flakey parser", "exact": True})
+        assert sc["hits"] == [] and sc["corrected"] is None, sc
         text, sc = await c.call("search", {"query": "zebracorn"})
         assert sc["hits"] == [], sc
         assert "active in the last 10 minutes" in sc["note"], sc["note"]
@@ -281,7 +292,8 @@ async def main_checks(a, store, home, big):
         await c.error("search", {"query": "x", "role": "robot"}, "role")
         await c.error("search", {"query": "x", "since": "last tuesday"})
         await c.error("search", {"query": "x", "bogus": 1}, "unknown field")
-        print("search: hits, active sessions left out and found, own session skipped, errors")
+        print("search: hits, a misspelled word corrected, active sessions left out and found, "
+              "own session skipped, errors")
 
         # list_sessions
         text, sc = await c.call("list_sessions", {"limit": 2})

@@ -511,6 +511,7 @@ impl RemoteBackend for PgBackend {
             hits,
             ranked,
             capped,
+            correction: None,
         })
     }
 

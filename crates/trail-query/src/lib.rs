@@ -49,8 +49,8 @@ pub use trail_report::{
     UsageOptions, UsageReport,
 };
 pub use trail_store::{
-    Cell, ContinuationLink, FileTouchRow, MessageRow, SearchHit, SearchResults, SearchSort,
-    SessionDetail, SessionRow, SqlLimits, SqlResult, TableDoc, HIT_END, HIT_START,
+    Cell, ContinuationLink, Correction, FileTouchRow, MessageRow, SearchHit, SearchResults,
+    SearchSort, SessionDetail, SessionRow, SqlLimits, SqlResult, TableDoc, HIT_END, HIT_START,
 };
 
 use trail_store::Store;

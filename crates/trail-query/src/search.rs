@@ -32,6 +32,9 @@ pub struct SearchRequest {
     pub exclude_active_minutes: Option<i64>,
     /// Leave out these sessions (ids or unique prefixes).
     pub exclude_sessions: Vec<String>,
+    /// Search the words as typed: no near spelling for a word that matches nothing or few
+    /// turns.
+    pub exact: bool,
 }
 
 impl Query {
@@ -95,6 +98,7 @@ impl Query {
                 0 => 20,
                 n => n.min(MAX_HITS),
             },
+            exact: r.exact,
         };
         match self.remote() {
             Some(remote) => remote.search(&options),

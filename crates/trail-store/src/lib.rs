@@ -17,6 +17,8 @@ mod read;
 mod schema;
 mod search;
 mod search_db;
+mod search_rank;
+mod search_typo;
 mod sql;
 mod stand_ins;
 mod text;
@@ -38,7 +40,8 @@ pub use read::{
     SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
-    translate_query, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, HIT_START,
+    translate_query, Correction, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END,
+    HIT_START,
 };
 pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use sql::{

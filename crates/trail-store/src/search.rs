@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use crate::read::like_escape;
 use crate::search_db::{cap_tool_input, cap_tool_output, INDEXED_KINDS};
+pub use crate::search_typo::Correction;
 use crate::{Result, Store, StoreError};
 
 /// Marks the start of a match in [`SearchHit::snippet`].
@@ -34,7 +35,7 @@ const MAX_TERMS: usize = 64;
 
 /// One lexical item of a user query.
 #[derive(Debug, Clone, PartialEq)]
-enum Lexeme {
+pub(crate) enum Lexeme {
     /// A word or a quoted phrase; `prefix` when it ended with `*`.
     Term {
         text: String,
@@ -45,7 +46,7 @@ enum Lexeme {
     Not,
 }
 
-fn lex(q: &str) -> Vec<Lexeme> {
+pub(crate) fn lex(q: &str) -> Vec<Lexeme> {
     let mut out = Vec::new();
     let mut chars = q.chars().peekable();
     while let Some(&c) = chars.peek() {
@@ -94,6 +95,30 @@ fn lex(q: &str) -> Vec<Lexeme> {
     out
 }
 
+/// Writes lexemes back as a query a user could type (what [`lex`] reads).
+pub(crate) fn unlex(lexemes: &[Lexeme]) -> String {
+    let words: Vec<String> = lexemes
+        .iter()
+        .map(|l| match l {
+            Lexeme::And => "AND".to_string(),
+            Lexeme::Or => "OR".to_string(),
+            Lexeme::Not => "NOT".to_string(),
+            Lexeme::Term { text, prefix } => {
+                let star = if *prefix { "*" } else { "" };
+                let bare = !text.is_empty()
+                    && !text.contains(char::is_whitespace)
+                    && !matches!(text.as_str(), "AND" | "OR" | "NOT");
+                if bare {
+                    format!("{text}{star}")
+                } else {
+                    format!("\"{text}\"{star}")
+                }
+            }
+        })
+        .collect();
+    words.join(" ")
+}
+
 /// Quotes a term as an FTS5 string (so `-`, `:`, `.`, `(` in it are text, not syntax).
 fn fts_string(text: &str, prefix: bool) -> Option<String> {
     // A term without a letter or digit holds no token; FTS5 would see an empty phrase.
@@ -123,9 +148,14 @@ fn fts_string(text: &str, prefix: bool) -> Option<String> {
 /// may be written. Every term is quoted, so punctuation inside words is text. Words without a
 /// letter or digit are ignored. Errors name what is wrong in the user's terms.
 pub fn translate_query(q: &str) -> Result<String, String> {
+    translate(lex(q))
+}
+
+/// Translates lexed terms and operators (see [`translate_query`]).
+fn translate(lexed: Vec<Lexeme>) -> Result<String, String> {
     let mut lexemes: Vec<Lexeme> = Vec::new();
     let mut terms = 0;
-    for l in lex(q) {
+    for l in lexed {
         match l {
             Lexeme::Term { text, prefix } => {
                 if let Some(s) = fts_string(&text, prefix) {
@@ -214,6 +244,80 @@ fn included_terms(q: &str) -> Vec<(String, bool)> {
     terms
 }
 
+/// The query's lexemes without what NOT excludes (`NOT` and the group after it).
+fn positive_lexemes(q: &str) -> Vec<Lexeme> {
+    let lexemes = lex(q);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lexemes.len() {
+        if lexemes[i] != Lexeme::Not {
+            out.push(lexemes[i].clone());
+            i += 1;
+            continue;
+        }
+        // Skip `NOT term (OR term)*`.
+        i += 1;
+        while matches!(lexemes.get(i), Some(Lexeme::Term { .. })) {
+            i += 1;
+            if lexemes.get(i) != Some(&Lexeme::Or) {
+                break;
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Proximity: the query's terms within this many tokens of each other (FTS5's `NEAR` default).
+const NEAR_TOKENS: usize = 10;
+
+/// What coherent ranking needs to know of a query (issue 43): what one message must hold for
+/// its turn to rank as coherent, and how to ask for the words near each other.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct QueryShape {
+    /// The query without what NOT excludes, as FTS5 text; `None` when nothing is left.
+    pub positive: Option<String>,
+    /// The groups (a term, or terms joined by OR) `positive` needs together.
+    pub groups: usize,
+    /// `NEAR(...)` of the query's terms, for two or more terms without OR.
+    pub near: Option<String>,
+}
+
+impl QueryShape {
+    pub(crate) fn of(q: &str) -> QueryShape {
+        let lexemes: Vec<Lexeme> = positive_lexemes(q)
+            .into_iter()
+            .filter(|l| match l {
+                Lexeme::Term { text, prefix } => fts_string(text, *prefix).is_some(),
+                _ => true,
+            })
+            .collect();
+        let groups = lexemes
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| {
+                matches!(l, Lexeme::Term { .. }) && (*i == 0 || lexemes[i - 1] != Lexeme::Or)
+            })
+            .count();
+        let mut terms: Vec<String> = lexemes
+            .iter()
+            .filter_map(|l| match l {
+                Lexeme::Term { text, prefix } => fts_string(text, *prefix),
+                _ => None,
+            })
+            .collect();
+        terms.sort();
+        terms.dedup();
+        let near = (!lexemes.contains(&Lexeme::Or) && terms.len() >= 2)
+            .then(|| format!("NEAR({}, {NEAR_TOKENS})", terms.join(" ")));
+        QueryShape {
+            positive: translate(lexemes).ok(),
+            groups,
+            near,
+        }
+    }
+}
+
 /// What a message must hold, as ASCII text, to match any word of the query: some alphanumeric
 /// run of some word, lowercased. A hit turn's messages are checked against it before they go
 /// into the in-memory full-text table that picks the best one and cuts its snippet: most of a
@@ -221,10 +325,10 @@ fn included_terms(q: &str) -> Vec<(String, bool)> {
 /// Conservative: a message the tokenizer would match holds one of these as a substring (its
 /// tokens are alphanumeric runs, ASCII folded to lowercase). `None` (check nothing) when a
 /// word is not ASCII, since the tokenizer folds case and diacritics beyond ASCII.
-struct Needles(Vec<String>);
+pub(crate) struct Needles(Vec<String>);
 
 impl Needles {
-    fn of(q: &str) -> Option<Needles> {
+    pub(crate) fn of(q: &str) -> Option<Needles> {
         let terms = included_terms(q);
         if terms.iter().any(|(text, _)| !text.is_ascii()) {
             return None;
@@ -345,6 +449,8 @@ pub struct SearchOptions {
     pub exclude_sessions: Vec<String>,
     pub sort: SearchSort,
     pub limit: usize,
+    /// Searches the words as typed: no near spelling when they match nothing or few turns.
+    pub exact: bool,
 }
 
 /// One hit: the best matching message of a turn.
@@ -382,20 +488,25 @@ pub struct SearchResults {
     /// Always false: every match is ranked (a cap on ranked matches is gone; kept so callers
     /// that said when it applied keep compiling).
     pub capped: bool,
+    /// Words replaced by near spellings from the index, when the query as typed matched
+    /// nothing or few turns (never with [`SearchOptions::exact`]).
+    pub correction: Option<Correction>,
 }
 
 const FIELDS: [&str; 3] = ["text", "tool_input", "tool_output"];
 
 /// A hit turn before its best message is chosen.
-struct HitTurn {
-    session_id: String,
-    turn: i64,
-    score: f64,
+pub(crate) struct HitTurn {
+    pub(crate) session_id: String,
+    pub(crate) turn: i64,
+    pub(crate) score: f64,
 }
 
 /// What the best message of a hit turn says.
-struct BestMessage {
+pub(crate) struct BestMessage {
     score: f64,
+    /// [`WHOLE_PROMPT`], [`WHOLE_MESSAGE`] or [`WHOLE_NONE`].
+    class: u8,
     seq: i64,
     role: Option<String>,
     kind: Option<String>,
@@ -407,10 +518,48 @@ struct BestMessage {
 
 impl Store {
     /// Searches every session: the query as the user wrote it, with filters. One hit per turn,
-    /// best bm25 first (or newest first), ranked over every match.
+    /// the turns whose words stand together first (`search_rank.rs`), then best bm25 (or
+    /// newest first), ranked over every match. When the query matches nothing or few turns
+    /// and a word of it has a far more frequent near spelling in the index, the hits of the
+    /// query with that spelling come too (`search_typo.rs`), unless `exact`.
     // No `err` here: a query the user mistyped is not an error worth logging.
     #[tracing::instrument(level = "debug", skip_all)]
     pub fn search(&self, o: &SearchOptions) -> Result<SearchResults> {
+        let mut results = self.search_as_typed(o)?;
+        if o.exact || results.hits.len() >= o.limit {
+            return Ok(results);
+        }
+        let no_match = results.hits.is_empty();
+        let Some(correction) = self.correct_query(&o.query, no_match)? else {
+            return Ok(results);
+        };
+        let corrected = self.search_as_typed(&SearchOptions {
+            query: correction.query.clone(),
+            ..o.clone()
+        })?;
+        if corrected.hits.is_empty() {
+            return Ok(results);
+        }
+        let seen: std::collections::HashSet<(String, Option<i64>)> = results
+            .hits
+            .iter()
+            .map(|h| (h.session_id.clone(), h.turn))
+            .collect();
+        let room = o.limit - results.hits.len();
+        results.hits.extend(
+            corrected
+                .hits
+                .into_iter()
+                .filter(|h| !seen.contains(&(h.session_id.clone(), h.turn)))
+                .take(room),
+        );
+        results.ranked += corrected.ranked;
+        results.correction = Some(correction);
+        Ok(results)
+    }
+
+    /// [`Store::search`] of the words as typed.
+    fn search_as_typed(&self, o: &SearchOptions) -> Result<SearchResults> {
         let fts = translate_query(&o.query).map_err(StoreError::InvalidQuery)?;
         // A role is a column filter: prompts are the user's, answers and tool calls the
         // assistant's, tool output the tool's.
@@ -422,7 +571,7 @@ impl Store {
         };
         // Filters are fixed SQL fragments with bound values; never the user's text in SQL.
         let mut filter = String::new();
-        let mut args: Vec<Value> = vec![Value::Text(matched)];
+        let mut args: Vec<Value> = vec![Value::Text(matched.clone())];
         let mut bind = |sql: &str, v: String, filter: &mut String| {
             args.push(Value::Text(v));
             filter.push_str(&sql.replace('?', &format!("?{}", args.len())));
@@ -478,37 +627,26 @@ impl Store {
         for v in &o.exclude_sessions {
             bind(" AND d.session_id <> ?", v.clone(), &mut filter);
         }
-        args.push(Value::Integer(o.limit as i64));
-        let limit_arg = args.len();
-        // FTS5 scores every match and sorts them (`ORDER BY rank`: bm25 with the column
-        // weights `turn_search` was made with); the joins and filters run on the sorted rows
-        // until `limit` have passed.
-        let order = match o.sort {
-            SearchSort::Relevance => "t.rank",
-            SearchSort::Recent => "coalesce(d.last_at, s.updated_at) DESC, t.rowid DESC",
+        let (turns, ranked) = match o.sort {
+            SearchSort::Relevance => {
+                let shape = QueryShape::of(&o.query);
+                let ranking = crate::search_rank::Ranking {
+                    matched: &matched,
+                    filter: &filter,
+                    args: &args,
+                    role: o.role.as_deref(),
+                    shape: &shape,
+                    query: &o.query,
+                    limit: o.limit,
+                };
+                self.coherent_turns(&ranking)?
+            }
+            SearchSort::Recent => {
+                let turns = self.recent_turns(&filter, args, o.limit)?;
+                let n = turns.len();
+                (turns, n)
+            }
         };
-        let sql = format!(
-            "SELECT d.session_id, d.turn_index, t.rank
-             FROM turn_search t
-             JOIN turn_docs d ON d.id = t.rowid
-             JOIN main.sessions s ON s.id = d.session_id
-             WHERE turn_search MATCH ?1{filter}
-             ORDER BY {order} LIMIT ?{limit_arg}"
-        );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let refs: Vec<&dyn ToSql> = args.iter().map(|v| v as &dyn ToSql).collect();
-        let turns: Vec<HitTurn> = stmt
-            .query_map(refs.as_slice(), |r| {
-                Ok(HitTurn {
-                    session_id: r.get(0)?,
-                    turn: r.get(1)?,
-                    score: r.get(2)?,
-                })
-            })
-            .map_err(fts_error)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(fts_error)?;
-        let ranked = turns.len();
         let best = self.best_messages(&o.query, o.role.as_deref(), &turns)?;
         let mut hits = Vec::with_capacity(turns.len());
         for (t, best) in turns.iter().zip(best) {
@@ -519,7 +657,41 @@ impl Store {
             hits,
             ranked,
             capped: false,
+            correction: None,
         })
+    }
+
+    /// The newest matching turns first (`--sort recent`): no ranking to do.
+    fn recent_turns(
+        &self,
+        filter: &str,
+        mut args: Vec<Value>,
+        limit: usize,
+    ) -> Result<Vec<HitTurn>> {
+        args.push(Value::Integer(limit as i64));
+        let limit_arg = args.len();
+        let sql = format!(
+            "SELECT d.session_id, d.turn_index, t.rank
+             FROM turn_search t
+             JOIN turn_docs d ON d.id = t.rowid
+             JOIN main.sessions s ON s.id = d.session_id
+             WHERE turn_search MATCH ?1{filter}
+             ORDER BY coalesce(d.last_at, s.updated_at) DESC, t.rowid DESC LIMIT ?{limit_arg}"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let refs: Vec<&dyn ToSql> = args.iter().map(|v| v as &dyn ToSql).collect();
+        let turns = stmt
+            .query_map(refs.as_slice(), |r| {
+                Ok(HitTurn {
+                    session_id: r.get(0)?,
+                    turn: r.get(1)?,
+                    score: r.get(2)?,
+                })
+            })
+            .map_err(fts_error)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(fts_error)?;
+        Ok(turns)
     }
 
     fn hit(&self, t: &HitTurn, best: Option<BestMessage>) -> Result<SearchHit> {
@@ -540,6 +712,7 @@ impl Store {
             })?;
         let best = best.unwrap_or(BestMessage {
             score: t.score,
+            class: WHOLE_NONE,
             seq: 0,
             role: None,
             kind: None,
@@ -568,8 +741,9 @@ impl Store {
         })
     }
 
-    /// Chooses each hit turn's best message (the best bm25 for any of the query's words) and
-    /// makes its snippet, with FTS5 itself on an in-memory table of those turns' messages.
+    /// Chooses each hit turn's best message and makes its snippet, with FTS5 itself on an
+    /// in-memory table of those turns' messages: a message that holds all the query's words
+    /// (the prompt first), then the best bm25 for any of them.
     fn best_messages(
         &self,
         query: &str,
@@ -579,38 +753,54 @@ impl Store {
         let Some(words) = any_word_query(query) else {
             return Ok(turns.iter().map(|_| None).collect());
         };
-        self.conn.execute_batch(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.hit_text USING fts5(
-                 text, tool_input, tool_output, tokenize = 'unicode61 remove_diacritics 2');
-             DELETE FROM temp.hit_text;",
-        )?;
-        // One transaction for the table's rows, rolled back at the end: outside one, FTS5
-        // wrote a segment per inserted message (and merged them), a fifth of a search's time;
-        // rolled back, nothing is ever written.
-        self.conn.execute_batch("SAVEPOINT hit_text")?;
+        let whole = QueryShape::of(query)
+            .positive
+            .map(|p| whole_message_query(&p));
         let needles = Needles::of(query);
-        let r = self.best_messages_in(&words, needles.as_ref(), role, turns);
+        self.with_hit_text(|| {
+            let owner = self.load_hit_text(needles.as_ref(), role, turns)?;
+            self.choose_best(&words, whole.as_deref(), owner, turns.len())
+        })
+    }
+
+    /// Runs `f` with `temp.hit_text` to fill, inside a savepoint rolled back at the end:
+    /// outside one, FTS5 wrote a segment per inserted message (and merged them), a fifth of a
+    /// search's time; rolled back, nothing is ever written.
+    pub(crate) fn with_hit_text<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.ensure_hit_text()?;
+        self.conn.execute_batch("SAVEPOINT hit_text")?;
+        let r = f();
         let undo = self
             .conn
             .execute_batch("ROLLBACK TO hit_text; RELEASE hit_text");
-        let best = r?;
+        let out = r?;
         undo?;
-        Ok(best)
+        Ok(out)
     }
 
-    fn best_messages_in(
+    /// Creates the in-memory table hit turns' messages go into (same tokenizer as the index).
+    pub(crate) fn ensure_hit_text(&self) -> Result<()> {
+        self.conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.hit_text USING fts5(
+                 text, tool_input, tool_output, tokenize = 'unicode61 remove_diacritics 2');",
+        )?;
+        Ok(())
+    }
+
+    /// Puts the indexed messages of `turns` into `temp.hit_text` (rowid: the message id),
+    /// leaving out those `needles` say cannot match; returns each message's turn (its index in
+    /// `turns`) and what a hit would show of it.
+    pub(crate) fn load_hit_text(
         &self,
-        words: &str,
         needles: Option<&Needles>,
         role: Option<&str>,
         turns: &[HitTurn],
-    ) -> Result<Vec<Option<BestMessage>>> {
+    ) -> Result<HashMap<i64, (usize, BestMessage)>> {
         let mut read = self.conn.prepare_cached(&hit_messages_sql())?;
         let mut insert = self.conn.prepare_cached(
             "INSERT INTO temp.hit_text (rowid, text, tool_input, tool_output)
              VALUES (?1, ?2, ?3, ?4)",
         )?;
-        // Message id -> (the hit it belongs to, what the hit shows of it).
         let mut owner: HashMap<i64, (usize, BestMessage)> = HashMap::new();
         // The rows for the table, inserted in rowid order once all are read: FTS5 writes its
         // pending terms out as a segment whenever a rowid is lower than the one before, and
@@ -654,6 +844,7 @@ impl Store {
                         i,
                         BestMessage {
                             score: f64::INFINITY,
+                            class: WHOLE_NONE,
                             seq: r.get(1)?,
                             role: r.get(2)?,
                             kind: r.get(3)?,
@@ -670,55 +861,107 @@ impl Store {
         for (id, text, input, output) in rows_in {
             insert.execute(params![id, text, input, output])?;
         }
+        Ok(owner)
+    }
+
+    /// The messages of `temp.hit_text` that match `expr` (FTS5 text).
+    pub(crate) fn hit_text_matches(&self, expr: &str) -> Result<std::collections::HashSet<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT rowid FROM temp.hit_text WHERE hit_text MATCH ?1")?;
+        let ids = stmt
+            .query_map([expr], |r| r.get(0))
+            .and_then(|rows| rows.collect::<rusqlite::Result<_>>());
+        match ids.map_err(fts_error) {
+            Ok(ids) => Ok(ids),
+            // What FTS5 cannot read matches nothing (the query itself was read).
+            Err(StoreError::InvalidQuery(_)) => Ok(Default::default()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Picks each turn's best message among those loaded into `temp.hit_text`.
+    fn choose_best(
+        &self,
+        words: &str,
+        whole: Option<&str>,
+        mut owner: HashMap<i64, (usize, BestMessage)>,
+        turns: usize,
+    ) -> Result<Vec<Option<BestMessage>>> {
+        let whole = match whole {
+            Some(expr) => self.hit_text_matches(expr)?,
+            None => Default::default(),
+        };
         let start = HIT_START.to_string();
         let end = HIT_END.to_string();
-        let mut best: Vec<Option<BestMessage>> = turns.iter().map(|_| None).collect();
-        {
-            let mut stmt = self.conn.prepare_cached(
-                "SELECT rowid, bm25(hit_text, 1.0, 0.75, 0.5),
-                        snippet(hit_text, 0, ?2, ?3, '…', 24),
-                        snippet(hit_text, 1, ?2, ?3, '…', 24),
-                        snippet(hit_text, 2, ?2, ?3, '…', 24)
-                 FROM temp.hit_text WHERE hit_text MATCH ?1",
-            )?;
-            let mut rows = stmt.query(params![words, start, end]).map_err(fts_error)?;
-            while let Some(r) = rows.next().map_err(fts_error)? {
-                let id: i64 = r.get(0)?;
-                let score: f64 = r.get(1)?;
-                let Some((i, _)) = owner.get(&id) else {
-                    continue;
-                };
-                let i = *i;
-                if best[i].as_ref().is_some_and(|b| b.score <= score) {
-                    continue;
-                }
-                let snippets: [Option<String>; 3] = [r.get(2)?, r.get(3)?, r.get(4)?];
-                let Some((_, mut m)) = owner.remove(&id) else {
-                    continue;
-                };
-                let pick = |want: &dyn Fn(&str) -> bool| {
-                    snippets
-                        .iter()
-                        .enumerate()
-                        .find(|(_, s)| s.as_deref().is_some_and(want))
-                        .map(|(f, s)| (FIELDS[f], s.clone().unwrap_or_default()))
-                };
-                let (field, snippet) = pick(&|s: &str| s.contains(HIT_START))
-                    .or_else(|| pick(&|s: &str| !s.is_empty()))
-                    .unwrap_or(("text", String::new()));
-                m.score = score;
-                m.field = field;
-                // Tool inputs are JSON text: show `\n` and `\"` as what they stand for.
-                m.snippet = if field == "tool_input" {
-                    crate::text::unescape_json_snippet(&snippet).into_owned()
-                } else {
-                    snippet
-                };
-                best[i] = Some(m);
+        let mut best: Vec<Option<BestMessage>> = (0..turns).map(|_| None).collect();
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT rowid, bm25(hit_text, 1.0, 0.75, 0.5),
+                    snippet(hit_text, 0, ?2, ?3, '…', 24),
+                    snippet(hit_text, 1, ?2, ?3, '…', 24),
+                    snippet(hit_text, 2, ?2, ?3, '…', 24)
+             FROM temp.hit_text WHERE hit_text MATCH ?1",
+        )?;
+        let mut rows = stmt.query(params![words, start, end]).map_err(fts_error)?;
+        while let Some(r) = rows.next().map_err(fts_error)? {
+            let id: i64 = r.get(0)?;
+            let score: f64 = r.get(1)?;
+            let Some((i, m)) = owner.get(&id) else {
+                continue;
+            };
+            let i = *i;
+            let class = match (whole.contains(&id), m.kind.as_deref()) {
+                (true, Some("prompt")) => WHOLE_PROMPT,
+                (true, _) => WHOLE_MESSAGE,
+                (false, _) => WHOLE_NONE,
+            };
+            if best[i]
+                .as_ref()
+                .is_some_and(|b| (b.class, b.score) <= (class, score))
+            {
+                continue;
             }
+            let snippets: [Option<String>; 3] = [r.get(2)?, r.get(3)?, r.get(4)?];
+            let Some((_, mut m)) = owner.remove(&id) else {
+                continue;
+            };
+            let pick = |want: &dyn Fn(&str) -> bool| {
+                snippets
+                    .iter()
+                    .enumerate()
+                    .find(|(_, s)| s.as_deref().is_some_and(want))
+                    .map(|(f, s)| (FIELDS[f], s.clone().unwrap_or_default()))
+            };
+            let (field, snippet) = pick(&|s: &str| s.contains(HIT_START))
+                .or_else(|| pick(&|s: &str| !s.is_empty()))
+                .unwrap_or(("text", String::new()));
+            m.score = score;
+            m.class = class;
+            m.field = field;
+            // Tool inputs are JSON text: show `\n` and `\"` as what they stand for.
+            m.snippet = if field == "tool_input" {
+                crate::text::unescape_json_snippet(&snippet).into_owned()
+            } else {
+                snippet
+            };
+            best[i] = Some(m);
         }
         Ok(best)
     }
+}
+
+/// A best message's class: a prompt that holds every word of the query, another message that
+/// does, one that holds only some (lower is better).
+const WHOLE_PROMPT: u8 = 0;
+const WHOLE_MESSAGE: u8 = 1;
+const WHOLE_NONE: u8 = 2;
+
+/// What one field of a message must match to hold the whole query (`positive`: the query
+/// without what NOT excludes): all its words in the text, the tool input or the tool output.
+pub(crate) fn whole_message_query(positive: &str) -> String {
+    FIELDS
+        .map(|f| format!("({{{f}}} : ({positive}))"))
+        .join(" OR ")
 }
 
 /// Reads a hit turn's indexed messages (`?1` session, `?2` turn, `?3` role or NULL).
@@ -739,7 +982,7 @@ fn hit_messages_sql() -> String {
 
 /// Turns FTS5's complaints about a query into [`StoreError::InvalidQuery`]; the translator
 /// should never let one through, this is the safety net.
-fn fts_error(e: rusqlite::Error) -> StoreError {
+pub(crate) fn fts_error(e: rusqlite::Error) -> StoreError {
     let msg = e.to_string();
     if msg.starts_with("fts5:") || msg.contains("malformed MATCH") {
         StoreError::InvalidQuery(format!("cannot search for that ({msg})"))

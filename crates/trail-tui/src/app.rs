@@ -303,6 +303,8 @@ pub struct App {
     pub quit: bool,
     /// A resume to run outside the alternate screen (the loop takes it).
     pub to_run: Option<Reopen>,
+    /// The status line shows the last search's near spellings (cleared by the next search).
+    correction_shown: bool,
     loading_more: bool,
     /// The box changed and its answer has not come yet (the prompt says so).
     pub searching: bool,
@@ -347,6 +349,7 @@ impl App {
             overlay: Overlay::None,
             panel: None,
             message: None,
+            correction_shown: false,
             quit: false,
             to_run: None,
             loading_more: false,
@@ -575,6 +578,13 @@ impl App {
                 self.widen_if_empty = false;
                 match result {
                     Ok(r) => {
+                        // Words replaced by near spellings: the status line says which.
+                        if let Some(c) = &r.correction {
+                            self.message = Some((c.message(), false));
+                        } else if self.correction_shown {
+                            self.message = None;
+                        }
+                        self.correction_shown = r.correction.is_some();
                         self.results = Results::Hits(r.hits);
                         self.reset_selection();
                     }

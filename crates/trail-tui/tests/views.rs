@@ -42,6 +42,28 @@ fn search_results_with_preview() {
     });
 }
 
+/// A misspelled word is searched as the index's near spelling, and the status line says so
+/// (issue 43); the next search, spelled right, clears it.
+#[test]
+fn a_misspelled_word_shows_the_near_spelling() {
+    let (_dir, store) = common::sample_store();
+    let mut t = Headless::new(common::config(&store), 120, 30).unwrap();
+    t.type_text("imperal");
+    let s = t.screen();
+    assert!(s.contains("weather-cli"), "{s}");
+    assert_eq!(
+        t.message(),
+        Some("no match for \"imperal\"; showing \"imperial\"")
+    );
+    assert!(
+        s.contains("no match for \"imperal\"; showing \"imperial\""),
+        "{s}"
+    );
+    t.press("ctrl-u");
+    t.type_text("imperial");
+    assert_eq!(t.message(), None);
+}
+
 #[test]
 fn filters_in_the_box() {
     let (_dir, store) = common::sample_store();

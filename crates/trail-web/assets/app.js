@@ -15,8 +15,11 @@
     };
     // As the server writes times: 2026-11-20 09:00.
     var when = function (t) { return t && t.length >= 16 ? t.slice(0, 10) + " " + t.slice(11, 16) : (t || ""); };
-    var show = function (status, body, q) {
+    var show = function (status, body, q, correction) {
       results.textContent = "";
+      if (correction) {
+        results.appendChild(el("p", "muted correction", correction));
+      }
       if (status !== 200) {
         results.appendChild(el("p", "error-message", body && body.error ? body.error : "search failed"));
         return;
@@ -50,10 +53,14 @@
       if (!q) { return; }
       var mine = ++latest;
       fetch("/api/search?" + params.toString(), { headers: { "Accept": "application/json" } })
-        .then(function (r) { return r.json().then(function (j) { return [r.status, j]; }); })
+        .then(function (r) {
+          // Words replaced by near spellings (issue 43): said above the hits.
+          var c = r.headers.get("X-Trail-Correction");
+          return r.json().then(function (j) { return [r.status, j, c ? decodeURIComponent(c) : null]; });
+        })
         .then(function (res) {
           if (mine !== latest) { return; }
-          show(res[0], res[1], q);
+          show(res[0], res[1], q, res[2]);
           history.replaceState(null, "", "/search?" + params.toString());
         })
         .catch(function () { /* the plain form still works */ });

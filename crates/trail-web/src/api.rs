@@ -165,18 +165,46 @@ pub(crate) fn diff_turn(p: &Params) -> Result<Option<u32>, WebError> {
         .transpose()
 }
 
-/// `/api/search?q=...`: an array of hits as `trail search --json`.
+/// `/api/search?q=...`: an array of hits as `trail search --json`. When words of the query
+/// were replaced by near spellings (`exact=1` turns that off), `X-Trail-Correction` says so
+/// (percent-encoded: `no match for "imperal"; showing "imperial"`) and `X-Trail-Query` gives
+/// the query searched.
 pub(crate) async fn search(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
-    answer(state, Params::new(pairs), |q, p| {
-        let request = p.search_request()?;
-        let results = q.search(&request, &Clock::utc_now())?;
-        Ok(results
-            .hits
-            .iter()
-            .map(|h| JsonHit::new(h, &request.query))
-            .collect::<Vec<_>>())
-    })
-    .await
+    let params = Params::new(pairs);
+    let s = state.clone();
+    let result = state
+        .pool
+        .run(move |q| {
+            let request = params.search_request()?;
+            let results = q.search(&request, &Clock::utc_now())?;
+            let hits: Vec<JsonHit> = results
+                .hits
+                .iter()
+                .map(|h| JsonHit::new(h, &request.query))
+                .collect();
+            let correction = results.correction.map(|c| {
+                [
+                    redact(&s.redactor, &c.message()).into_owned(),
+                    redact(&s.redactor, &c.query).into_owned(),
+                ]
+            });
+            Ok((json(&s.redactor, &hits)?, correction))
+        })
+        .await;
+    match result {
+        Ok((v, correction)) => {
+            let mut headers = HeaderMap::new();
+            if let Some([message, query]) = correction {
+                for (name, value) in [("x-trail-correction", message), ("x-trail-query", query)] {
+                    if let Ok(v) = HeaderValue::from_str(&crate::html::enc(&value)) {
+                        headers.insert(name, v);
+                    }
+                }
+            }
+            respond(v, headers)
+        }
+        Err(e) => e.into_json().into_response(),
+    }
 }
 
 /// `/api/usage?by=day`: `trail usage --json`.

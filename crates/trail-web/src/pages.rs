@@ -505,6 +505,9 @@ fn search_page(q: &Store, redactor: &Redactor, p: &Params) -> Response {
         let result = p
             .search_request()
             .and_then(|r| q.search(&r, &Clock::utc_now()).map_err(WebError::from));
+        if let Ok(Some(c)) = result.as_ref().map(|r| r.correction.as_ref()) {
+            correction_note(&mut out, redactor, p, c);
+        }
         match result {
             Ok(results) if results.hits.is_empty() => {
                 out.raw("<p class=\"muted\">No matches.</p>\n");
@@ -537,6 +540,23 @@ fn search_page(q: &Store, redactor: &Redactor, p: &Params) -> Response {
     }
     out.raw("</div>\n");
     (status, out.finish()).into_response()
+}
+
+/// Says which words were replaced by near spellings, with a link that searches them as typed.
+fn correction_note(out: &mut Page, redactor: &Redactor, p: &Params, c: &trail_query::Correction) {
+    let keys = [
+        "q", "source", "repo", "branch", "since", "role", "sort", "cwd", "model", "until",
+    ];
+    let mut pairs: Vec<(&str, Option<String>)> = keys.iter().map(|k| (*k, p.get(k))).collect();
+    pairs.push(("exact", Some("1".to_string())));
+    let borrowed: Vec<(&str, Option<&str>)> =
+        pairs.iter().map(|(k, v)| (*k, v.as_deref())).collect();
+    out.raw("<p class=\"muted correction\">");
+    out.text(&crate::html::redact(redactor, &c.message()));
+    out.fmt(format_args!(
+        " · <a href=\"/search{}\">search as typed</a></p>\n",
+        esc(&query_string(&borrowed))
+    ));
 }
 
 fn usage_bars(r: &UsageReport, cost: bool) -> Vec<Bar> {

@@ -112,6 +112,7 @@ impl Params {
             session: self.get("session"),
             recent,
             limit: self.count("limit", 20)?,
+            exact: self.flag("exact"),
             ..SearchRequest::default()
         })
     }

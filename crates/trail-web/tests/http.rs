@@ -243,6 +243,20 @@ fn search_page_works_as_a_plain_form() {
         .body
         .contains("No matches."));
 
+    // A misspelled word is searched as the index's near spelling, and the page says so, with
+    // a link that searches it as typed (issue 43).
+    let typo = get(&s, "/search?q=imperal");
+    assert!(typo.body.contains(SAMPLE_CLAUDE_ID), "{}", typo.body);
+    assert!(
+        typo.body
+            .contains("no match for &quot;imperal&quot;; showing &quot;imperial&quot;"),
+        "{}",
+        typo.body
+    );
+    assert!(typo.body.contains("href=\"/search?q=imperal&amp;exact=1\""));
+    let exact = get(&s, "/search?q=imperal&exact=1");
+    assert!(exact.body.contains("No matches.") && !exact.body.contains("showing"));
+
     for bad in [
         "/search?q=x&limit=abc",
         "/search?q=x&role=nobody",
@@ -379,6 +393,17 @@ fn api_returns_the_cli_shapes() {
     assert_eq!(hit["session_id"], SAMPLE_CLAUDE_ID);
     assert!(hit["snippet"].as_str().unwrap().contains("**"));
     assert!(hit["open"].as_str().unwrap().starts_with("trail show "));
+    assert_eq!(hits[0].get("correction"), None);
+    let typo = get(&s, "/api/search?q=imperal");
+    assert_eq!(typo.json()[0]["session_id"], SAMPLE_CLAUDE_ID);
+    assert_eq!(
+        typo.header("x-trail-correction"),
+        Some("no%20match%20for%20%22imperal%22%3B%20showing%20%22imperial%22")
+    );
+    assert_eq!(typo.header("x-trail-query"), Some("imperial"));
+    let exact = get(&s, "/api/search?q=imperal&exact=1");
+    assert_eq!(exact.json(), serde_json::json!([]));
+    assert_eq!(exact.header("x-trail-correction"), None);
     let empty = get(&s, "/api/search?q=");
     assert_eq!(empty.status, 400);
     assert!(empty.json()["error"].as_str().unwrap().contains("empty"));

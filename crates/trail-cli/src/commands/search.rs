@@ -57,6 +57,9 @@ pub struct Args {
     /// Print one JSON hit per line
     #[arg(long)]
     jsonl: bool,
+    /// Search the words as typed: no near spelling when a word matches nothing or few turns
+    #[arg(long)]
+    exact: bool,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -97,6 +100,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         session: args.session.clone(),
         recent: args.sort == SortArg::Recent,
         limit: args.limit,
+        exact: args.exact,
         ..SearchRequest::default()
     };
     let results = query_store
@@ -109,6 +113,15 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             }
             e => e.into(),
         })?;
+    // On stderr, so that the hits on stdout stay what the format says (and a script sees it).
+    if let Some(c) = &results.correction {
+        ctx.ui.status(&c.message());
+    }
+    // What the hits' open commands mark: the query searched, when it replaced the typed one.
+    let query = match &results.correction {
+        Some(c) if c.no_match => c.query.clone(),
+        _ => query,
+    };
     if args.json || args.jsonl {
         let hits: Vec<JsonHit> = results
             .hits
