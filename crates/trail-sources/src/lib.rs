@@ -28,6 +28,11 @@ pub mod opencode;
 pub mod specstory;
 pub mod vscode_editing;
 pub mod vscode_export;
+// h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
+mod blocks;
+mod chat_tree;
+pub mod pi;
+pub mod qwen;
 
 use std::path::{Path, PathBuf};
 
@@ -181,6 +186,9 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(cline::ClineTasks::cline()),
         Box::new(cline::ClineTasks::roo_code()),
         Box::new(cline::ClineTasks::kilo_code()),
+        // h42a
+        Box::new(pi::Pi),
+        Box::new(qwen::QwenCode),
     ]
 }
 

@@ -1,0 +1,92 @@
+//! Readers of the JSON shapes several chat formats share: content that is a string or a list of
+//! typed blocks, tool arguments naming files, and token counts spelled several ways.
+
+use serde_json::Value;
+
+use crate::json_fields::jcount;
+
+/// The text of a content value: a string as it is, the `text` of each text block of a list
+/// (joined by a blank line), or the `text` of a single block. Images become `[image]`.
+pub(crate) fn content_text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => {
+            let parts: Vec<String> = items.iter().filter_map(block_text).collect();
+            parts.join("\n\n")
+        }
+        Some(obj @ Value::Object(_)) => block_text(obj).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+fn block_text(b: &Value) -> Option<String> {
+    match b {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some("text") | Some("input_text") | Some("output_text") | None => o
+                .get("text")
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
+            Some("image") | Some("image_url") => Some("[image]".to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The files a tool call's arguments name (`file_path`, `absolute_path`, `path`, `filePath`,
+/// and the entries of `paths`).
+pub(crate) fn arg_paths(args: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for k in ["file_path", "absolute_path", "path", "filePath"] {
+        if let Some(p) = args.get(k).and_then(Value::as_str) {
+            if !p.is_empty() {
+                out.push(p.to_string());
+                break;
+            }
+        }
+    }
+    if let Some(paths) = args.get("paths").and_then(Value::as_array) {
+        out.extend(paths.iter().filter_map(Value::as_str).map(str::to_string));
+    }
+    out
+}
+
+/// The first count found under any of `keys` in `v` (0 when none is there).
+pub(crate) fn count_of(v: &Value, keys: &[&str]) -> u64 {
+    keys.iter()
+        .find_map(|k| v.get(*k).filter(|x| x.is_number()))
+        .map_or(0, |x| jcount(Some(x)))
+}
+
+/// Returns a one-line title from a prompt: its first non-blank line, at most `max` characters.
+pub(crate) fn title_from(text: &str, max: usize) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(trail_model::truncate_chars(line, max).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn content_of_every_shape() {
+        assert_eq!(content_text(Some(&json!("hi"))), "hi");
+        let blocks = json!([{"type": "text", "text": "a"}, {"type": "image"}, {"type": "x"}]);
+        assert_eq!(content_text(Some(&blocks)), "a\n\n[image]");
+        assert_eq!(content_text(None), "");
+    }
+
+    #[test]
+    fn counts_and_paths() {
+        let v = json!({"input_tokens": 3, "input": 5});
+        assert_eq!(count_of(&v, &["input", "input_tokens"]), 5);
+        assert_eq!(count_of(&v, &["nope"]), 0);
+        let a = json!({"path": "a.rs", "paths": ["b.rs"]});
+        assert_eq!(arg_paths(&a), ["a.rs", "b.rs"]);
+        assert_eq!(title_from("\n  first \nsecond", 3).as_deref(), Some("fir"));
+    }
+}
