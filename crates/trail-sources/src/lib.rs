@@ -33,6 +33,7 @@ mod blocks;
 mod chat_tree;
 pub mod pi;
 pub mod qwen;
+pub mod kimi;
 
 use std::path::{Path, PathBuf};
 
@@ -189,6 +190,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         // h42a
         Box::new(pi::Pi),
         Box::new(qwen::QwenCode),
+        Box::new(kimi::Kimi),
     ]
 }
 
