@@ -2,6 +2,7 @@
 //! typed blocks, tool arguments naming files, and token counts spelled several ways.
 
 use serde_json::Value;
+use trail_model::MessageKind;
 
 use crate::json_fields::jcount;
 
@@ -64,6 +65,95 @@ pub(crate) fn count_of(v: &Value, keys: &[&str]) -> u64 {
 pub(crate) fn title_from(text: &str, max: usize) -> Option<String> {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
     Some(trail_model::truncate_chars(line, max).to_string())
+}
+
+/// One message of Claude-style content blocks (`text`, `thinking`, `tool_use`, `tool_result`),
+/// as Factory Droid and iFlow write them.
+pub(crate) struct ClaudeBlock {
+    pub kind: MessageKind,
+    pub text: String,
+    pub tool_name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub tool_input: Option<Value>,
+    pub tool_output: Option<String>,
+    pub is_error: bool,
+}
+
+/// Splits Claude-style content into messages: a string is one text; `tool_result` blocks are
+/// results (an error when `is_error`, or when the output starts with `Error:`); text and
+/// thinking blocks that are empty are dropped. `text_kind` is the kind of text blocks
+/// (a prompt for a user's message, an answer for the assistant's).
+pub(crate) fn claude_blocks(content: Option<&Value>, text_kind: MessageKind) -> Vec<ClaudeBlock> {
+    let block = |kind: MessageKind, text: String| ClaudeBlock {
+        kind,
+        text,
+        tool_name: None,
+        tool_call_id: None,
+        tool_input: None,
+        tool_output: None,
+        is_error: false,
+    };
+    let items = match content {
+        Some(Value::String(s)) if !s.trim().is_empty() => return vec![block(text_kind, s.clone())],
+        Some(Value::Array(items)) => items,
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for b in items {
+        match b.get("type").and_then(Value::as_str).unwrap_or_default() {
+            "text" => {
+                let t = b.get("text").and_then(Value::as_str).unwrap_or_default();
+                if !t.trim().is_empty() {
+                    out.push(block(text_kind, t.to_string()));
+                }
+            }
+            "thinking" => {
+                let t = b.get("thinking").and_then(Value::as_str).unwrap_or_default();
+                if !t.trim().is_empty() {
+                    out.push(block(MessageKind::Thinking, t.to_string()));
+                }
+            }
+            "tool_use" => out.push(ClaudeBlock {
+                tool_name: b.get("name").and_then(Value::as_str).map(str::to_string),
+                tool_call_id: b.get("id").and_then(Value::as_str).map(str::to_string),
+                tool_input: Some(b.get("input").cloned().unwrap_or(Value::Null)),
+                ..block(MessageKind::ToolCall, String::new())
+            }),
+            "tool_result" => {
+                let output = tool_result_text(b.get("content"));
+                let is_error = b.get("is_error").and_then(Value::as_bool) == Some(true)
+                    || output.trim_start().starts_with("Error:");
+                out.push(ClaudeBlock {
+                    tool_call_id: b.get("tool_use_id").and_then(Value::as_str).map(str::to_string),
+                    tool_output: Some(output),
+                    is_error,
+                    ..block(MessageKind::ToolResult, String::new())
+                });
+            }
+            "image" => out.push(block(text_kind, "[image]".into())),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A tool result's content: a string, text blocks, or (iFlow) an object whose
+/// `responseParts.functionResponse.response` holds the `output`.
+fn tool_result_text(v: Option<&Value>) -> String {
+    match v {
+        Some(o @ Value::Object(_)) => {
+            let resp = o.pointer("/responseParts/functionResponse/response");
+            match resp.and_then(|r| r.get("output").or_else(|| r.get("error"))) {
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+                None => o
+                    .get("resultDisplay")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| o.to_string(), str::to_string),
+            }
+        }
+        other => content_text(other),
+    }
 }
 
 #[cfg(test)]

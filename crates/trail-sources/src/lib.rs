@@ -34,6 +34,7 @@ mod chat_tree;
 pub mod pi;
 pub mod qwen;
 pub mod kimi;
+pub mod droid;
 
 use std::path::{Path, PathBuf};
 
@@ -191,6 +192,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(pi::Pi),
         Box::new(qwen::QwenCode),
         Box::new(kimi::Kimi),
+        Box::new(droid::Droid),
     ]
 }
 
