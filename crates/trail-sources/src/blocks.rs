@@ -1,8 +1,11 @@
 //! Readers of the JSON shapes several chat formats share: content that is a string or a list of
 //! typed blocks, tool arguments naming files, and token counts spelled several ways.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
-use trail_model::MessageKind;
+
+use trail_model::{MessageKind, Session};
 
 use crate::json_fields::jcount;
 
@@ -153,6 +156,21 @@ fn tool_result_text(v: Option<&Value>) -> String {
             }
         }
         other => content_text(other),
+    }
+}
+
+/// Tool results name no tool: take it from their call.
+pub(crate) fn fill_tool_names(session: &mut Session) {
+    let names: HashMap<String, String> = session
+        .messages
+        .iter()
+        .filter(|m| m.kind == Some(MessageKind::ToolCall))
+        .filter_map(|m| Some((m.tool_call_id.clone()?, m.tool_name.clone()?)))
+        .collect();
+    for m in &mut session.messages {
+        if m.kind == Some(MessageKind::ToolResult) && m.tool_name.is_none() {
+            m.tool_name = m.tool_call_id.as_ref().and_then(|c| names.get(c).cloned());
+        }
     }
 }
 

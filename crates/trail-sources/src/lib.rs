@@ -35,6 +35,7 @@ pub mod pi;
 pub mod qwen;
 pub mod kimi;
 pub mod droid;
+pub mod iflow;
 
 use std::path::{Path, PathBuf};
 
@@ -193,6 +194,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(qwen::QwenCode),
         Box::new(kimi::Kimi),
         Box::new(droid::Droid),
+        Box::new(iflow::Iflow),
     ]
 }
 

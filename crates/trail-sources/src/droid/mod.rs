@@ -28,7 +28,7 @@ use trail_model::{
     UpdateMode, Usage,
 };
 
-use crate::blocks::{arg_paths, claude_blocks, count_of, title_from};
+use crate::blocks::{arg_paths, claude_blocks, count_of, fill_tool_names, title_from};
 use crate::chat_tree::finish_tree_session;
 use crate::claude_code::strip_system_reminders;
 use crate::json_fields::jstr;
@@ -274,21 +274,6 @@ impl Parser {
         }
         self.session.mode = UpdateMode::Replace;
         self.session
-    }
-}
-
-/// Tool results name no tool: take it from their call.
-fn fill_tool_names(session: &mut Session) {
-    let names: std::collections::HashMap<String, String> = session
-        .messages
-        .iter()
-        .filter(|m| m.kind == Some(MessageKind::ToolCall))
-        .filter_map(|m| Some((m.tool_call_id.clone()?, m.tool_name.clone()?)))
-        .collect();
-    for m in &mut session.messages {
-        if m.kind == Some(MessageKind::ToolResult) && m.tool_name.is_none() {
-            m.tool_name = m.tool_call_id.as_ref().and_then(|c| names.get(c).cloned());
-        }
     }
 }
 
