@@ -114,3 +114,14 @@ fn discovery_and_detection() {
     let claude = br#"{"uuid":"a","sessionId":"0f8fad5b-d9cb-469f-a165-70867728950e","type":"user","message":{"content":"x"}}"#;
     assert!(!Iflow.detect(std::path::Path::new("a.jsonl"), claude));
 }
+
+#[test]
+fn claude_code_leaves_iflow_and_qwen_files_to_their_sources() {
+    use trail_sources::claude_code::ClaudeCode;
+    let iflow = fixtures("iflow").join("projects/-home-u-app/session-4d4d4d4d-0000-4000-8000-000000000004.jsonl");
+    let qwen = fixtures("qwen").join("projects/-home-u-app/chats/0a0a0a0a-0000-4000-8000-000000000001.jsonl");
+    for path in [iflow, qwen] {
+        let head = std::fs::read(&path).unwrap();
+        assert!(!ClaudeCode.detect(&path, &head), "{}", path.display());
+    }
+}
