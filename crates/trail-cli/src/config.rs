@@ -207,6 +207,32 @@ pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, Pa
         by.insert(SourceKind::Cline, cline);
         by.insert(SourceKind::RooCode, hosts.clone());
         by.insert(SourceKind::KiloCode, hosts);
+
+        // h42a (until the source registry lists locations): Pi and its family, Qwen Code and
+        // Qoder, Kimi Code CLI (current and legacy homes), Factory Droid, iFlow CLI.
+        let mut pi = vec![var("PI_CODING_AGENT_DIR").unwrap_or_else(|| h.join(".pi/agent"))];
+        for dir in [
+            ".omp/agent",
+            ".prime/agent",
+            ".openclaw/agents",
+            ".kimi_openclaw/agents",
+        ] {
+            pi.push(h.join(dir));
+        }
+        pi.extend([h.join(".qclaw/agents"), h.join(".clawdbot")]);
+        by.insert(SourceKind::Pi, pi);
+        let qoder_mac = h.join("Library/Application Support/Qoder/SharedClientCache/cli");
+        let qwen = vec![
+            h.join(".qwen"),
+            h.join(".qoder"),
+            h.join(".qoderwork"),
+            qoder_mac,
+        ];
+        by.insert(SourceKind::QwenCode, qwen);
+        let kimi_code = var("KIMI_CODE_HOME").unwrap_or_else(|| h.join(".kimi-code"));
+        by.insert(SourceKind::Kimi, vec![kimi_code, h.join(".kimi")]);
+        by.insert(SourceKind::Droid, vec![h.join(".factory")]);
+        by.insert(SourceKind::Iflow, vec![h.join(".iflow")]);
     }
     for (kind, path) in overrides {
         by.insert(*kind, vec![path.clone()]);

@@ -30,8 +30,8 @@ pub use cline_family::cline;
 use cursor::cursor_transcripts;
 pub use markdown::{aider, specstory};
 pub use opencode_family::opencode;
-pub use shared::{discover, ids, jsonl, refs};
 use shared::{blocks, chat_tree, json_fields, linear, sqlite_readonly};
+pub use shared::{discover, ids, jsonl, refs};
 use vscode::copilot_vscode_legacy;
 pub use vscode::{copilot_vscode, vscode_editing, vscode_export};
 

@@ -77,7 +77,8 @@ fn corpus_reminders_are_not_the_prompt_and_errors_are_kept() {
 
 #[test]
 fn fixture_branch_settings_and_title() {
-    let path = fixtures("droid").join("sessions/-home-u-app/3c3c3c3c-0000-4000-8000-000000000003.jsonl");
+    let path =
+        fixtures("droid").join("sessions/-home-u-app/3c3c3c3c-0000-4000-8000-000000000003.jsonl");
     let fp = parse_whole(&Droid, &path).unwrap();
     assert_eq!(fp.issues.len(), 1);
     assert_eq!(fp.issues[0].line, Some(9));
@@ -86,7 +87,10 @@ fn fixture_branch_settings_and_title() {
     assert_eq!(s.meta.title.as_deref(), Some("Fix login"));
     assert_eq!(s.meta.title_rank, TitleRank::USER);
     assert_eq!(s.turn_count, 2);
-    assert_eq!(s.turns[0].user_message.as_deref(), Some("Fix the login bug"));
+    assert_eq!(
+        s.turns[0].user_message.as_deref(),
+        Some("Fix the login bug")
+    );
     assert_eq!(
         s.turns[0].assistant_response.as_deref(),
         Some("Tests fail; see above.")
@@ -101,7 +105,12 @@ fn fixture_branch_settings_and_title() {
     assert_eq!(s.usage.len(), 1);
     let u = &s.usage[0];
     assert_eq!(
-        (u.input_tokens, u.output_tokens, u.cache_creation_tokens, u.cache_read_tokens),
+        (
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_creation_tokens,
+            u.cache_read_tokens
+        ),
         (1200, 300, 400, 5000)
     );
     assert_eq!(u.reasoning_tokens, 80);

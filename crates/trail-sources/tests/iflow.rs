@@ -77,7 +77,11 @@ fn corpus_session_matches_independent_counts() {
     assert_eq!(s.models, ["glm-4.7"]);
     // iFlow recorded zeros: no usage row.
     assert!(s.usage.is_empty());
-    assert!(s.turns[0].assistant_response.as_deref().unwrap().contains("已完成修改"));
+    assert!(s.turns[0]
+        .assistant_response
+        .as_deref()
+        .unwrap()
+        .contains("已完成修改"));
     let replace = s
         .messages
         .iter()
@@ -88,7 +92,8 @@ fn corpus_session_matches_independent_counts() {
 
 #[test]
 fn fixture_drops_repeated_calls_and_keeps_errors_and_usage() {
-    let path = fixtures("iflow").join("projects/-home-u-app/session-4d4d4d4d-0000-4000-8000-000000000004.jsonl");
+    let path = fixtures("iflow")
+        .join("projects/-home-u-app/session-4d4d4d4d-0000-4000-8000-000000000004.jsonl");
     let fp = check_against_independent(&path);
     assert_eq!(fp.issues.len(), 1, "the line that is not an object");
     assert_eq!(fp.issues[0].line, Some(7));
@@ -102,7 +107,10 @@ fn fixture_drops_repeated_calls_and_keeps_errors_and_usage() {
     );
     let failed = s.messages.iter().find(|m| m.is_error).unwrap();
     assert_eq!(failed.tool_name.as_deref(), Some("replace"));
-    assert_eq!(failed.tool_output.as_deref(), Some("Error: old_string matched twice"));
+    assert_eq!(
+        failed.tool_output.as_deref(),
+        Some("Error: old_string matched twice")
+    );
     assert_eq!(s.usage.len(), 2, "the all-zero record makes no row");
     assert_eq!(s.usage[1].cache_read_tokens, 100);
     assert_eq!(s.files[0].path, "/home/u/app/flags.rs");
@@ -118,8 +126,10 @@ fn discovery_and_detection() {
 #[test]
 fn claude_code_leaves_iflow_and_qwen_files_to_their_sources() {
     use trail_sources::claude_code::ClaudeCode;
-    let iflow = fixtures("iflow").join("projects/-home-u-app/session-4d4d4d4d-0000-4000-8000-000000000004.jsonl");
-    let qwen = fixtures("qwen").join("projects/-home-u-app/chats/0a0a0a0a-0000-4000-8000-000000000001.jsonl");
+    let iflow = fixtures("iflow")
+        .join("projects/-home-u-app/session-4d4d4d4d-0000-4000-8000-000000000004.jsonl");
+    let qwen = fixtures("qwen")
+        .join("projects/-home-u-app/chats/0a0a0a0a-0000-4000-8000-000000000001.jsonl");
     for path in [iflow, qwen] {
         let head = std::fs::read(&path).unwrap();
         assert!(!ClaudeCode.detect(&path, &head), "{}", path.display());

@@ -48,7 +48,10 @@ fn corpus_wire_log_matches_independent_counts() {
     assert_eq!(sum(|u| u.output_tokens), output);
     assert_eq!(sum(|u| u.cache_read_tokens), cache);
     // The `<stem>.state.json` beside it gives the folder the session ran in.
-    assert_eq!(s.meta.cwd.as_deref(), Some("/private/tmp/as-agent-lab/kimi/project"));
+    assert_eq!(
+        s.meta.cwd.as_deref(),
+        Some("/private/tmp/as-agent-lab/kimi/project")
+    );
     assert_eq!(count_kind(s, MessageKind::Compaction), 1);
     let agent_call = s
         .messages
@@ -80,8 +83,16 @@ fn current_wire_reads_prompts_tools_and_usage_once() {
         Some("There are 12 Rust files.")
     );
     assert_eq!(count_kind(s, MessageKind::ToolCall), 3);
-    assert_eq!(count_kind(s, MessageKind::Meta), 1, "the plan-mode reminder");
-    assert_eq!(count_kind(s, MessageKind::Unknown), 1, "the unknown event is kept");
+    assert_eq!(
+        count_kind(s, MessageKind::Meta),
+        1,
+        "the plan-mode reminder"
+    );
+    assert_eq!(
+        count_kind(s, MessageKind::Unknown),
+        1,
+        "the unknown event is kept"
+    );
     let keys: Vec<&str> = s.usage.iter().map(|u| u.request_key.as_str()).collect();
     assert_eq!(keys, ["st-1", "st-2", "usage.record:2"]);
     let input: u64 = s.usage.iter().map(|u| u.input_tokens).sum();
@@ -90,10 +101,20 @@ fn current_wire_reads_prompts_tools_and_usage_once() {
     assert_eq!(s.meta.title.as_deref(), Some("Count files"));
     assert_eq!(s.meta.title_rank, TitleRank::USER);
     assert_eq!(s.meta.cwd.as_deref(), Some("/home/u/app"));
-    assert_eq!(s.meta.created_at.as_deref(), Some("2026-04-01T09:00:00.000Z"));
+    assert_eq!(
+        s.meta.created_at.as_deref(),
+        Some("2026-04-01T09:00:00.000Z")
+    );
     assert_eq!(s.files.last().unwrap().path, "/home/u/app/COUNT.md");
-    assert!(s.messages.iter().any(|m| m.is_error && m.tool_name.as_deref() == Some("Bash")));
-    let call = s.messages.iter().find(|m| m.tool_name.as_deref() == Some("Agent")).unwrap();
+    assert!(s
+        .messages
+        .iter()
+        .any(|m| m.is_error && m.tool_name.as_deref() == Some("Bash")));
+    let call = s
+        .messages
+        .iter()
+        .find(|m| m.tool_name.as_deref() == Some("Agent"))
+        .unwrap();
     assert_eq!(call.agent_ref.as_deref(), Some("agent-0"));
     assert_eq!(s.checkpoints.len(), 1);
 }
@@ -108,7 +129,10 @@ fn a_subagent_folder_is_a_linked_session() {
         "5e5e5e5e-0000-4000-8000-000000000001:agent-0"
     );
     let link = s.meta.parent.as_ref().unwrap();
-    assert_eq!(link.session_id.as_str(), "5e5e5e5e-0000-4000-8000-000000000001");
+    assert_eq!(
+        link.session_id.as_str(),
+        "5e5e5e5e-0000-4000-8000-000000000001"
+    );
     assert_eq!(link.agent_ref.as_deref(), Some("agent-0"));
     assert_eq!(s.turn_count, 1);
     assert_eq!(s.messages[0].prompt_source, Some(PromptSource::System));
@@ -127,7 +151,10 @@ fn legacy_wire_dedupes_status_updates_and_splits_subagent_events() {
     let main = by_native(&fp, "7a7a7a7a-0000-4000-8000-000000000002");
     assert_eq!(main.turn_count, 1);
     assert_eq!(main.turns[0].user_message.as_deref(), Some("fix the build"));
-    assert_eq!(main.turns[0].assistant_response.as_deref(), Some("Fixed the import."));
+    assert_eq!(
+        main.turns[0].assistant_response.as_deref(),
+        Some("Fixed the import.")
+    );
     let keys: Vec<&str> = main.usage.iter().map(|u| u.request_key.as_str()).collect();
     assert_eq!(keys, ["chatcmpl-a", "chatcmpl-b"]);
     let shell = main
@@ -135,13 +162,22 @@ fn legacy_wire_dedupes_status_updates_and_splits_subagent_events() {
         .iter()
         .find(|m| m.tool_name.as_deref() == Some("Shell") && m.kind() == MessageKind::ToolCall)
         .unwrap();
-    assert_eq!(shell.tool_input.as_deref(), Some(r#"{"command":"cargo build"}"#));
+    assert_eq!(
+        shell.tool_input.as_deref(),
+        Some(r#"{"command":"cargo build"}"#)
+    );
     assert!(main.messages.iter().any(|m| m.is_error));
     let sub = by_native(&fp, "7a7a7a7a-0000-4000-8000-000000000002:Task:1");
     let link = sub.meta.parent.as_ref().unwrap();
-    assert_eq!(link.session_id.as_str(), "7a7a7a7a-0000-4000-8000-000000000002");
+    assert_eq!(
+        link.session_id.as_str(),
+        "7a7a7a7a-0000-4000-8000-000000000002"
+    );
     assert_eq!(link.tool_call_id.as_deref(), Some("Task:1"));
-    assert_eq!(sub.turns[0].assistant_response.as_deref(), Some("Missing import in main.rs"));
+    assert_eq!(
+        sub.turns[0].assistant_response.as_deref(),
+        Some("Missing import in main.rs")
+    );
     assert_eq!(sub.usage.len(), 1);
 }
 

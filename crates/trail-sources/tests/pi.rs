@@ -82,7 +82,11 @@ fn every_corpus_file_matches_independent_counts() {
         assert_eq!(count_kind(s, MessageKind::Prompt), want.prompts, "{name}");
         assert_eq!(s.turn_count as usize, want.prompts, "{name}");
         assert_eq!(s.turns.len(), want.prompts, "{name}");
-        assert_eq!(count_kind(s, MessageKind::ToolCall), want.tool_calls, "{name}");
+        assert_eq!(
+            count_kind(s, MessageKind::ToolCall),
+            want.tool_calls,
+            "{name}"
+        );
         let input: u64 = s.usage.iter().map(|u| u.input_tokens).sum();
         let output: u64 = s.usage.iter().map(|u| u.output_tokens).sum();
         assert_eq!((input, output), (want.input, want.output), "{name}");
@@ -193,7 +197,9 @@ fn session_name_is_the_title_and_bash_commits_are_refs() {
     let bash = s
         .messages
         .iter()
-        .find(|m| m.tool_name.as_deref() == Some("bashExecution") && m.kind() == MessageKind::ToolCall)
+        .find(|m| {
+            m.tool_name.as_deref() == Some("bashExecution") && m.kind() == MessageKind::ToolCall
+        })
         .unwrap();
     assert!(bash.tool_input.as_deref().unwrap().contains("git commit"));
 }
@@ -227,7 +233,10 @@ fn a_fork_links_to_the_session_it_came_from() {
         parent.session_id.as_str(),
         "11111111-2222-4333-8444-555555555555"
     );
-    assert_eq!(s.turns[0].assistant_response.as_deref(), Some("Wrote notes."));
+    assert_eq!(
+        s.turns[0].assistant_response.as_deref(),
+        Some("Wrote notes.")
+    );
     assert_eq!(s.files[0].path, "notes.md");
 }
 
@@ -250,7 +259,10 @@ fn discovery_finds_session_folders_under_agent_roots() {
     let found = Pi.discover(&[fixtures("pi")]);
     assert_eq!(found.len(), 3);
     let not_pi = fixtures("pi").join("sessions/--home-u-app--/x.txt");
-    assert!(!Pi.detect(&not_pi, b"{\"type\":\"session\",\"id\":\"a\",\"cwd\":\"/\"}\n"));
+    assert!(!Pi.detect(
+        &not_pi,
+        b"{\"type\":\"session\",\"id\":\"a\",\"cwd\":\"/\"}\n"
+    ));
     let droid = b"{\"type\":\"session_start\",\"id\":\"a\",\"cwd\":\"/\"}\n";
     assert!(!Pi.detect(std::path::Path::new("a.jsonl"), droid));
 }

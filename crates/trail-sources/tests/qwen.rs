@@ -39,7 +39,10 @@ fn independent(path: &std::path::Path) -> Independent {
         parent
             .entry(uuid.clone())
             .or_insert(r["parentUuid"].as_str().map(str::to_string));
-        if matches!(r["type"].as_str(), Some("user" | "assistant" | "tool_result")) {
+        if matches!(
+            r["type"].as_str(),
+            Some("user" | "assistant" | "tool_result")
+        ) {
             leaf = Some(uuid.clone());
         }
         if let Some(u) = r.get("usageMetadata") {
@@ -91,12 +94,23 @@ fn every_corpus_file_matches_independent_counts() {
         let want = independent(&path);
         assert_eq!(count_kind(s, MessageKind::Prompt), want.prompts, "{name}");
         assert_eq!(s.turn_count as usize, want.prompts_on_chain, "{name}");
-        assert_eq!(count_kind(s, MessageKind::ToolCall), want.tool_calls, "{name}");
+        assert_eq!(
+            count_kind(s, MessageKind::ToolCall),
+            want.tool_calls,
+            "{name}"
+        );
         // No file has cached or thought tokens: input and output are the raw counts.
         let input: u64 = s.usage.iter().map(|u| u.input_tokens).sum();
         let output: u64 = s.usage.iter().map(|u| u.output_tokens).sum();
-        assert_eq!((input, output), (want.prompt_tokens, want.candidate_tokens), "{name}");
-        assert_eq!(s.meta.native_id, path.file_stem().unwrap().to_str().unwrap());
+        assert_eq!(
+            (input, output),
+            (want.prompt_tokens, want.candidate_tokens),
+            "{name}"
+        );
+        assert_eq!(
+            s.meta.native_id,
+            path.file_stem().unwrap().to_str().unwrap()
+        );
     }
 }
 
@@ -105,7 +119,11 @@ fn corpus_branch_file_keeps_the_active_chain_and_its_title() {
     let Some(dir) = shared_corpus("qwen") else {
         return;
     };
-    let fp = parse_whole(&QwenCode, &dir.join("019f0000-0000-7000-8000-000000000004.jsonl")).unwrap();
+    let fp = parse_whole(
+        &QwenCode,
+        &dir.join("019f0000-0000-7000-8000-000000000004.jsonl"),
+    )
+    .unwrap();
     let s = only(&fp);
     assert_eq!(s.meta.title.as_deref(), Some("Active branch title"));
     assert_eq!(s.meta.title_rank, TitleRank::SUMMARY);
@@ -115,7 +133,10 @@ fn corpus_branch_file_keeps_the_active_chain_and_its_title() {
         .find(|m| m.text == "Discarded branch answer.")
         .unwrap();
     assert!(!dead.on_main_chain);
-    assert_eq!(s.turns[1].assistant_response.as_deref(), Some("Active branch answer."));
+    assert_eq!(
+        s.turns[1].assistant_response.as_deref(),
+        Some("Active branch answer.")
+    );
     assert_eq!(s.models, ["synthetic-dead-model", "synthetic-active-model"]);
 }
 
@@ -124,7 +145,11 @@ fn corpus_hook_context_is_not_the_prompt() {
     let Some(dir) = shared_corpus("qwen") else {
         return;
     };
-    let fp = parse_whole(&QwenCode, &dir.join("019f0000-0000-7000-8000-000000000001.jsonl")).unwrap();
+    let fp = parse_whole(
+        &QwenCode,
+        &dir.join("019f0000-0000-7000-8000-000000000001.jsonl"),
+    )
+    .unwrap();
     let s = only(&fp);
     assert_eq!(
         s.turns[0].user_message.as_deref(),
@@ -170,14 +195,20 @@ fn rewind_leaves_the_old_branch_aside_and_titles_follow_the_chain() {
         .find(|m| m.native_id.as_deref() == Some("u7"))
         .unwrap();
     assert_eq!(queued.prompt_source, Some(PromptSource::Queued));
-    assert!(s.messages.iter().any(|m| m.is_error && m.tool_call_id.as_deref() == Some("c1")));
+    assert!(s
+        .messages
+        .iter()
+        .any(|m| m.is_error && m.tool_call_id.as_deref() == Some("c1")));
     assert_eq!(s.checkpoints.len(), 1);
     assert_eq!(
         s.checkpoints[0].overview.as_deref(),
         Some("Summary: the config was checked.")
     );
     let parent = s.meta.parent.as_ref().unwrap();
-    assert_eq!(parent.session_id.as_str(), "0b0b0b0b-0000-4000-8000-000000000002");
+    assert_eq!(
+        parent.session_id.as_str(),
+        "0b0b0b0b-0000-4000-8000-000000000002"
+    );
     assert_eq!(s.files[0].path, "/home/u/app/config.toml");
 }
 
@@ -190,7 +221,12 @@ fn streamed_records_count_their_cumulative_usage_once() {
     let u3 = &s.usage[0];
     // prompt 100 of which 60 cached; 30 candidates + 10 thoughts.
     assert_eq!(
-        (u3.input_tokens, u3.cache_read_tokens, u3.output_tokens, u3.reasoning_tokens),
+        (
+            u3.input_tokens,
+            u3.cache_read_tokens,
+            u3.output_tokens,
+            u3.reasoning_tokens
+        ),
         (40, 60, 40, 10)
     );
     assert_eq!(u3.total(), 140);
@@ -210,10 +246,16 @@ fn sidechain_records_are_a_linked_subagent_session() {
     assert_eq!(fp.sessions.len(), 2);
     let sub = by_native(&fp, "0a0a0a0a-0000-4000-8000-000000000001:explore-1");
     let link = sub.meta.parent.as_ref().unwrap();
-    assert_eq!(link.session_id.as_str(), "0a0a0a0a-0000-4000-8000-000000000001");
+    assert_eq!(
+        link.session_id.as_str(),
+        "0a0a0a0a-0000-4000-8000-000000000001"
+    );
     assert_eq!(link.agent_ref.as_deref(), Some("explore-1"));
     assert_eq!(sub.turn_count, 1);
-    assert_eq!(sub.turns[0].assistant_response.as_deref(), Some("Config is fine."));
+    assert_eq!(
+        sub.turns[0].assistant_response.as_deref(),
+        Some("Config is fine.")
+    );
     assert_eq!(sub.usage.len(), 1);
     assert!(sub.messages.iter().all(|m| m.is_sidechain));
 }
@@ -222,6 +264,7 @@ fn sidechain_records_are_a_linked_subagent_session() {
 fn discovery_and_detection() {
     let found = QwenCode.discover(&[fixtures("qwen")]);
     assert_eq!(found.len(), 1);
-    let claude = br#"{"uuid":"a","sessionId":"s","type":"user","message":{"role":"user","content":"hi"}}"#;
+    let claude =
+        br#"{"uuid":"a","sessionId":"s","type":"user","message":{"role":"user","content":"hi"}}"#;
     assert!(!QwenCode.detect(std::path::Path::new("a.jsonl"), claude));
 }

@@ -251,7 +251,12 @@ impl Parser {
     fn finish(mut self, settings: Option<&Path>) -> Session {
         fill_tool_names(&mut self.session);
         let files = std::mem::take(&mut self.files);
-        finish_tree_session(&mut self.session, self.last_id.as_deref(), files, SHELL_TOOLS);
+        finish_tree_session(
+            &mut self.session,
+            self.last_id.as_deref(),
+            files,
+            SHELL_TOOLS,
+        );
         if let Some(s) = settings.and_then(read_settings) {
             if let Some(m) = &s.model {
                 self.session.observe_model(m);
@@ -281,7 +286,9 @@ impl Parser {
 fn read_settings(path: &Path) -> Option<Usage> {
     let bytes = std::fs::read(path).ok()?;
     let v: Value = serde_json::from_slice(&bytes).ok()?;
-    let model = jstr(&v, "model").filter(|m| !m.is_empty()).map(str::to_string);
+    let model = jstr(&v, "model")
+        .filter(|m| !m.is_empty())
+        .map(str::to_string);
     let u = v.get("tokenUsage").filter(|u| u.is_object())?;
     let input = count_of(u, &["inputTokens"]);
     let output = count_of(u, &["outputTokens"]);

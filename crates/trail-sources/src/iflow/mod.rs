@@ -145,7 +145,9 @@ impl Parser {
         let ts = v.get("timestamp").and_then(time::from_json);
         let msg = v.get("message").unwrap_or(&Value::Null);
         let user = jstr(v, "type") == Some("user") || jstr(msg, "role") == Some("user");
-        let model = jstr(msg, "model").filter(|m| !m.is_empty()).map(str::to_string);
+        let model = jstr(msg, "model")
+            .filter(|m| !m.is_empty())
+            .map(str::to_string);
         if let Some(m) = &model {
             self.session.observe_model(m);
         }
@@ -215,7 +217,9 @@ impl Parser {
             meta.cwd = jstr(v, "cwd").filter(|c| !c.is_empty()).map(str::to_string);
         }
         if meta.branch.is_none() {
-            meta.branch = jstr(v, "gitBranch").filter(|c| !c.is_empty()).map(str::to_string);
+            meta.branch = jstr(v, "gitBranch")
+                .filter(|c| !c.is_empty())
+                .map(str::to_string);
         }
         if let Some(ver) = jstr(v, "version") {
             meta.agent_version = Some(ver.to_string());

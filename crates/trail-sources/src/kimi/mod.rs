@@ -143,7 +143,10 @@ impl Place {
             let session_dir = agents.and_then(Path::parent);
             let folder = name(session_dir);
             return Place {
-                session: folder.strip_prefix("session_").unwrap_or(&folder).to_string(),
+                session: folder
+                    .strip_prefix("session_")
+                    .unwrap_or(&folder)
+                    .to_string(),
                 agent: name(dir),
                 state_file: session_dir.map(|d| d.join("state.json")),
             };
@@ -248,7 +251,10 @@ struct Parser {
 impl Parser {
     fn new(place: &Place) -> Self {
         let mut agents = BTreeMap::new();
-        agents.insert(place.agent.clone(), Building::new(&place.native(&place.agent)));
+        agents.insert(
+            place.agent.clone(),
+            Building::new(&place.native(&place.agent)),
+        );
         Parser {
             agents,
             own: place.agent.clone(),
@@ -302,8 +308,13 @@ impl Parser {
                 let text = jstr(v, "summary").unwrap_or_default().to_string();
                 compaction(self.own_mut(), text, ts);
             }
-            "metadata" | "tools.set_active_tools" | "llm.tools_snapshot" | "plan_mode.enter"
-            | "plan_mode.exit" | "permission.record_approval_result" | "full_compaction.begin"
+            "metadata"
+            | "tools.set_active_tools"
+            | "llm.tools_snapshot"
+            | "plan_mode.enter"
+            | "plan_mode.exit"
+            | "permission.record_approval_result"
+            | "full_compaction.begin"
             | "full_compaction.complete" => {}
             _ => {
                 let mut m = message(Role::System, MessageKind::Unknown, String::new(), ts);
@@ -328,7 +339,8 @@ impl Parser {
             return; // the prompt `turn.prompt` already gave
         }
         let text = content_text(msg.get("content"));
-        self.own_mut().push(message(Role::System, MessageKind::Meta, text, ts));
+        self.own_mut()
+            .push(message(Role::System, MessageKind::Meta, text, ts));
     }
 
     fn loop_event(&mut self, e: &Value, ts: Option<String>) {
@@ -368,7 +380,9 @@ impl Parser {
         let Some(u) = v.get("usage").filter(|u| u.is_object()) else {
             return;
         };
-        let model = jstr(v, "model").map(str::to_string).or_else(|| self.model.clone());
+        let model = jstr(v, "model")
+            .map(str::to_string)
+            .or_else(|| self.model.clone());
         let b = self.own_mut();
         // The repeat of the step that just ended: counted there.
         if b.last_step_usage.take() == Some(counts(u)) {
@@ -391,10 +405,15 @@ impl Parser {
             }
             "ContentPart" => content_part(self.agent(agent), p, ts, model),
             "ToolCall" => {
-                let name = p.pointer("/function/name").and_then(Value::as_str).unwrap_or("unknown");
+                let name = p
+                    .pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown");
                 let raw = p.pointer("/function/arguments");
                 let args = match raw {
-                    Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
+                    Some(Value::String(s)) => {
+                        serde_json::from_str(s).unwrap_or(Value::String(s.clone()))
+                    }
                     Some(v) => v.clone(),
                     None => Value::Null,
                 };
@@ -407,7 +426,13 @@ impl Parser {
                     output = jstr(rv, "message").unwrap_or_default().to_string();
                 }
                 let error = rv.get("is_error").and_then(Value::as_bool) == Some(true);
-                tool_result(self.agent(agent), jstr(p, "tool_call_id"), output, error, ts);
+                tool_result(
+                    self.agent(agent),
+                    jstr(p, "tool_call_id"),
+                    output,
+                    error,
+                    ts,
+                );
             }
             "StatusUpdate" => {
                 let Some(u) = p.get("token_usage").filter(|u| u.is_object()) else {
@@ -480,7 +505,10 @@ impl Parser {
         link_agent_calls(&mut b.session);
         finish_linear_session(&mut b.session, b.files, SHELL_TOOLS);
         let meta = &mut b.session.meta;
-        meta.cwd = self.cwd.clone().or_else(|| state.and_then(|s| s.cwd.clone()));
+        meta.cwd = self
+            .cwd
+            .clone()
+            .or_else(|| state.and_then(|s| s.cwd.clone()));
         let first_prompt = b
             .session
             .messages
@@ -498,7 +526,11 @@ impl Parser {
             meta.title_rank = TitleRank::FIRST_PROMPT;
         }
         if is_main {
-            for t in state.iter().flat_map(|s| [&s.created, &s.updated]).flatten() {
+            for t in state
+                .iter()
+                .flat_map(|s| [&s.created, &s.updated])
+                .flatten()
+            {
                 meta.observe_timestamp(t);
             }
         }
@@ -564,7 +596,12 @@ fn tool_call(
     ts: Option<String>,
     model: Option<String>,
 ) {
-    let mut m = message(Role::Assistant, MessageKind::ToolCall, String::new(), ts.clone());
+    let mut m = message(
+        Role::Assistant,
+        MessageKind::ToolCall,
+        String::new(),
+        ts.clone(),
+    );
     m.tool_name = Some(name.to_string());
     m.tool_call_id = id.map(str::to_string);
     m.tool_input = Some(args.to_string());
@@ -580,13 +617,21 @@ fn tool_call(
     }
 }
 
-fn tool_result(b: &mut Building, id: Option<&str>, output: String, error: bool, ts: Option<String>) {
+fn tool_result(
+    b: &mut Building,
+    id: Option<&str>,
+    output: String,
+    error: bool,
+    ts: Option<String>,
+) {
     let name = id.and_then(|id| {
         b.session
             .messages
             .iter()
             .rev()
-            .find(|m| m.kind == Some(MessageKind::ToolCall) && m.tool_call_id.as_deref() == Some(id))
+            .find(|m| {
+                m.kind == Some(MessageKind::ToolCall) && m.tool_call_id.as_deref() == Some(id)
+            })
             .and_then(|m| m.tool_name.clone())
     });
     let mut m = message(Role::Tool, MessageKind::ToolResult, String::new(), ts);

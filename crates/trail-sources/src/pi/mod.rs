@@ -172,7 +172,11 @@ impl Parser {
             .and_then(|s| s.to_str())
             .unwrap_or("unknown");
         let native = session_of_path(stem).unwrap_or_else(|| stem.to_string());
-        let mut meta = SessionMeta::new(ids::session_id(SourceKind::Pi, &native), SourceKind::Pi, native);
+        let mut meta = SessionMeta::new(
+            ids::session_id(SourceKind::Pi, &native),
+            SourceKind::Pi,
+            native,
+        );
         meta.metadata = Some(serde_json::json!({ "agent": family_of(path) }));
         Parser {
             session: Session::new(meta),
@@ -313,7 +317,12 @@ impl Parser {
         let role = jstr(msg, "role").unwrap_or_default();
         match role {
             "user" => {
-                let mut m = with(base, Role::User, MessageKind::Prompt, content_text(msg.get("content")));
+                let mut m = with(
+                    base,
+                    Role::User,
+                    MessageKind::Prompt,
+                    content_text(msg.get("content")),
+                );
                 m.prompt_source = Some(PromptSource::Typed);
                 self.push(m);
             }
@@ -356,19 +365,33 @@ impl Parser {
             ..base
         };
         let mut first_seq = None;
-        let blocks = msg.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
+        let blocks = msg
+            .get("content")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for b in &blocks {
             let seq = match jstr(b, "type").unwrap_or_default() {
                 "text" => {
                     let text = jstr(b, "text").unwrap_or_default();
                     (!text.is_empty()).then(|| {
-                        self.push(with(base.clone(), Role::Assistant, MessageKind::Text, text.into()))
+                        self.push(with(
+                            base.clone(),
+                            Role::Assistant,
+                            MessageKind::Text,
+                            text.into(),
+                        ))
                     })
                 }
                 "thinking" => {
                     let text = jstr(b, "thinking").unwrap_or_default();
                     (!text.is_empty()).then(|| {
-                        let m = with(base.clone(), Role::Assistant, MessageKind::Thinking, text.into());
+                        let m = with(
+                            base.clone(),
+                            Role::Assistant,
+                            MessageKind::Thinking,
+                            text.into(),
+                        );
                         self.push(m)
                     })
                 }
@@ -378,11 +401,19 @@ impl Parser {
             first_seq = first_seq.or(seq);
         }
         if let Some(err) = jstr(msg, "errorMessage").filter(|e| !e.is_empty()) {
-            let seq = self.push(with(base.clone(), Role::Assistant, MessageKind::Error, err.into()));
+            let seq = self.push(with(
+                base.clone(),
+                Role::Assistant,
+                MessageKind::Error,
+                err.into(),
+            ));
             first_seq = first_seq.or(Some(seq));
         }
         let usage = msg.get("usage").filter(|u| u.is_object()).unwrap_or(msg);
-        let key = base.native_id.clone().unwrap_or_else(|| format!("seq:{}", self.session.messages.len()));
+        let key = base
+            .native_id
+            .clone()
+            .unwrap_or_else(|| format!("seq:{}", self.session.messages.len()));
         let mut row = usage_row(usage, &key);
         row.message_seq = first_seq;
         row.model = model;
@@ -417,7 +448,12 @@ impl Parser {
     fn bash_execution(&mut self, base: Message, msg: &Value) {
         let command = jstr(msg, "command").unwrap_or_default();
         let call_id = base.native_id.clone();
-        let mut call = with(base.clone(), Role::User, MessageKind::ToolCall, String::new());
+        let mut call = with(
+            base.clone(),
+            Role::User,
+            MessageKind::ToolCall,
+            String::new(),
+        );
         call.tool_name = Some("bashExecution".into());
         call.tool_call_id = call_id.clone();
         call.tool_input = Some(serde_json::json!({ "command": command }).to_string());
@@ -462,7 +498,8 @@ impl Parser {
             }
             None => {
                 row.timestamp = ts.map(str::to_string);
-                self.usage_of.insert(target.to_string(), self.session.usage.len());
+                self.usage_of
+                    .insert(target.to_string(), self.session.usage.len());
                 self.session.usage.push(row);
             }
         }
@@ -494,14 +531,32 @@ impl Parser {
 /// A usage row from Pi's `Usage` (or its older flat spellings).
 fn usage_row(u: &Value, key: &str) -> Usage {
     let input = count_of(u, &["input", "inputTokens", "input_tokens", "promptTokens"]);
-    let output = count_of(u, &["output", "outputTokens", "output_tokens", "completionTokens"]);
+    let output = count_of(
+        u,
+        &[
+            "output",
+            "outputTokens",
+            "output_tokens",
+            "completionTokens",
+        ],
+    );
     let cache_read = count_of(
         u,
-        &["cacheRead", "cacheReadTokens", "cache_read", "cache_read_input_tokens"],
+        &[
+            "cacheRead",
+            "cacheReadTokens",
+            "cache_read",
+            "cache_read_input_tokens",
+        ],
     );
     let cache_write = count_of(
         u,
-        &["cacheWrite", "cacheWriteTokens", "cache_write", "cache_creation_input_tokens"],
+        &[
+            "cacheWrite",
+            "cacheWriteTokens",
+            "cache_write",
+            "cache_creation_input_tokens",
+        ],
     );
     let cost = match u.get("cost") {
         Some(Value::Number(n)) => n.as_f64(),

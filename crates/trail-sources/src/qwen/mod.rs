@@ -53,7 +53,8 @@ pub const PARSER_VERSION: u32 = 1;
 const TITLE_CHARS: usize = 200;
 const SHELL_TOOLS: &[&str] = &["run_shell_command", "shell", "bash"];
 /// System subtypes that are part of the conversation (may be its leaf).
-const CONVERSATION_SUBTYPES: &[&str] = &["rewind", "chat_compression", "slash_command", "at_command"];
+const CONVERSATION_SUBTYPES: &[&str] =
+    &["rewind", "chat_compression", "slash_command", "at_command"];
 
 impl Source for QwenCode {
     fn parser_version(&self) -> u32 {
@@ -205,7 +206,8 @@ impl Parser {
             return;
         }
         let parent = if jstr(v, "subtype") == Some("parent_session") {
-            v.pointer("/systemPayload/parentSessionId").and_then(Value::as_str)
+            v.pointer("/systemPayload/parentSessionId")
+                .and_then(Value::as_str)
         } else {
             v.pointer("/forkedFrom/sessionId").and_then(Value::as_str)
         };
@@ -309,7 +311,9 @@ fn note_meta(b: &mut Building, v: &Value) {
         meta.cwd = jstr(v, "cwd").filter(|c| !c.is_empty()).map(str::to_string);
     }
     if meta.branch.is_none() {
-        meta.branch = jstr(v, "gitBranch").filter(|c| !c.is_empty()).map(str::to_string);
+        meta.branch = jstr(v, "gitBranch")
+            .filter(|c| !c.is_empty())
+            .map(str::to_string);
     }
     if let Some(ver) = jstr(v, "version") {
         meta.agent_version = Some(ver.to_string());
@@ -317,7 +321,10 @@ fn note_meta(b: &mut Building, v: &Value) {
 }
 
 fn user(b: &mut Building, base: Message, v: &Value, subtype: Option<&str>) {
-    let text = match v.pointer("/systemPayload/displayText").and_then(Value::as_str) {
+    let text = match v
+        .pointer("/systemPayload/displayText")
+        .and_then(Value::as_str)
+    {
         Some(t) => t.to_string(),
         None => prompt_parts_text(v.pointer("/message/parts")),
     };
@@ -349,7 +356,9 @@ fn prompt_parts_text(parts: Option<&Value>) -> String {
 }
 
 fn assistant(b: &mut Building, base: Message, v: &Value) {
-    let model = jstr(v, "model").filter(|m| !m.is_empty()).map(str::to_string);
+    let model = jstr(v, "model")
+        .filter(|m| !m.is_empty())
+        .map(str::to_string);
     if let Some(m) = &model {
         b.session.observe_model(m);
     }
@@ -375,7 +384,10 @@ fn assistant(b: &mut Building, base: Message, v: &Value) {
         first_seq = first_seq.or(seq);
     }
     if let Some(u) = v.get("usageMetadata").filter(|u| u.is_object()) {
-        let key = base.native_id.clone().unwrap_or_else(|| format!("seq:{}", b.session.messages.len()));
+        let key = base
+            .native_id
+            .clone()
+            .unwrap_or_else(|| format!("seq:{}", b.session.messages.len()));
         let mut row = usage_row(u, &key);
         row.model = model;
         row.timestamp = base.timestamp.clone();
@@ -430,7 +442,12 @@ fn tool_result(b: &mut Building, base: Message, v: &Value) {
             (Some(o), _) => (value_text(o), false),
             _ => (value_text(response), false),
         };
-        let mut m = with(base.clone(), Role::Tool, MessageKind::ToolResult, String::new());
+        let mut m = with(
+            base.clone(),
+            Role::Tool,
+            MessageKind::ToolResult,
+            String::new(),
+        );
         m.tool_name = jstr(resp, "name").map(str::to_string);
         m.tool_call_id = jstr(resp, "id")
             .or_else(|| v.pointer("/toolCallResult/callId").and_then(Value::as_str))

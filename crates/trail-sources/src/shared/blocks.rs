@@ -111,7 +111,10 @@ pub(crate) fn claude_blocks(content: Option<&Value>, text_kind: MessageKind) -> 
                 }
             }
             "thinking" => {
-                let t = b.get("thinking").and_then(Value::as_str).unwrap_or_default();
+                let t = b
+                    .get("thinking")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 if !t.trim().is_empty() {
                     out.push(block(MessageKind::Thinking, t.to_string()));
                 }
@@ -127,7 +130,10 @@ pub(crate) fn claude_blocks(content: Option<&Value>, text_kind: MessageKind) -> 
                 let is_error = b.get("is_error").and_then(Value::as_bool) == Some(true)
                     || output.trim_start().starts_with("Error:");
                 out.push(ClaudeBlock {
-                    tool_call_id: b.get("tool_use_id").and_then(Value::as_str).map(str::to_string),
+                    tool_call_id: b
+                        .get("tool_use_id")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
                     tool_output: Some(output),
                     is_error,
                     ..block(MessageKind::ToolResult, String::new())
