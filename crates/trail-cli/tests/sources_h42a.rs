@@ -239,3 +239,25 @@ fn iflow_corpus_both_ways() {
         })
     });
 }
+
+#[test]
+fn imported_iflow_and_pi_edits_feed_trail_diff() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("t.db");
+    // iFlow's `replace` call in the corpus, and Pi's `edit` (`oldText`/`newText`) in a fixture.
+    let fixture = common::repo_root().join(
+        "crates/trail-sources/tests/fixtures/pi/sessions/--home-u-app--/2026-01-02T10-00-00-000Z_11111111-2222-4333-8444-555555555555.jsonl",
+    );
+    let mut files = vec![(fixture, "11111111", "src/lib.rs")];
+    if let Some(dir) = corpus("iflow") {
+        let f = dir.join("session-5de701fc-7454-4858-a249-95cac4fd3b51.jsonl");
+        files.push((f, "5de701fc", "lib.rs"));
+    }
+    for (file, id, path) in files {
+        let (code, out, err) = run(trail(tmp.path(), &store).arg("import").arg(&file));
+        assert_eq!(code, 0, "{out}{err}");
+        let (code, out, err) = run(trail(tmp.path(), &store).args(["diff", id, "--json"]));
+        assert_eq!(code, 0, "{id}: {out}{err}");
+        assert!(out.contains(path), "{id}: {out}");
+    }
+}
