@@ -2,6 +2,7 @@
 
 #![allow(clippy::print_stderr)]
 
+mod agents;
 mod blocks_view;
 mod commands;
 mod config;
@@ -19,9 +20,20 @@ use crate::config::Env;
 use crate::error::{CliError, CliResult};
 use crate::output::{ColorChoice, Ui};
 
+/// `trail --version`: the version, the git commit it was built from and the build date
+/// (build.rs), e.g. `trail 0.1.0 (8de27b9a1c2e 2026-11-27)`.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("TRAIL_GIT_COMMIT"),
+    " ",
+    env!("TRAIL_BUILD_DATE"),
+    ")"
+);
+
 /// One searchable history of every AI coding agent session on this machine.
 #[derive(Debug, Parser)]
-#[command(name = "trail", version, about, long_about = None, propagate_version = true)]
+#[command(name = "trail", version = VERSION, about, long_about = None, propagate_version = true)]
 struct Cli {
     /// Use this store instead of $TRAIL_STORE or ~/.local/share/trail/trail.db; a
     /// postgres://... URL reads a team store (list, show, search, sql, usage, standup, tips,
@@ -96,6 +108,12 @@ enum Command {
     Db(commands::db::Args),
     /// Remove sessions from the store for good; the next sync removes them from the team store
     Forget(commands::forget::Args),
+    /// Run `trail index --watch` at login as a service (systemd, launchd, Task Scheduler)
+    Service(commands::service::Args),
+    /// Print the completion script for a shell: bash, zsh, fish, powershell, elvish
+    Completions(commands::completions::Args),
+    /// Print the manual page (roff), or write one page per command with --dir
+    Man(commands::man::Args),
 }
 
 impl Command {
@@ -131,6 +149,7 @@ impl Command {
             Command::Serve(_) => "serve",
             Command::Sync(_) => "sync",
             Command::Forget(_) => "forget",
+            Command::Service(_) => "service",
             _ => "this command",
         }
     }
@@ -172,6 +191,10 @@ fn main() -> ExitCode {
         }
     };
     init_logging(cli.verbose);
+    // Completions and the manual describe the command line itself: no store, no config.
+    if let Some(code) = describe_the_command_line(&command) {
+        return code;
+    }
     let env = Env::from_process();
     let ui = Ui::new(cli.color, env.get("NO_COLOR").is_some());
     let Some(store_path) = config::store_path(cli.store.as_deref(), &env) else {
@@ -253,7 +276,28 @@ fn run(ctx: &mut Ctx, command: Command) -> CliResult<u8> {
         Command::Sync(a) => commands::sync::run(ctx, a),
         Command::Db(a) => commands::db::run(ctx, a),
         Command::Forget(a) => commands::forget::run(ctx, a),
+        Command::Service(a) => commands::service::run(ctx, a),
+        Command::Completions(_) | Command::Man(_) => Ok(0),
     }
+}
+
+/// Runs `completions` and `man`, which need neither a store nor a config; `None` for every
+/// other command.
+fn describe_the_command_line(command: &Command) -> Option<ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    let result = match command {
+        Command::Completions(a) => {
+            commands::completions::write(a, &mut Cli::command(), &mut stdout);
+            Ok(0)
+        }
+        Command::Man(a) => commands::man::write(a, Cli::command(), &mut stdout),
+        _ => return None,
+    };
+    Some(match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => report(e),
+    })
 }
 
 fn report(e: CliError) -> ExitCode {

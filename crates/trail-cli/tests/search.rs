@@ -470,3 +470,36 @@ fn resume_prints_the_agent_command() {
     let (code, _, _) = run(trail(dir.path(), &store).args(["resume", "nope"]));
     assert_eq!(code, 2);
 }
+
+/// Issue 40: a hit whose best message is a tool input printed its JSON escapes literally
+/// (`String,\n    #[arg`); the snippet reads as the text the input stands for, on one line.
+#[test]
+fn issue_40_a_tool_input_hit_shows_text_not_json_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = common::screens_home(dir.path());
+    let store = dir.path().join("trail.db");
+    let (code, out, err) = run(trail(dir.path(), &store)
+        .arg("--home")
+        .arg(&home)
+        .arg("index"));
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = run(trail(dir.path(), &store).args(["search", "zanzibar"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Bash input"),
+        "the best message is the tool input: {out}"
+    );
+    assert!(
+        out.contains("pub name: String, #[arg(long)] pub **zanzibar**: Units"),
+        "{out}"
+    );
+    assert!(!out.contains("\\n") && !out.contains("\\\""), "{out}");
+    let (_, json, _) = run(trail(dir.path(), &store).args(["search", "zanzibar", "--json"]));
+    let hits: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let snippet = hits[0]["snippet"].as_str().unwrap();
+    assert_eq!(hits[0]["field"], "tool_input");
+    assert!(
+        snippet.contains("String,\n    #[arg(long)]\n    pub **zanzibar**"),
+        "{snippet}"
+    );
+}

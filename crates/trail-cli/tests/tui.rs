@@ -320,11 +320,12 @@ fn opens_on_the_repository_it_starts_in_and_widens() {
     let t = Tmux::start("repo", dir.path(), &checkout, &["--store", &store], 100, 30);
     // `trail` alone on a terminal is the browser.
     let s = t.wait_for("[repo demo-org/recipe-box]");
-    let s = if s.contains("1 sessions") {
+    let s = if s.contains("1 session") {
         s
     } else {
-        t.wait_for("1 sessions")
+        t.wait_for("1 session")
     };
+    assert!(!s.contains("1 sessions"), "{s}");
     assert!(s.contains("ingredient scaler"), "{s}");
     assert!(!s.contains("weather-cli"), "{s}");
     for label in ["[folder ", "[branch main]", "[host testbox]", "[all]"] {
@@ -339,6 +340,55 @@ fn opens_on_the_repository_it_starts_in_and_widens() {
     t.press("C-c");
     assert_eq!(t.exit_code(), 0);
     t.assert_restored();
+}
+
+/// Issue 40, seen on the screen: the count said "1 hits", a hit in a tool input showed its
+/// JSON escapes (`String,\n    #[arg`), and the preview cut words in two (`p` / `ick`).
+#[test]
+fn issue_40_one_hit_readable_snippet_and_whole_words() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = common::screens_home(dir.path());
+    let store = dir.path().join("t.db");
+    let (code, _, err) = common::run(
+        common::trail(dir.path(), &store)
+            .arg("--home")
+            .arg(&home)
+            .arg("index"),
+    );
+    assert_eq!(code, 0, "{err}");
+    let store = store.display().to_string();
+    // 100 columns: the preview sits under the list, as wide as the pane; 60: a narrow pane.
+    for (name, width) in [("wide", 100), ("narrow", 60)] {
+        let t = Tmux::start(
+            name,
+            dir.path(),
+            dir.path(),
+            &["--store", &store, "tui"],
+            width,
+            40,
+        );
+        t.wait_for("1 session");
+        t.type_text("zanzibar");
+        let s = t.wait_for("1 hit");
+        assert!(!s.contains("1 hits") && !s.contains("1 sessions"), "{s}");
+        let s = t.wait_for("#[arg(long)]");
+        assert!(!s.contains("\\n"), "JSON escapes on the screen:\n{s}");
+        // Every word of the prompt is whole somewhere on the screen (the preview shows it).
+        let s = t.wait_for("── turn 0");
+        let s = if s.contains("unchanged") {
+            s
+        } else {
+            t.wait_for("unchanged")
+        };
+        for word in common::SCREENS_PROMPT.split_whitespace() {
+            assert!(s.contains(word), "{word:?} is cut on the screen:\n{s}");
+        }
+        t.press("C-c");
+        assert_eq!(t.exit_code(), 0);
+    }
 }
 
 #[test]

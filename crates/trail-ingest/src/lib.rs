@@ -10,6 +10,7 @@
 pub mod git;
 mod stand_ins;
 mod state;
+pub mod watch;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -184,6 +185,9 @@ pub struct FileReason {
 
 /// Why a user-named file was not read: no source recognized its content.
 pub const NOT_A_SESSION_FILE: &str = "not a session file of any format trail reads";
+/// How a note that says why a file holds no session ([`trail_sources::FileParse::no_session`])
+/// starts.
+const NO_SESSION_NOTE: &str = "no session: ";
 /// Why a user-named folder gave nothing.
 pub const NO_SESSION_FILES: &str = "holds no session file of any format trail reads";
 
@@ -951,6 +955,10 @@ fn parse_one(
         record.lines = p.lines;
         record.state = p.state.as_deref().map(state::pack);
         record.notes = p.notes;
+        if let Some(why) = p.no_session {
+            // Kept with the file's notes (`doctor` shows them) and given as its empty reason.
+            record.notes.push(format!("{NO_SESSION_NOTE}{why}"));
+        }
         record.title_hints = p.title_hints;
         let sent = emit(Parsed::new(record, p.bytes_read, first_piece));
         match next {
@@ -972,6 +980,9 @@ fn empty_reason(record: &FileRecord, first_piece: bool) -> Option<String> {
         || !first_piece
     {
         return None;
+    }
+    if let Some(why) = record.notes.iter().find(|n| n.starts_with(NO_SESSION_NOTE)) {
+        return Some(why.clone());
     }
     Some(if let Some(first) = record.issues.first() {
         let at = first.line.map(|l| format!(" (line {l}: {})", first.reason));
@@ -1017,23 +1028,11 @@ pub fn detect_paths(sources: &[Box<dyn Source>], path: &Path) -> Vec<(SourceKind
     };
     let mut out = Vec::new();
     for f in files {
-        let head = read_head(&f);
-        if let Some(s) = sources.iter().find(|s| s.detect(&f, &head)) {
+        if let Some(s) = trail_sources::detect(sources, &f) {
             out.push((s.kind(), f));
         }
     }
     out
-}
-
-fn read_head(path: &Path) -> Vec<u8> {
-    let mut buf = vec![0u8; 64 << 10];
-    match File::open(path).and_then(|mut f| f.read(&mut buf)) {
-        Ok(n) => {
-            buf.truncate(n);
-            buf
-        }
-        Err(_) => Vec::new(),
-    }
 }
 
 /// The key a file is stored under: its absolute path as text.

@@ -56,6 +56,10 @@ impl Refresher {
         if !is_stale(last_indexed_at, after, Utc::now()) {
             return None;
         }
+        // `trail index --watch` keeps the store fresh: its index is the one to wait for.
+        if trail_ingest::watch::running_watcher(store_path).is_some() {
+            return None;
+        }
         let (tx, rx) = mpsc::channel();
         let path = store_path.to_path_buf();
         let options = options.clone();

@@ -555,9 +555,10 @@ impl Session {
         }
     }
 
-    /// Records a model in first-use order.
+    /// Records a model in first-use order (a placeholder such as `default` is no model: see
+    /// [`model_name`]).
     pub fn observe_model(&mut self, model: &str) {
-        if !model.is_empty() && !self.models.iter().any(|m| m == model) {
+        if model_name(Some(model)).is_some() && !self.models.iter().any(|m| m == model) {
             self.models.push(model.to_string());
         }
     }
@@ -612,6 +613,15 @@ pub struct ParseIssue {
     /// Up to 200 characters of the bad line.
     pub excerpt: Option<String>,
     pub reason: String,
+}
+
+/// Returns `model` unless it names no model: empty, or a placeholder an agent writes when the
+/// user kept its default (`default`, `<provider>/default`), which says nothing about the model
+/// that answered (issue 40).
+pub fn model_name(model: Option<&str>) -> Option<&str> {
+    let m = model?.trim();
+    let last = m.rsplit('/').next().unwrap_or(m);
+    (!m.is_empty() && !last.eq_ignore_ascii_case("default")).then_some(m)
 }
 
 /// Returns at most `max` characters of `s`, on a char boundary.

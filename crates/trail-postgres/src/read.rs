@@ -493,7 +493,15 @@ impl RemoteBackend for PgBackend {
                 tool_name: r.get(8),
                 timestamp: r.get(9),
                 field: names[at].to_string(),
-                snippet: snippet(&fields[at], &tsq.marks, HIT_START, HIT_END, 24),
+                snippet: {
+                    let s = snippet(&fields[at], &tsq.marks, HIT_START, HIT_END, 24);
+                    // Tool inputs are JSON text: shown as what the escapes stand for.
+                    if names[at] == "tool_input" {
+                        trail_store::unescape_json_snippet(&s).into_owned()
+                    } else {
+                        s
+                    }
+                },
                 score: c.score,
             });
         }

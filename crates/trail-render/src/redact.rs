@@ -5,7 +5,8 @@
 //! against the kinds' own regexes to name it and, for kinds that match context around the
 //! secret (`PASSWORD=...`, `user:pass@host`, `Authorization: Bearer ...`), to replace only the
 //! secret. Token kinds start after a non-word character or a JSON escape (`\n`, `\t`, `\r`:
-//! tool inputs are JSON text, where a token often follows an escaped newline); trailing word
+//! tool inputs are JSON text, where a token often follows an escaped newline); quotes around a
+//! value may be escaped any number of times (JSON text inside JSON text); trailing word
 //! boundaries are ASCII-only so the lazy DFA keeps running on non-ASCII text.
 //! A replacement never matches again, so redacting twice changes nothing.
 
@@ -25,10 +26,11 @@ macro_rules! token {
     };
 }
 
-/// An optional quote, plain or JSON-escaped (`\"`: tool inputs are JSON text).
+/// An optional quote, plain or JSON-escaped once or more (`\"`: tool inputs are JSON text;
+/// `\\\"`: JSON text inside JSON text, issue 40).
 macro_rules! quote {
     () => {
-        r#"(?:\\?["'])?"#
+        r#"(?:\\*["'])?"#
     };
 }
 
@@ -202,7 +204,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ),
     (
         "basic-auth",
-        r"(?i:authorization)(?:\\?[\x22'])?\s*[:=]\s*(?:\\?[\x22'])?(?i:basic)[ \t]+(?P<s>[A-Za-z0-9+/=]{8,})",
+        r"(?i:authorization)(?:\\*[\x22'])?\s*[:=]\s*(?:\\*[\x22'])?(?i:basic)[ \t]+(?P<s>[A-Za-z0-9+/=]{8,})",
     ),
     (
         "url-password",
@@ -210,7 +212,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ),
     (
         "env-secret",
-        r#"(?:[A-Z][A-Z0-9_]{0,60})?(?:_SECRET|_TOKEN|_PASSWORD|_PASSWD|_API_KEY|_SECRET_KEY|_PRIVATE_KEY|PASSWORD|SECRET)(?-u:\b)[ \t]*=[ \t]*(?:\\"(?P<s4>[^"\\\s\[$][^"\\\n]*)\\"|"(?P<s1>[^"\s\[$][^"\n]*)"|'(?P<s2>[^'\s\[$][^'\n]*)'|(?P<s3>[^\s"'\\\[$][^\s"'\\]*))"#,
+        r#"(?:[A-Z][A-Z0-9_]{0,60})?(?:_SECRET|_TOKEN|_PASSWORD|_PASSWD|_API_KEY|_SECRET_KEY|_PRIVATE_KEY|PASSWORD|SECRET)(?-u:\b)[ \t]*=[ \t]*(?:\\+"(?P<s4>[^"\\\s\[$][^"\\\n]*)\\+"|"(?P<s1>[^"\s\[$][^"\n]*)"|'(?P<s2>[^'\s\[$][^'\n]*)'|(?P<s3>[^\s"'\\\[$][^\s"'\\]*))"#,
     ),
     (
         "client-secret",
@@ -560,6 +562,218 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("[REDACTED:aws-secret-key]"));
+    }
+
+    /// One planted secret of `crates/trail-cli/tests/data/planted-secrets.txt` (every kind is
+    /// planted there): its kind, the text it appears in, the secret.
+    fn planted() -> Vec<(String, String, String)> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../trail-cli/tests/data/planted-secrets.txt"
+        );
+        let data = std::fs::read_to_string(path).unwrap();
+        data.split("\n== ")
+            .skip(1)
+            .map(|record| {
+                let (kind, rest) = record.split_once('\n').unwrap();
+                let (text, secret) = rest.split_once("\n-- SECRET\n").unwrap();
+                let kind = kind.trim().trim_end_matches("-quoted").to_string();
+                (kind, text.to_string(), secret.trim_end().to_string())
+            })
+            .collect()
+    }
+
+    /// The ways a text reaches the redactor as JSON: a tool input or output stored as JSON
+    /// text, the secret right after an escaped line break (`contents:\naws_secret_access_key`,
+    /// issue 40), a tab, a CRLF, an escaped quote, and JSON text inside JSON text.
+    fn json_contexts(text: &str) -> Vec<(&'static str, String)> {
+        let j = |v: serde_json::Value| v.to_string();
+        vec![
+            (
+                "after \\n",
+                j(serde_json::json!({ "output": format!("contents:\n{text}\n") })),
+            ),
+            (
+                "tool input",
+                j(serde_json::json!({ "command": format!("cat <<EOF\n{text}\nEOF") })),
+            ),
+            (
+                "after \\t",
+                j(serde_json::json!({ "line": format!("1\t{text}\tx") })),
+            ),
+            (
+                "after \\r\\n",
+                j(serde_json::json!({ "output": format!("a:\r\n{text}\r\n") })),
+            ),
+            (
+                "quoted",
+                j(serde_json::json!({ "s": format!("\"{text}\"") })),
+            ),
+            (
+                "JSON in JSON",
+                j(
+                    serde_json::json!({ "output": j(serde_json::json!({ "file": format!("contents:\n{text}\n") })) }),
+                ),
+            ),
+        ]
+    }
+
+    /// Redacts every planted secret of `kinds` in every JSON context; returns what leaked.
+    fn json_leaks(kinds: &[&str]) -> Vec<String> {
+        let planted = planted();
+        let redactor = Redactor::new(&[]).unwrap();
+        let redact = |s: &str| {
+            let mut c = RedactionCounts::default();
+            let out = redactor.redact(s, &mut c).into_owned();
+            (out, c)
+        };
+        let mut leaks = Vec::new();
+        for kind in kinds {
+            let mine: Vec<_> = planted
+                .iter()
+                .filter(|p| builtin_kind(&p.0) == *kind)
+                .collect();
+            assert!(!mine.is_empty(), "no planted {kind}");
+            for (_, text, secret) in mine {
+                for (context, json) in json_contexts(text) {
+                    let (out, counts) = redact(&json);
+                    let parts = secret
+                        .lines()
+                        .filter(|l| l.len() >= 12 && !l.starts_with("-----"));
+                    // A secret inside JSON text is escaped there too (a PEM's line breaks).
+                    let escaped = |p: &str| {
+                        serde_json::to_string(p)
+                            .unwrap()
+                            .trim_matches('"')
+                            .to_string()
+                    };
+                    if parts
+                        .clone()
+                        .any(|p| out.contains(&escaped(p)) || out.contains(p))
+                        || counts.total() == 0
+                    {
+                        leaks.push(format!("{kind} {context}: {out}"));
+                    }
+                    assert!(
+                        serde_json::from_str::<serde_json::Value>(&out).is_ok(),
+                        "{kind} {context}: not JSON: {out}"
+                    );
+                }
+            }
+        }
+        leaks
+    }
+
+    /// The built-in kind a planted record's label names (some labels name a variant).
+    fn builtin_kind(label: &str) -> &str {
+        match label {
+            "github-fine-grained" => "github-token",
+            "grafana-cloud-token" | "grafana-service-account-token" => "grafana-token",
+            "npmrc-auth-token" => "npm-auth-token",
+            "slack-app-token" | "slack-webhook" => "slack-token",
+            other => other,
+        }
+    }
+
+    /// Issue 40: every built-in kind is in exactly one family below, so each is checked
+    /// against JSON-escaped text.
+    #[test]
+    fn every_kind_has_a_json_family() {
+        let families: Vec<&str> = [PEM, PREFIXED, KEY_VALUE, HEADERS, URLS].concat();
+        for (kind, _) in BUILTIN {
+            let n = families.iter().filter(|k| *k == kind).count();
+            assert_eq!(n, 1, "{kind} is in {n} families");
+        }
+        assert_eq!(families.len(), BUILTIN.len());
+    }
+
+    const PEM: &[&str] = &["private-key"];
+    const PREFIXED: &[&str] = &[
+        "age-secret-key",
+        "aws-access-key",
+        "github-token",
+        "gitlab-token",
+        "anthropic-key",
+        "openai-key",
+        "groq-key",
+        "xai-key",
+        "replicate-token",
+        "huggingface-token",
+        "slack-token",
+        "discord-bot-token",
+        "telegram-bot-token",
+        "google-api-key",
+        "google-oauth-secret",
+        "stripe-key",
+        "npm-token",
+        "pypi-token",
+        "docker-hub-token",
+        "azure-ad-client-secret",
+        "sendgrid-key",
+        "twilio-api-key",
+        "mailgun-key",
+        "mailchimp-key",
+        "shopify-token",
+        "square-token",
+        "digitalocean-token",
+        "databricks-token",
+        "linear-key",
+        "postman-key",
+        "heroku-key",
+        "atlassian-token",
+        "doppler-token",
+        "vault-token",
+        "grafana-token",
+        "newrelic-key",
+        "sentry-token",
+        "supabase-token",
+        "pulumi-token",
+        "terraform-token",
+        "notion-token",
+        "airtable-token",
+        "planetscale-token",
+        "jwt",
+    ];
+    const KEY_VALUE: &[&str] = &[
+        "aws-secret-key",
+        "npm-auth-token",
+        "azure-storage-key",
+        "okta-token",
+        "env-secret",
+        "client-secret",
+    ];
+    const HEADERS: &[&str] = &["bearer-token", "basic-auth"];
+    const URLS: &[&str] = &["url-password", "discord-webhook"];
+
+    #[test]
+    fn json_escaped_private_keys_are_redacted() {
+        let leaks = json_leaks(PEM);
+        assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+    }
+
+    #[test]
+    fn json_escaped_prefixed_tokens_are_redacted() {
+        let leaks = json_leaks(PREFIXED);
+        assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+    }
+
+    /// Issue 40: `contents:\naws_secret_access_key = ...` leaked from `export --format json`.
+    #[test]
+    fn json_escaped_key_value_secrets_are_redacted() {
+        let leaks = json_leaks(KEY_VALUE);
+        assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+    }
+
+    #[test]
+    fn json_escaped_authorization_headers_are_redacted() {
+        let leaks = json_leaks(HEADERS);
+        assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+    }
+
+    #[test]
+    fn json_escaped_url_credentials_are_redacted() {
+        let leaks = json_leaks(URLS);
+        assert!(leaks.is_empty(), "{}", leaks.join("\n"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod cursor;
 pub mod gemini;
 mod markdown;
 mod opencode_family;
+mod registry;
 mod shared;
 mod vscode;
 // h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
@@ -24,14 +25,18 @@ pub mod pi;
 pub mod qwen;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
-// folder layout. Each format module is registered in `registry()`.
+// folder layout. Each format module has one entry in `registry.rs`.
 pub use claude::{claude_code, claude_history};
 pub use cline_family::cline;
 use cursor::cursor_transcripts;
 pub use markdown::{aider, specstory};
 pub use opencode_family::opencode;
+pub use registry::{
+    display_name, find, info, name_of, source_ids, sources, Base, EnvAction, EnvOverride, Location,
+    Os, Records, SourceInfo, Unreadable, UNREADABLE,
+};
+pub use shared::{discover, ids, jsonl, refs, whole};
 use shared::{blocks, chat_tree, json_fields, linear, sqlite_readonly};
-pub use shared::{discover, ids, jsonl, refs};
 use vscode::copilot_vscode_legacy;
 pub use vscode::{copilot_vscode, vscode_editing, vscode_export};
 
@@ -117,6 +122,9 @@ pub struct FileParse {
     pub title_hints: Vec<(String, String)>,
     /// The parse stopped at [`ParseRequest::max_bytes`]: resume from `bytes_parsed` for the rest.
     pub more: bool,
+    /// Why a file of this format holds no session, when the source can say more than "no
+    /// prompt, answer or event" (a log that lost its head names what is missing).
+    pub no_session: Option<String>,
 }
 
 /// A candidate file found by discovery.
@@ -170,33 +178,25 @@ pub trait Source: Send + Sync {
     fn parser_version(&self) -> u32;
 }
 
-/// Returns every source, in a fixed order.
+/// Returns every source's parser, in registry order (the order detection tries them).
 pub fn registry() -> Vec<Box<dyn Source>> {
-    vec![
-        Box::new(claude_code::ClaudeCode),
-        Box::new(claude_history::ClaudeHistory),
-        Box::new(copilot_vscode::CopilotVscode),
-        Box::new(vscode_export::VscodeExport),
-        Box::new(copilot_cli::CopilotCli),
-        Box::new(codex::Codex),
-        Box::new(gemini::Gemini),
-        Box::new(opencode::Opencode),
-        Box::new(cursor::Cursor),
-        Box::new(specstory::Specstory),
-        Box::new(aider::Aider),
-        Box::new(cline::ClineTasks::cline()),
-        Box::new(cline::ClineTasks::roo_code()),
-        Box::new(cline::ClineTasks::kilo_code()),
-        // h42a
-        Box::new(pi::Pi),
-        Box::new(qwen::QwenCode),
-        Box::new(kimi::Kimi),
-        Box::new(droid::Droid),
-        Box::new(iflow::Iflow),
-    ]
+    sources().iter().map(|s| (s.make)()).collect()
+}
+
+/// Returns the first of `sources` that reads `path`, judged by its name and its first bytes
+/// ([`whole::read_head`]: a leading byte-order mark is skipped here, once, for every format).
+pub fn detect<'a>(sources: &'a [Box<dyn Source>], path: &Path) -> Option<&'a dyn Source> {
+    let head = whole::read_head(path);
+    sources
+        .iter()
+        .find(|s| s.detect(path, &head))
+        .map(|s| s.as_ref())
 }
 
 /// Returns the source for `kind`, if it is built in.
 pub fn source_for(kind: SourceKind) -> Option<Box<dyn Source>> {
-    registry().into_iter().find(|s| s.kind() == kind)
+    sources()
+        .iter()
+        .find(|s| s.kind == kind)
+        .map(|s| (s.make)())
 }

@@ -43,7 +43,7 @@ pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use sql::{
     Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc, DEFAULT_MAX_BYTES,
 };
-pub use text::strip_ansi;
+pub use text::{strip_ansi, unescape_json_snippet};
 pub use unsynced::disk_bytes;
 pub use write::{now_iso, FileRecord, Fingerprint, LinkScope, StoredFile, WriteStats};
 

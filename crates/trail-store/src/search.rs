@@ -708,7 +708,12 @@ impl Store {
                     .unwrap_or(("text", String::new()));
                 m.score = score;
                 m.field = field;
-                m.snippet = snippet;
+                // Tool inputs are JSON text: show `\n` and `\"` as what they stand for.
+                m.snippet = if field == "tool_input" {
+                    crate::text::unescape_json_snippet(&snippet).into_owned()
+                } else {
+                    snippet
+                };
                 best[i] = Some(m);
             }
         }

@@ -186,6 +186,94 @@ pub(crate) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     )
 }
 
+/// Returns a snippet of JSON text (a tool input, which is stored as JSON) as the text it
+/// stands for: `\n`, `\t`, `\"`, `\\`, `\/`, `\uXXXX` (with surrogate pairs) decoded.
+/// Issue 40: a search hit in a tool input showed `String,\n    #[arg` literally.
+///
+/// A snippet is a piece of JSON, not a whole value: it may start or end inside an escape,
+/// and the search marks ([`crate::HIT_START`], [`crate::HIT_END`]) may sit between a
+/// backslash and the escaped character (FTS5 marks the token after the backslash). A mark
+/// is kept where it is and the escape still decoded; anything that is not a known escape
+/// is kept as written. Borrows when there is no backslash.
+pub fn unescape_json_snippet(snippet: &str) -> Cow<'_, str> {
+    if !snippet.contains('\\') {
+        return Cow::Borrowed(snippet);
+    }
+    let mut out = String::with_capacity(snippet.len());
+    let mut chars = snippet.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        // Marks between the backslash and its escaped character go first.
+        while let Some(&m) = chars.peek().filter(|&&m| is_mark(m)) {
+            out.push(m);
+            chars.next();
+        }
+        let decoded = match chars.peek().copied() {
+            Some('n') => Some('\n'),
+            Some('t') => Some('\t'),
+            Some('r') => Some('\r'),
+            Some('b' | 'f') => Some(' '),
+            Some(q @ ('"' | '\\' | '/')) => Some(q),
+            Some('u') => {
+                chars.next();
+                // A control character other than a line break or tab (`\u001b`) is never
+                // shown as itself: a snippet reaches terminals.
+                let d = decode_unicode_escape(&mut chars);
+                let control = d.is_control() && !matches!(d, '\n' | '\t' | '\r');
+                out.push(if control { ' ' } else { d });
+                continue;
+            }
+            _ => None,
+        };
+        match decoded {
+            Some(d) => {
+                chars.next();
+                out.push(d);
+            }
+            None => out.push('\\'),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn is_mark(c: char) -> bool {
+    c == crate::HIT_START || c == crate::HIT_END
+}
+
+/// Reads four hex digits (as many as are there: a cut escape loses them).
+fn hex4(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<u32> {
+    let mut v = 0;
+    for _ in 0..4 {
+        let d = chars.peek()?.to_digit(16)?;
+        chars.next();
+        v = v * 16 + d;
+    }
+    Some(v)
+}
+
+/// Decodes the `XXXX` of a `\uXXXX` escape (the `\u` read), joining a surrogate pair; a
+/// cut or lone escape gives U+FFFD (its digits are dropped: they were never text).
+fn decode_unicode_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> char {
+    let Some(high) = hex4(chars) else {
+        return char::REPLACEMENT_CHARACTER;
+    };
+    if !(0xD800..0xDC00).contains(&high) {
+        return char::from_u32(high).unwrap_or(char::REPLACEMENT_CHARACTER);
+    }
+    let mut ahead = chars.clone();
+    if ahead.next() == Some('\\') && ahead.next() == Some('u') {
+        if let Some(low) = hex4(&mut ahead).filter(|l| (0xDC00..0xE000).contains(l)) {
+            *chars = ahead;
+            let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+            return char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    char::REPLACEMENT_CHARACTER
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +313,24 @@ mod tests {
             assert_eq!(strip_ansi(raw), want, "{raw:?}");
         }
         assert!(matches!(strip_ansi("no escapes é"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn json_snippets_read_as_text() {
+        let s = |t: &str| unescape_json_snippet(t).into_owned();
+        assert_eq!(
+            s(r#"…pub name: String,\n    #[arg(long)]\n    \"x\" C:\\dir…"#),
+            "…pub name: String,\n    #[arg(long)]\n    \"x\" C:\\dir…"
+        );
+        assert_eq!(s(r"caf\u00e9 \ud83d\ude00 \/"), "café 😀 /");
+        // A mark between the backslash and the escaped letter (FTS5 marks the token `nfoo`).
+        assert_eq!(s("a\\\u{E000}nfoo\u{E001}"), "a\u{E000}\nfoo\u{E001}");
+        // Cut or unknown escapes: nothing panics, unknown ones stay as written.
+        assert_eq!(s(r"\u12"), "\u{FFFD}");
+        assert_eq!(s(r"a\u001b[31mb\u000a"), "a [31mb\n");
+        assert_eq!(s(r"\ud83d x"), "\u{FFFD} x");
+        assert_eq!(s(r"\q and \"), r"\q and \");
+        assert!(matches!(unescape_json_snippet("plain"), Cow::Borrowed(_)));
     }
 
     proptest::proptest! {

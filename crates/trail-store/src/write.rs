@@ -912,10 +912,15 @@ fn upsert_session_row(
         (Some(_), TitleRank::NONE) => TitleRank::FIRST_PROMPT,
         (Some(_), rank) => rank,
     } as i64;
+    // Placeholders (`default`) name no model (issue 40).
+    let models: Vec<&str> = models
+        .iter()
+        .filter_map(|m| trail_model::model_name(Some(m)))
+        .collect();
     let models_json = if models.is_empty() {
         None
     } else {
-        serde_json::to_string(models).ok()
+        serde_json::to_string(&models).ok()
     };
     // Chronicle's rule on merge: earliest created_at, latest updated_at, other fields take the
     // new value when it is not null.
@@ -1078,7 +1083,7 @@ fn insert_messages(
             tool_name,
             m.tool_call_id,
             m.is_error,
-            m.model,
+            trail_model::model_name(m.model.as_deref()),
             m.timestamp,
             m.is_sidechain,
             m.on_main_chain,
@@ -1198,7 +1203,7 @@ fn insert_files_refs_usage(tx: &Transaction<'_>, session: &Session) -> Result<()
             x.request_key,
             x.message_id,
             x.message_seq.map(|s| s as i64),
-            x.model,
+            trail_model::model_name(x.model.as_deref()),
             x.timestamp,
             x.input_tokens as i64,
             x.output_tokens as i64,

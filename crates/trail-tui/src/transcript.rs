@@ -633,32 +633,82 @@ pub fn highlight(
     (spans, found)
 }
 
-/// Cuts a line into rows of at most `width` columns, keeping each span's style.
+/// Cuts a line into rows of at most `width` columns at spaces, keeping each span's style.
+///
+/// A word moves whole to the next row (issue 40: the preview showed `p` / `ick metric`); the
+/// spaces a row ends at are not shown; a word wider than a row is cut where the row ends.
 pub fn wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
-    let mut rows: Vec<Line<'static>> = Vec::new();
-    let mut current: Vec<Span<'static>> = Vec::new();
-    let mut used = 0;
-    for span in line.spans {
-        let style = span.style;
-        let mut piece = String::new();
-        for c in span.content.chars() {
-            let w = c.width().unwrap_or(0);
-            if used + w > width && used > 0 {
-                if !piece.is_empty() {
-                    current.push(Span::styled(std::mem::take(&mut piece), style));
+    let cells: Vec<(char, Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    row_ranges(&cells, width)
+        .into_iter()
+        .map(|(a, b)| styled_row(&cells[a..b]))
+        .collect()
+}
+
+/// The `[start, end)` ranges of `cells` that make the rows (one, empty, for an empty line).
+fn row_ranges(cells: &[(char, Style)], width: usize) -> Vec<(usize, usize)> {
+    let width_of = |c: char| c.width().unwrap_or(0);
+    let mut rows = Vec::new();
+    // The row's start, its columns so far, and where it could end: after its last space.
+    let (mut start, mut used, mut space_end) = (0, 0, None);
+    let mut i = 0;
+    while i < cells.len() {
+        let c = cells[i].0;
+        let w = width_of(c);
+        if used + w > width && used > 0 {
+            if c == ' ' {
+                // The row ends at this space; the spaces that follow are not shown either.
+                rows.push((start, i));
+                while i < cells.len() && cells[i].0 == ' ' {
+                    i += 1;
                 }
-                rows.push(Line::from(std::mem::take(&mut current)));
-                used = 0;
+                (start, used, space_end) = (i, 0, None);
+                continue;
             }
-            piece.push(c);
-            used += w;
+            match space_end.take() {
+                // Move the word begun after the last space to the next row, then look again.
+                Some(end) => {
+                    rows.push((start, end));
+                    start = end;
+                    used = cells[end..i].iter().map(|&(c, _)| width_of(c)).sum();
+                    continue;
+                }
+                None => {
+                    rows.push((start, i));
+                    (start, used) = (i, 0);
+                }
+            }
         }
-        if !piece.is_empty() {
-            current.push(Span::styled(piece, style));
+        used += w;
+        i += 1;
+        if c == ' ' {
+            space_end = Some(i);
         }
     }
-    rows.push(Line::from(current));
+    rows.push((start, cells.len()));
     rows
+}
+
+/// A row's characters as spans, one per run of the same style.
+fn styled_row(cells: &[(char, Style)]) -> Line<'static> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut piece = String::new();
+    let mut style = cells.first().map(|c| c.1).unwrap_or_default();
+    for &(c, s) in cells {
+        if s != style && !piece.is_empty() {
+            spans.push(Span::styled(std::mem::take(&mut piece), style));
+        }
+        style = s;
+        piece.push(c);
+    }
+    if !piece.is_empty() {
+        spans.push(Span::styled(piece, style));
+    }
+    Line::from(spans)
 }
 
 #[cfg(test)]
@@ -674,14 +724,42 @@ mod tests {
     }
 
     #[test]
-    fn wrapping_keeps_every_character_and_styles() {
+    fn wrapping_keeps_words_whole_and_styles() {
         let theme = Theme::new(&crate::theme::Colors::default(), false);
         let (spans, found) =
             highlight("abc units def", Style::default(), &["UNITS".into()], &theme);
         assert!(found);
         let rows = wrap(Line::from(spans), 5);
         let text: Vec<String> = rows.iter().map(|l| l.to_string()).collect();
-        assert_eq!(text, vec!["abc u", "nits ", "def"]);
+        assert_eq!(text, vec!["abc ", "units", "def"]);
         assert_eq!(rows[1].spans[0].style, theme.matched);
+    }
+
+    /// Issue 40: the preview cut `pick` into `p` / `ick metric`.
+    #[test]
+    fn wrapping_moves_a_word_whole_and_cuts_only_words_wider_than_a_row() {
+        let rows = |s: &str, w: usize| -> Vec<String> {
+            wrap(Line::from(s.to_string()), w)
+                .iter()
+                .map(|l| l.to_string())
+                .collect()
+        };
+        assert_eq!(
+            rows("then p pick metric units", 8),
+            ["then p ", "pick ", "metric ", "units"]
+        );
+        assert_eq!(rows("a verylongword b", 6), ["a ", "verylo", "ngword", "b"]);
+        assert_eq!(rows("two  spaces", 4), ["two ", "spac", "es"]);
+        assert_eq!(rows("", 5), [""]);
+        assert_eq!(rows("漢字 漢字漢字", 5), ["漢字 ", "漢字", "漢字"]);
+        for (s, w) in [("then p pick metric units", 8), ("a verylongword b", 6)] {
+            let all: String = rows(s, w).concat();
+            let kept: String = all.split_whitespace().collect();
+            assert_eq!(
+                kept,
+                s.split_whitespace().collect::<String>(),
+                "no character lost"
+            );
+        }
     }
 }

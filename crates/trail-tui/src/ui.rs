@@ -54,13 +54,14 @@ fn draw_prompt(f: &mut Frame<'_>, app: &App, area: Rect) {
     let count = match &app.results {
         _ if app.searching => "searching…".into(),
         Results::Sessions { rows, next, .. } => {
+            let more = if next.is_some() { "+" } else { "" };
             format!(
-                "{}{} sessions",
+                "{}{more} {}",
                 rows.len(),
-                if next.is_some() { "+" } else { "" }
+                noun(rows.len() + more.len(), "session")
             )
         }
-        Results::Hits(h) => format!("{} hits", h.len()),
+        Results::Hits(h) => format!("{} {}", h.len(), noun(h.len(), "hit")),
         Results::Loading => "…".into(),
         Results::Failed(_) => String::new(),
     };
@@ -77,6 +78,15 @@ fn draw_prompt(f: &mut Frame<'_>, app: &App, area: Rect) {
     spans.push(Span::raw(" ".repeat(pad)));
     spans.push(Span::styled(count, t.dim));
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `word` for one, `words` for any other count ("1 hit", "2 hits", "0 hits").
+fn noun(n: usize, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
 }
 
 fn draw_browse(f: &mut Frame<'_>, app: &mut App, body: Rect, now: DateTime<Utc>) {
@@ -179,15 +189,15 @@ fn age(ts: Option<&str>, now: DateTime<Utc>) -> String {
     }
 }
 
-/// The agent's short name for a source id.
+/// The agent's short name for a source id: its first alias in the registry (`claude`), else
+/// its id.
 fn agent(source: &str) -> &str {
-    match source {
-        "claude-code" => "claude",
-        "copilot-vscode" => "vscode",
-        "copilot-cli" => "copilot",
-        "gemini-cli" => "gemini",
-        "vscode-export" => "export",
-        s => s,
+    match trail_query::registry::find(source) {
+        Some(kind) => {
+            let info = trail_query::registry::info(kind);
+            info.aliases.first().copied().unwrap_or(info.id())
+        }
+        None => source,
     }
 }
 
@@ -648,4 +658,20 @@ fn draw_continue(f: &mut Frame<'_>, app: &App, area: Rect) {
         ),
         rect,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_source_has_a_short_name_that_fits_the_list() {
+        for s in trail_query::registry::sources() {
+            let short = agent(s.id());
+            assert!(!short.is_empty(), "{}", s.id());
+        }
+        assert_eq!(agent("claude-code"), "claude");
+        assert_eq!(agent("copilot-vscode"), "vscode");
+        assert_eq!(agent("not-a-source"), "not-a-source");
+    }
 }

@@ -55,9 +55,16 @@ pub(crate) fn columns(title: &str, bars: &[Bar], class: &str) -> String {
             esc(&b.shown)
         );
         if i % label_every == 0 {
+            // A label that would run past the right edge ends at its bar's right side instead
+            // (issue 40: the last date was cut off).
+            let (at, anchor) = if x + label_width(&b.label) > width {
+                (x + bar_w, "end")
+            } else {
+                (x, "start")
+            };
             let _ = write!(
                 s,
-                "<text x=\"{x:.1}\" y=\"{:.1}\">{}</text>",
+                "<text x=\"{at:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
                 height - bottom + 14.0,
                 esc(&b.label)
             );
@@ -75,6 +82,12 @@ pub(crate) fn columns(title: &str, bars: &[Bar], class: &str) -> String {
     );
     s.push_str("</svg>");
     s
+}
+
+/// About how wide `label` is drawn, in the chart's units: the stylesheet sets 11px text, a
+/// character of which is at most about 7 units wide (digits and `-` in a system font).
+fn label_width(label: &str) -> f64 {
+    label.chars().count() as f64 * 7.0
 }
 
 /// Horizontal bars, one row per item (models, agents), biggest first as given.
@@ -150,5 +163,44 @@ mod tests {
         );
         let svg = columns("t", &[], "tokens");
         assert!(svg.contains("nothing in this range"));
+    }
+
+    /// Issue 40: the usage chart's last date label ran past the right edge and was cut off.
+    #[test]
+    fn date_labels_stay_inside_the_chart() {
+        let bars: Vec<Bar> = (16..=27)
+            .map(|d| Bar {
+                label: format!("2026-11-{d}"),
+                value: d as f64,
+                shown: d.to_string(),
+            })
+            .collect();
+        let svg = columns("Tokens by day", &bars, "tokens");
+        let labels: Vec<(f64, &str)> = svg
+            .split("<text x=\"")
+            .skip(1)
+            .filter(|t| t.contains(">2026-11-"))
+            .map(|t| {
+                let x: f64 = t[..t.find('"').unwrap()].parse().unwrap();
+                let anchor = if t.contains("text-anchor=\"end\"") {
+                    "end"
+                } else {
+                    "start"
+                };
+                (x, anchor)
+            })
+            .collect();
+        assert_eq!(labels.len(), 12, "{svg}");
+        for (x, anchor) in labels {
+            // Where the 70-unit label spans: [x, x + 70] or [x - 70, x].
+            let (left, right) = match anchor {
+                "end" => (x - label_width("2026-11-27"), x),
+                _ => (x, x + label_width("2026-11-27")),
+            };
+            assert!(
+                left >= 0.0 && right <= 1000.0,
+                "a label spans {left}..{right}: {svg}"
+            );
+        }
     }
 }

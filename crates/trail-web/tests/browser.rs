@@ -218,6 +218,21 @@ fn pages_work_in_headless_chromium_and_hostile_text_runs_nothing() {
         c.goto(&format!("{base}/usage?since=2020-01-01")).await.unwrap();
         wait_for(&c, "svg.chart rect.bar").await;
         shot(&c, "usage").await;
+        // Issue 40: every label lies inside its chart (the last date was cut off at the right).
+        let outside = c
+            .execute(
+                "return [...document.querySelectorAll('svg.chart')].flatMap(svg => {
+                   const w = svg.viewBox.baseVal.width;
+                   return [...svg.querySelectorAll('text')].map(t => {
+                     const b = t.getBBox();
+                     return {text: t.textContent, left: b.x, right: b.x + b.width, width: w};
+                   }).filter(o => o.left < 0 || o.right > o.width);
+                 });",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(outside, json!([]), "chart labels cut off at an edge");
 
         // The hostile transcript: open everything, hover links; nothing runs.
         for path in [

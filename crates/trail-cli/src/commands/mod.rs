@@ -1,5 +1,6 @@
 //! One module per subcommand: each exports `Args` (clap) and `run`.
 
+pub mod completions;
 pub mod db;
 pub mod diff;
 pub mod doctor;
@@ -9,10 +10,12 @@ pub mod import;
 pub mod improve;
 pub mod index;
 pub mod list;
+pub mod man;
 pub mod mcp;
 pub mod resume;
 pub mod search;
 pub mod serve;
+pub mod service;
 pub mod show;
 pub mod sql;
 pub mod standup;
@@ -21,6 +24,7 @@ pub mod sync;
 pub mod tips;
 pub mod tui;
 pub mod usage;
+pub mod watch;
 pub mod why;
 
 use trail_query::Query;

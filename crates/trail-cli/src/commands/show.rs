@@ -275,6 +275,19 @@ fn print_message(
         Some("meta") if text.starts_with("[Request interrupted") => {
             ui.line(&ui.paint(Style::Yellow, &format!("  {text}")))?;
         }
+        // A record trail does not read is shown, not hidden: the transcript has something
+        // there (issue 40). Its text names the record's type when the parser knows it.
+        Some("unknown") => {
+            let what = if text.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", output::one_line(text))
+            };
+            ui.line(&ui.paint(
+                Style::Yellow,
+                &format!("  ? unknown record{what} (--json shows it)"),
+            ))?;
+        }
         _ => {}
     }
     Ok(())

@@ -99,7 +99,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let now = ctx.now()?;
 
     let mut store = Store::open(&ctx.store_path)?;
-    if !args.no_index {
+    // `trail index --watch` indexes the transcript as it grows: no second writer.
+    if !args.no_index && trail_ingest::watch::running_watcher(&ctx.store_path).is_none() {
         if let Some(path) = hook.transcript_path.as_ref().filter(|p| p.is_file()) {
             store.connection().busy_timeout(INDEX_WAIT)?;
             let options = trail_ingest::IndexOptions {

@@ -111,3 +111,29 @@ pub fn claude_session(
     }
     out
 }
+
+/// The words of [`screens_home`]'s prompt: long enough that a view of 40-odd columns wraps it.
+pub const SCREENS_PROMPT: &str = "Please let people pick metric or imperial units when they print the forecast table for several cities together, and keep the default output unchanged for everyone who already relies on it";
+
+/// Issue 40's screens: a home with one Claude Code session whose prompt wraps in a narrow view
+/// and whose tool input (JSON text, so its line breaks are `\n` escapes) holds the only
+/// `zanzibar`: a search for it has one hit, whose best message is that tool input.
+pub fn screens_home(dir: &Path) -> PathBuf {
+    let home = dir.join("screens-home");
+    let project = home.join(".claude/projects/-home-demo-projects-forecast");
+    std::fs::create_dir_all(&project).unwrap();
+    let id = "5c2ee400-0000-4000-8000-000000000040";
+    let exchanges = [Exchange {
+        prompt: SCREENS_PROMPT,
+        answer: "Added the flag.",
+        command: "cat >> src/cli.rs <<'EOF'\n    pub name: String,\n    #[arg(long)]\n    pub zanzibar: Units,\nEOF",
+        output: "appended 3 lines",
+        output_is_error: false,
+    }];
+    std::fs::write(
+        project.join(format!("{id}.jsonl")),
+        claude_session(id, None, "/home/demo/projects/forecast", "main", &exchanges),
+    )
+    .unwrap();
+    home
+}

@@ -61,7 +61,9 @@ pub struct ClaudeCode;
 ///    to the file's main session (issue 21).
 /// 4: `file-history` backups named by `file-history-snapshot` entries become snapshots for
 ///    `trail diff` (issue 16).
-pub const PARSER_VERSION: u32 = 4;
+/// 5: a leading BOM is skipped; `origin.kind` tells who wrote a prompt, and a turn Claude Code
+///    started itself (`task-notification`) is a system prompt that names nothing (issue 40).
+pub const PARSER_VERSION: u32 = 5;
 
 impl Source for ClaudeCode {
     fn parser_version(&self) -> u32 {
@@ -270,6 +272,9 @@ struct RawEntry {
     compact_metadata: Option<Box<RawValue>>,
     /// Who wrote a user entry's prompt: `typed`, `queued`, `system`, `sdk` (v2.1.1xx+).
     prompt_source: Option<String>,
+    /// Why a user entry's turn started: `{"kind": "human" | "cli" | "task-notification" | ...}`.
+    /// Kept raw: some writers put a string here.
+    origin: Option<Box<RawValue>>,
     /// On the entries a `--fork-session` (or background) transcript copies from the session it
     /// started from: `{sessionId, messageUuid}` of the original entry.
     forked_from: Option<ForkedFrom>,
@@ -326,6 +331,7 @@ struct RawAttachment {
     ty: Option<String>,
     prompt: Option<Content>,
     command_mode: Option<String>,
+    origin: Option<Box<RawValue>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -809,7 +815,7 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         bytes_read: outcome.bytes_read,
         lines: outcome.lines,
         state: state_bytes,
-        notes: Vec::new(),
+        ..FileParse::default()
     })
 }
 
@@ -827,8 +833,7 @@ fn new_state(role: FileRole) -> State {
 /// Reads `agent-<id>.meta.json` beside a subagent file for the spawning tool call id.
 fn read_meta_sidecar(path: &Path, agent_id: &str) -> Option<String> {
     let meta = path.with_file_name(format!("agent-{agent_id}.meta.json"));
-    let bytes = std::fs::read(meta).ok()?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let v = crate::whole::read_json_lenient(&meta)?;
     ["toolUseId", "toolUseID", "tool_use_id"]
         .iter()
         .find_map(|k| v.get(*k).and_then(|x| x.as_str()).map(str::to_string))
@@ -837,8 +842,7 @@ fn read_meta_sidecar(path: &Path, agent_id: &str) -> Option<String> {
 /// Reads a workflow run's file (`<session>/workflows/<run>.json`): its name, status, tokens,
 /// phases and agents, without the script it ran.
 fn read_workflow_run(path: &Path) -> Option<serde_json::Value> {
-    let bytes = std::fs::read(path).ok()?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let v = crate::whole::read_json_lenient(path)?;
     let obj = v.as_object()?;
     let mut out = serde_json::Map::new();
     for key in [
@@ -1160,10 +1164,12 @@ impl Parser<'_> {
                 });
             }
             _ => {
-                // An unknown chain node: keep it (and the raw line) so the chain stays whole.
+                // An unknown chain node: keep it (and the raw line) so the chain stays whole;
+                // its text names its type, for `show`.
                 out.push(Message {
                     role: Some(Role::System),
                     kind: Some(MessageKind::Unknown),
+                    text: ty.clone(),
                     extra: Some(line.to_string()),
                     ..base.clone()
                 });
@@ -1249,7 +1255,7 @@ impl Parser<'_> {
             Role::User
         };
         let prompt_source = (kind == MessageKind::Prompt)
-            .then(|| entry.prompt_source.as_deref().and_then(PromptSource::parse))
+            .then(|| prompt_source_of(entry.prompt_source.as_deref(), entry.origin.as_deref()))
             .flatten();
         out.push(Message {
             role: Some(role),
@@ -1587,7 +1593,11 @@ impl Parser<'_> {
         m.seq = st.next_seq;
         st.next_seq += 1;
         let kind = m.kind();
-        if kind == MessageKind::Prompt && st.title_rank < 1 {
+        // A prompt Claude Code sent itself (a task notification) does not name the session.
+        if kind == MessageKind::Prompt
+            && st.title_rank < 1
+            && m.prompt_source != Some(PromptSource::System)
+        {
             let t = clean_title(&strip_system_reminders(&m.text));
             if !t.is_empty() {
                 st.title_rank = TitleRank::FIRST_PROMPT;
@@ -2101,10 +2111,41 @@ fn queued_prompt(v: Option<&RawValue>) -> Option<(String, PromptSource)> {
         _ => return None,
     };
     let source = match a.command_mode.as_deref() {
+        _ if origin_source(a.origin.as_deref()) == Some(PromptSource::System) => {
+            PromptSource::System
+        }
         None | Some("prompt") | Some("bash") => PromptSource::Queued,
         Some(_) => PromptSource::System,
     };
     (!text.trim().is_empty()).then_some((text, source))
+}
+
+/// Who wrote a user entry's prompt, from its `promptSource` and its `origin`. An origin that
+/// is not a person (a `task-notification`: Claude Code started the turn itself) wins over the
+/// declared source; otherwise the declared source wins, then the origin (issue 40).
+fn prompt_source_of(declared: Option<&str>, origin: Option<&RawValue>) -> Option<PromptSource> {
+    let by_origin = origin_source(origin);
+    match (by_origin, declared.and_then(PromptSource::parse)) {
+        (Some(PromptSource::System), _) => Some(PromptSource::System),
+        (_, Some(d)) => Some(d),
+        (o, None) => o,
+    }
+}
+
+/// Reads `origin.kind`: `human` and `cli` are a person at the prompt (typed); any other kind
+/// (`task-notification`, `peer`...) is Claude Code or another agent starting a turn. `None`
+/// when there is no origin or it has no kind.
+fn origin_source(origin: Option<&RawValue>) -> Option<PromptSource> {
+    #[derive(Deserialize)]
+    struct Origin {
+        kind: Option<String>,
+    }
+    let kind = serde_json::from_str::<Origin>(origin?.get()).ok()?.kind?;
+    match kind.as_str() {
+        "" => None,
+        "human" | "user" | "cli" => Some(PromptSource::Typed),
+        _ => Some(PromptSource::System),
+    }
 }
 
 /// A queued command as a message: a prompt a person queued, or meta text Claude Code queued.

@@ -52,7 +52,8 @@ const PIECE_BYTES: u64 = 8 << 20;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 2: a leading BOM is skipped (issue 40).
+pub const PARSER_VERSION: u32 = 2;
 
 /// Claude Code's `history.jsonl`.
 pub struct ClaudeHistory;

@@ -34,11 +34,12 @@ use trail_model::{
     Role, Session, SessionMeta, SourceKind, Usage,
 };
 
-use crate::{ids, refs, FileParse, ParseRequest, Source, SourceError};
+use crate::{ids, refs, whole, FileParse, ParseRequest, Source, SourceError};
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the `HAS_CHANGES` flag Cline appends to a completion result is no longer answer text.
-pub const PARSER_VERSION: u32 = 2;
+/// 3: a leading BOM is skipped; bytes after the document keep it, as a problem (issue 40).
+pub const PARSER_VERSION: u32 = 3;
 
 /// The UI log: the file discovery lists for a task.
 pub const UI_MESSAGES: &str = "ui_messages.json";
@@ -49,17 +50,6 @@ pub const TASK_METADATA: &str = "task_metadata.json";
 
 /// Characters of the first prompt used as a title.
 const TITLE_CHARS: usize = 200;
-
-/// The VS Code hosts whose user-data folders hold these extensions' storage (VS Code's own
-/// builds, and the forks Cursor and Windsurf, which install the same extensions).
-pub const HOST_FOLDERS: [&str; 6] = [
-    "Code",
-    "Code - Insiders",
-    "VSCodium",
-    "Code - OSS",
-    "Cursor",
-    "Windsurf",
-];
 
 /// One of the three extensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,21 +233,23 @@ fn task_files(tasks: &Path) -> Vec<PathBuf> {
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
-fn read_json(path: &Path) -> Result<(Value, u64), SourceError> {
+/// Reads a task file: its value, its length, and the problem of bytes after the value.
+fn read_json(path: &Path) -> Result<(Value, u64, Option<ParseIssue>), SourceError> {
     let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
     let len = bytes.len() as u64;
+    // Invalid UTF-8 inside strings is replaced, as it was when the file was read as text.
     let text = String::from_utf8_lossy(&bytes);
-    let v: Value = serde_json::from_str(&text)
+    let doc = whole::parse_json(path, text.as_bytes())
         .map_err(|e| SourceError::format(path, format!("not a Cline task file: {e}")))?;
-    Ok((v, len))
+    Ok((doc.value, len, doc.trailing))
 }
 
 /// Reads a side file of the task folder; a missing or unreadable one is `None` (noted).
 fn side_json(dir: &Path, name: &str, notes: &mut Vec<String>) -> Option<Value> {
     let path = dir.join(name);
     let bytes = std::fs::read(&path).ok()?;
-    match serde_json::from_slice(&bytes) {
-        Ok(v) => Some(v),
+    match whole::parse_json(&path, &bytes) {
+        Ok(doc) => Some(doc.value),
         Err(e) => {
             notes.push(format!("{name} not read: {e}"));
             None
@@ -266,7 +258,7 @@ fn side_json(dir: &Path, name: &str, notes: &mut Vec<String>) -> Option<Value> {
 }
 
 fn parse_task(path: &Path, fork: Fork) -> Result<FileParse, SourceError> {
-    let (root, len) = read_json(path)?;
+    let (root, len, trailing) = read_json(path)?;
     let Value::Array(records) = root else {
         return Err(SourceError::format(
             path,
@@ -289,6 +281,7 @@ fn parse_task(path: &Path, fork: Fork) -> Result<FileParse, SourceError> {
     let mut out = FileParse {
         bytes_parsed: len,
         bytes_read: len,
+        issues: trailing.into_iter().collect(),
         ..FileParse::default()
     };
     let metadata = if in_task_folder {
@@ -335,7 +328,7 @@ fn parse_task(path: &Path, fork: Fork) -> Result<FileParse, SourceError> {
     for m in &models {
         session.observe_model(m);
     }
-    out.issues = issues;
+    out.issues.extend(issues);
     finish_session(&mut session, files, metadata.as_ref());
     if session.messages.is_empty() {
         out.notes.push("task holds no messages".into());

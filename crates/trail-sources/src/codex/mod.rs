@@ -8,7 +8,9 @@
 //! Messages come from `response_item`s (the model-visible history). `event_msg`s that only echo
 //! a response item for the UI (`user_message`, `agent_message`, `exec_command_end`...) add no
 //! message, but some feed derived rows (token counts, files from `patch_apply_end` and
-//! `exec_command_end.parsed_cmd`, the thread name).
+//! `exec_command_end.parsed_cmd`, the thread name). `agent_reasoning` is the exception: it is
+//! thinking unless a `reasoning` response item of the same turn holds the same text (before or
+//! after it), so reasoning shown only in events is kept, and kept once.
 //!
 //! # Usage rule
 //! `token_count` events carry `total_token_usage`, cumulative for the thread. One usage row is
@@ -54,7 +56,9 @@ const TITLE_CHARS: usize = 200;
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
 /// 3: error events keep the kind and message of an `error` object (issue 21).
-pub const PARSER_VERSION: u32 = 3;
+/// 4: a leading BOM is skipped; an `agent_reasoning` event no `reasoning` item repeats is
+///    thinking (issue 40).
+pub const PARSER_VERSION: u32 = 4;
 
 impl Source for Codex {
     fn parser_version(&self) -> u32 {
@@ -342,6 +346,11 @@ struct State {
     /// whose `function_call_output` carries no status of its own.
     #[serde(default)]
     failed_calls: BTreeSet<String>,
+    /// Hashes of the reasoning texts kept as thinking in the current turn: an `agent_reasoning`
+    /// event and the `reasoning` response item that holds the same text (before or after it)
+    /// make one thinking message.
+    #[serde(default)]
+    reasoning_seen: BTreeSet<u64>,
 }
 
 impl State {
@@ -376,6 +385,7 @@ impl State {
             last_assistant_seq: None,
             known_calls: BTreeSet::new(),
             failed_calls: BTreeSet::new(),
+            reasoning_seen: BTreeSet::new(),
         }
     }
 }
@@ -545,6 +555,7 @@ impl Parser {
         if m.kind == Some(MessageKind::Prompt) {
             self.st.current_turn = Some(self.st.turn_count);
             self.st.turn_count += 1;
+            self.st.reasoning_seen.clear();
         }
         m.seq = self.st.seq;
         self.st.seq += 1;
@@ -632,10 +643,13 @@ impl Parser {
                 self.push(m);
             }
             "reasoning" => {
-                let mut text = join_texts(p.get("summary"));
-                if text.is_empty() {
-                    text = join_texts(p.get("content"));
+                let mut parts = texts_of(p.get("summary"));
+                if parts.is_empty() {
+                    parts = texts_of(p.get("content"));
                 }
+                // Parts an `agent_reasoning` event already gave are not repeated.
+                parts.retain(|t| self.first_reasoning(t));
+                let text = parts.join("\n");
                 if !text.is_empty() {
                     let mut m = self.message(Role::Assistant, MessageKind::Thinking, text, ts);
                     m.native_id = native_id;
@@ -940,10 +954,34 @@ impl Parser {
         self.push(result);
     }
 
+    /// Returns whether reasoning `text` is new in this turn, and remembers it.
+    fn first_reasoning(&mut self, text: &str) -> bool {
+        let t = text.trim();
+        !t.is_empty()
+            && self
+                .st
+                .reasoning_seen
+                .insert(xxhash_rust::xxh3::xxh3_64(t.as_bytes()))
+    }
+
     fn event(&mut self, line: u64, p: &Value, ts: Option<&str>, raw: &Value) {
         let t = p.get("type").and_then(Value::as_str).unwrap_or_default();
         match t {
             "token_count" => self.token_count(line, p, ts),
+            // Usually an echo of a `reasoning` response item; some rollouts hold no such item
+            // for it (issue 40), so it is kept unless that item gives the same text.
+            "agent_reasoning" => {
+                let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
+                if self.first_reasoning(text) {
+                    let m = self.message(
+                        Role::Assistant,
+                        MessageKind::Thinking,
+                        text.trim().to_string(),
+                        ts,
+                    );
+                    self.push(m);
+                }
+            }
             "item_completed" => {
                 if let Some(item) = p.get("item").filter(|i| i.is_object()) {
                     self.item_completed(item, ts);
@@ -1034,7 +1072,6 @@ impl Parser {
             // UI echoes of response items and telemetry: the response items hold the content.
             "user_message"
             | "agent_message"
-            | "agent_reasoning"
             | "agent_reasoning_raw_content"
             | "agent_reasoning_section_break"
             | "task_started"
@@ -1305,6 +1342,21 @@ fn content_text(content: Option<&Value>) -> String {
 }
 
 /// Joins the `text` fields of a list of parts (`input_text`, `output_text`, `summary_text`...).
+/// The texts of a list of parts (strings or `{text}` objects).
+fn texts_of(parts: Option<&Value>) -> Vec<String> {
+    let Some(parts) = parts.and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            Value::String(s) => Some(s.as_str()),
+            _ => p.get("text").and_then(Value::as_str),
+        })
+        .map(str::to_string)
+        .collect()
+}
+
 fn join_texts(parts: Option<&Value>) -> String {
     let Some(parts) = parts.and_then(Value::as_array) else {
         return String::new();

@@ -11,6 +11,10 @@
 //! - One session per file. Its id is `data.sessionId` of `session.start` when that is a UUID,
 //!   else `copilot-cli:<native id>`; the native id falls back to the session folder name (or the
 //!   file stem outside the `session-state` layout). `session.resume` appends to the same session.
+//!   A log with no `session.start` or `session.resume` and no prompt, answer, reasoning or tool
+//!   event (one cut off at its start, holding only events trail does not map) is no session,
+//!   in its folder or named by path alike, and the parse says what is missing
+//!   (`FileParse::no_session`). Detection skips a torn first line and judges the next one.
 //! - `user.message` is a prompt and opens a turn. `assistant.message` yields `Thinking`
 //!   (`reasoningText`), `Text` (`content`) and one `ToolCall` per `toolRequests` entry;
 //!   `assistant.reasoning` yields `Thinking`. `tool.execution_start` yields a `ToolCall` only when
@@ -164,7 +168,10 @@ impl CopilotCli {
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: premium requests from `session.shutdown` (issue 18).
-pub const PARSER_VERSION: u32 = 2;
+/// 3: a leading BOM is skipped; a log that lost its head is judged by its first whole line; a
+///    log with no event that starts or carries a conversation is no session, and says what is
+///    missing (issue 40).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for CopilotCli {
     fn parser_version(&self) -> u32 {
@@ -296,20 +303,23 @@ fn detect_head(path: &Path, head: &[u8]) -> bool {
         return false;
     }
     let text = String::from_utf8_lossy(head);
-    let Some(line) = text.lines().find(|l| !l.trim().is_empty()) else {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(line) = lines.next() else {
         return false;
     };
-    let line = line.trim();
+    let event = |l: &str| serde_json::from_str::<Value>(l).is_ok_and(|v| looks_like_event(&v));
     match serde_json::from_str::<Value>(line) {
         Ok(v) => looks_like_event(&v),
-        Err(_) => {
-            // A first line longer than the head: judge by its opening.
-            !text.contains('\n')
-                && line.starts_with('{')
+        // A first line longer than the head: judge by its opening.
+        Err(_) if !text.contains('\n') => {
+            line.starts_with('{')
                 && line.contains("\"type\"")
                 && line.contains("\"session.start\"")
                 && line.contains("\"data\"")
         }
+        // A log that lost its head (the first line is the torn end of a record): judge by the
+        // next line, as the parse reads past the torn one (issue 40).
+        Err(_) => lines.next().is_some_and(event),
     }
 }
 
@@ -376,6 +386,9 @@ struct State {
     checkpoint_files: BTreeSet<String>,
     store_checkpoints: bool,
     events: u64,
+    /// An event that starts or carries a conversation was seen (see [`carries_conversation`]).
+    #[serde(default)]
+    conversation: bool,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,6 +442,15 @@ pub(crate) fn parse_file(
         Ok(())
     })?;
     let sessions = p.finish(path, mode, extras);
+    let no_session = (p.st.events > 0 && !p.st.conversation).then(|| {
+        format!(
+            "not a whole Copilot CLI log: no `session.start` and no prompt, answer or tool event \
+             (`user.message`, `assistant.message`, `tool.execution_complete`...) in its {} events \
+             and {} malformed lines; it looks cut off at its start",
+            p.st.events,
+            outcome.issues.len()
+        )
+    });
     tracing::debug!(
         path = %path.display(),
         sessions = sessions.len(),
@@ -443,8 +465,32 @@ pub(crate) fn parse_file(
         bytes_read: outcome.bytes_read,
         lines: outcome.lines,
         state: serde_json::to_vec(&p.st).ok(),
+        no_session,
         ..FileParse::default()
     })
+}
+
+/// Whether an event of type `ty` starts or carries a conversation: the session's start or
+/// resumption, a prompt, an answer, reasoning or a tool's run. A log with none of them holds
+/// no session (a file that lost its head to truncation, issue 40).
+fn carries_conversation(ty: &str) -> bool {
+    matches!(
+        ty,
+        "session.start"
+            | "session.resume"
+            | "user.message"
+            | "assistant.message"
+            | "assistant.reasoning"
+            | "tool.execution_start"
+            | "tool.execution_complete"
+            | "session.compaction_complete"
+    ) || ty.starts_with("subagent.")
+}
+
+/// A side file's text (`workspace.yaml`, a checkpoint), without a byte-order mark.
+fn read_text(path: &Path) -> Option<String> {
+    let bytes = crate::whole::read(path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -655,6 +701,7 @@ impl Parser {
     fn event(&mut self, v: &Value, raw: &str, line: u64) {
         self.st.events += 1;
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+        self.st.conversation |= carries_conversation(ty);
         // Hook-style lines have no `data`: the line is its own data.
         let data = v.get("data").filter(|d| d.is_object()).unwrap_or(v);
         let sub = str_of(data, "parentToolCallId");
@@ -1046,7 +1093,7 @@ impl Parser {
                 .map(str::to_string);
             let from_file = file.as_ref().and_then(|name| {
                 let dir = self.session_dir.as_ref()?.join("checkpoints");
-                let text = std::fs::read_to_string(dir.join(name)).ok()?;
+                let text = read_text(&dir.join(name))?;
                 Some((name.clone(), text))
             });
             match from_file {
@@ -1207,8 +1254,10 @@ impl Parser {
         mode: UpdateMode,
         extras: Option<&StoreExtras>,
     ) -> Vec<Session> {
-        if self.st.events == 0 {
-            // Nothing in the log yet: no session (its folder may only hold workspace.yaml).
+        if self.st.events == 0 || !self.st.conversation {
+            // Nothing in the log yet (its folder may only hold workspace.yaml), or a log that
+            // lost its start and holds no prompt, answer or tool event: no session, wherever
+            // the file lies (`parse_file` says why).
             return Vec::new();
         }
         // Checkpoint files no compaction event named.
@@ -1223,7 +1272,7 @@ impl Parser {
         let workspace = self
             .session_dir
             .as_ref()
-            .and_then(|d| std::fs::read_to_string(d.join("workspace.yaml")).ok())
+            .and_then(|d| read_text(&d.join("workspace.yaml")))
             .map(|t| parse_simple_yaml(&t))
             .unwrap_or_default();
         let ws = |k: &str| workspace.get(k).filter(|v| !v.is_empty()).cloned();
@@ -1356,8 +1405,8 @@ fn checkpoint_files(dir: &Path) -> Vec<(String, String)> {
     names
         .into_iter()
         .filter_map(|n| {
-            let text = std::fs::read(dir.join(&n)).ok()?;
-            Some((n, String::from_utf8_lossy(&text).into_owned()))
+            let text = read_text(&dir.join(&n))?;
+            Some((n, text))
         })
         .collect()
 }

@@ -85,7 +85,9 @@ enum Piece {
 /// Parses one transcript file into its session (or nothing, see the module docs).
 pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
     let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
-    let text = String::from_utf8_lossy(&bytes);
+    let body = crate::whole::strip_bom(&bytes);
+    let bom = (bytes.len() - body.len()) as u64;
+    let text = String::from_utf8_lossy(body);
     let mut out = FileParse {
         bytes_parsed: bytes.len() as u64,
         bytes_read: bytes.len() as u64,
@@ -93,7 +95,7 @@ pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
         ..FileParse::default()
     };
     let pieces = if discover::has_extension(path, "jsonl") {
-        jsonl_pieces(path, &text, &mut out)
+        jsonl_pieces(path, &text, bom, &mut out)
     } else {
         text_pieces(&text)
     };
@@ -382,9 +384,9 @@ fn arguments_json(body: &str) -> String {
 }
 
 /// The JSONL layout (see the module docs). A line that is not JSON is a parse issue.
-fn jsonl_pieces(path: &Path, text: &str, out: &mut FileParse) -> Vec<Piece> {
+/// Reads the JSONL transcript `text`, which starts at byte `offset` of the file.
+fn jsonl_pieces(path: &Path, text: &str, mut offset: u64, out: &mut FileParse) -> Vec<Piece> {
     let mut pieces = Vec::new();
-    let mut offset = 0u64;
     for (n, line) in text.split_inclusive('\n').enumerate() {
         let start = offset;
         offset += line.len() as u64;

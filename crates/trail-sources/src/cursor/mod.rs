@@ -83,7 +83,8 @@ const FILE_KEYS: &[&str] = &[
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
-pub const PARSER_VERSION: u32 = 2;
+/// 3: a leading BOM is skipped in agent transcripts (issue 40).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for Cursor {
     fn parser_version(&self) -> u32 {
@@ -623,9 +624,7 @@ pub(crate) fn workspace_folders(global_db: &Path) -> (HashMap<String, String>, u
         .collect();
     dirs.sort();
     for dir in dirs {
-        let folder = fs::read(dir.join("workspace.json"))
-            .ok()
-            .and_then(|d| serde_json::from_slice::<Value>(&d).ok())
+        let folder = crate::whole::read_json_lenient(&dir.join("workspace.json"))
             .and_then(|v| jstr(&v, "folder").and_then(uri_to_path));
         let Some(folder) = folder else {
             continue;

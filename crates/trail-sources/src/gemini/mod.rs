@@ -41,7 +41,9 @@ const TITLE_CHARS: usize = 200;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 2: a leading BOM is skipped (it lost the session header); bytes after a JSON chat keep it,
+///    as a problem (issue 40).
+pub const PARSER_VERSION: u32 = 2;
 
 impl Source for Gemini {
     fn parser_version(&self) -> u32 {
@@ -98,8 +100,10 @@ impl Source for Gemini {
             result.lines = outcome.lines;
         } else {
             let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
-            let v: Value = serde_json::from_slice(&bytes)
+            let doc = crate::whole::parse_json(path, &bytes)
                 .map_err(|e| SourceError::format(path, format!("not a Gemini chat: {e}")))?;
+            result.issues.extend(doc.trailing);
+            let v = doc.value;
             let Value::Object(mut o) = v else {
                 return Err(SourceError::format(
                     path,
@@ -671,7 +675,8 @@ fn project_dir(path: &Path) -> Option<&Path> {
 /// the folder's or the chat's project hash).
 fn project_cwd(path: &Path, project_hash: Option<&str>) -> Option<String> {
     let dir = project_dir(path)?;
-    if let Ok(text) = std::fs::read_to_string(dir.join(".project_root")) {
+    if let Ok(bytes) = crate::whole::read(&dir.join(".project_root")) {
+        let text = String::from_utf8_lossy(&bytes);
         let t = text.trim();
         if !t.is_empty() {
             return Some(t.to_string());
@@ -679,9 +684,7 @@ fn project_cwd(path: &Path, project_hash: Option<&str>) -> Option<String> {
     }
     let folder = dir.file_name()?.to_str()?;
     let home = dir.parent()?.parent()?;
-    let registry: Value = std::fs::read(home.join("projects.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())?;
+    let registry = crate::whole::read_json_lenient(&home.join("projects.json"))?;
     let map = registry
         .get("projects")
         .and_then(Value::as_object)

@@ -7,7 +7,9 @@
 //!   one session here.
 //! - `#### <line>  ` lines are what the user typed (`user_input`); a multi-line input is one
 //!   `####` line per line, so consecutive `####` lines are one prompt. An empty input is
-//!   `#### <blank>`.
+//!   `#### <blank>`. Inside an answer's code fence or edit block such lines are the answer's,
+//!   except after ^C: Aider writes `> ^C again to exit`, then the answer as far as it came, whose
+//!   fence may never close; there a `#### ` line at column 0 starts the next prompt.
 //! - The model's answer is written whole after it arrived (`ai_output`: a blank line, the answer
 //!   stripped, two newlines). It holds the edits: SEARCH/REPLACE blocks (`<<<<<<< SEARCH`,
 //!   `=======`, `>>>>>>> REPLACE`, the file named on one of the three lines before), whole
@@ -95,7 +97,9 @@ const PIECE_BYTES: u64 = 8 << 20;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 2: a leading BOM is skipped; a `#### ` line after an answer cut by ^C starts a prompt even
+///    inside the answer's unclosed fence (issue 40).
+pub const PARSER_VERSION: u32 = 2;
 
 /// Aider's chat histories.
 pub struct Aider;
@@ -257,6 +261,9 @@ struct TextBlock {
     fence: Option<(u8, usize)>,
     /// Inside a SEARCH/REPLACE block.
     in_edit: bool,
+    /// An answer cut by ^C (Aider writes `> ^C again to exit` before it): its fence may never
+    /// close, so a `#### ` line still starts a prompt (issue 40).
+    cut: bool,
 }
 
 impl TextBlock {
@@ -302,6 +309,8 @@ struct Parser {
     block: Block,
     /// A `Tokens:` row whose `Cost:` may come on the next line.
     pending_usage: Option<Usage>,
+    /// The last status line was a ^C: the answer that follows was cut.
+    interrupted: bool,
 }
 
 fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
@@ -340,6 +349,7 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         inputs,
         block: Block::None,
         pending_usage: None,
+        interrupted: false,
     };
 
     let mut file = File::open(path).map_err(|e| SourceError::io(path, e))?;
@@ -369,6 +379,9 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
             break;
         }
         let mut content: &[u8] = &buf;
+        if offset == 0 {
+            content = crate::whole::strip_bom(content);
+        }
         while let Some((last, rest)) = content.split_last() {
             if *last == b'\n' || *last == b'\r' {
                 content = rest;
@@ -496,7 +509,8 @@ impl Parser {
             return;
         }
         if let Block::Text(t) = &mut self.block {
-            if t.protects() && !line.starts_with("> Tokens: ") {
+            let prompt_after_cut = t.cut && (line == "####" || line.starts_with("#### "));
+            if t.protects() && !line.starts_with("> Tokens: ") && !prompt_after_cut {
                 t.observe(line);
                 t.lines.push(line.to_string());
                 return;
@@ -505,6 +519,7 @@ impl Parser {
         match classify(line) {
             LineKind::Header(_) => {}
             LineKind::Prompt(text) => {
+                self.interrupted = false;
                 if let Block::Prompt { lines, .. } = &mut self.block {
                     lines.push(text.to_string());
                 } else {
@@ -517,6 +532,7 @@ impl Parser {
             }
             LineKind::Status(text) => {
                 self.flush_block();
+                self.interrupted = text.starts_with("^C ");
                 self.status(number, text);
             }
             LineKind::Text => {
@@ -528,6 +544,7 @@ impl Parser {
                         line: number,
                         fence: None,
                         in_edit: false,
+                        cut: std::mem::take(&mut self.interrupted),
                     });
                 }
                 if let Block::Text(t) = &mut self.block {
@@ -1459,7 +1476,9 @@ impl InputHistory {
                 break;
             }
             let line = String::from_utf8_lossy(raw);
-            let line = line.trim_end_matches(['\n', '\r']);
+            let line = line
+                .trim_start_matches('\u{feff}')
+                .trim_end_matches(['\n', '\r']);
             if let Some(ts) = line.strip_prefix("# ") {
                 if let Some((at, lines)) = cur.take() {
                     entries.push(InputEntry {

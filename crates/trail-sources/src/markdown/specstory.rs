@@ -20,8 +20,9 @@
 //!   block (v2), a `<details><summary>...</summary>` block in an agent message (the extension's
 //!   "Searched codebase", "Read file", "Tool use: **name**" blocks) and a `_Tools used: X_` line
 //!   are each a `ToolCall` with its `ToolResult` (the block's body). Inside a message, lines in
-//!   code fences are text; role lines end a message wherever they stand (real files hold
-//!   fences SpecStory never closed).
+//!   code fences are text. A role line starts a message unless it stands inside a `<tool-use>`
+//!   block or a code fence closed before the next `---` (a fence left open longer is not
+//!   honoured: real files hold fences SpecStory never closed).
 //! - Sidechain messages are kept, marked `is_sidechain`, and never open a turn.
 //! - Times: `YYYY-MM-DD HH:MM[:SS]` with `Z` or `±HHMM`; a time without a zone (the
 //!   extension's heading) is taken as UTC, as trail does elsewhere.
@@ -50,7 +51,9 @@ pub struct Specstory;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 2: a leading BOM is skipped; role lines inside `<tool-use>` blocks and closed code fences
+///    are content; invalid UTF-8 names its line (issue 40).
+pub const PARSER_VERSION: u32 = 2;
 
 impl Source for Specstory {
     fn parser_version(&self) -> u32 {
@@ -102,7 +105,7 @@ impl Source for Specstory {
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         let path = request.path;
         let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
-        let text = String::from_utf8_lossy(&bytes);
+        let text = String::from_utf8_lossy(crate::whole::strip_bom(&bytes));
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -113,20 +116,38 @@ impl Source for Specstory {
             lines: text.lines().count() as u64,
             ..FileParse::default()
         };
-        if matches!(text, std::borrow::Cow::Owned(_)) {
-            out.issues.push(trail_model::ParseIssue {
-                path: path.display().to_string(),
-                line: None,
-                byte_offset: None,
-                excerpt: None,
-                reason: "invalid UTF-8 replaced".into(),
-            });
+        if let Err(e) = std::str::from_utf8(&bytes) {
+            out.issues
+                .push(invalid_utf8_issue(path, &bytes, e.valid_up_to()));
         }
         if let Some(mut session) = parse_markdown(&stem, &text) {
             session.meta.cwd = project_folder(path);
             out.sessions.push(session);
         }
         Ok(out)
+    }
+}
+
+/// The problem of a file holding bytes that are not UTF-8 (replaced with U+FFFD, the rest
+/// kept): it names the line and byte of the first one.
+fn invalid_utf8_issue(path: &Path, bytes: &[u8], at: usize) -> trail_model::ParseIssue {
+    let line_start = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = bytes[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| at + i);
+    let line = String::from_utf8_lossy(&bytes[line_start..line_end]);
+    trail_model::ParseIssue {
+        path: path.display().to_string(),
+        line: Some(memchr::memchr_iter(b'\n', &bytes[..at]).count() as u64 + 1),
+        byte_offset: Some(at as u64),
+        excerpt: Some(truncate_chars(line.trim_end(), crate::jsonl::EXCERPT_CHARS).to_string()),
+        reason: "invalid UTF-8 replaced with U+FFFD (the first such byte is here); the rest \
+                 was kept"
+            .into(),
     }
 }
 
@@ -299,13 +320,13 @@ pub fn parse_markdown(stem: &str, text: &str) -> Option<Session> {
     let mut blocks: Vec<Block> = Vec::new();
     let mut saw_header = false;
 
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    let quoted = quoted_lines(&lines);
+    for (i, line) in lines.iter().copied().enumerate() {
         let trimmed = line.trim_start();
-        // Role lines are recognized everywhere, code fences notwithstanding: SpecStory copies
-        // message text verbatim, and real files hold fences it never closes (a rule quoted
-        // in ```markdown ending with "...```" on a text line), which would swallow every later
-        // message if fences were honoured here.
-        if let Some(role) = role_line(line) {
+        // A role line starts a message unless it is quoted: inside a `<tool-use>` block (the
+        // output of a tool that printed a SpecStory file) or a code fence (issue 40).
+        if let Some(role) = role_line(line).filter(|_| !quoted[i]) {
             blocks.push(Block {
                 role,
                 lines: Vec::new(),
@@ -510,6 +531,45 @@ pub fn parse_markdown(stem: &str, text: &str) -> Option<Session> {
         session.add_ref(r);
     }
     Some(session)
+}
+
+/// Marks the lines where a role line is content, not the start of a message: the lines of a
+/// `<tool-use>` block (to its `</tool-use>`), and those of a code fence closed before the next
+/// `---` separator. A fence left open that long is not honoured: SpecStory copies message text
+/// verbatim, and real files hold fences it never closes (a rule quoted in ```markdown ending
+/// with "...```" on a text line), which would swallow every later message.
+fn quoted_lines(lines: &[&str]) -> Vec<bool> {
+    let mut quoted = vec![false; lines.len()];
+    let mut i = 0;
+    while i < lines.len() {
+        let t = lines[i].trim_start();
+        let end = if t.starts_with("<tool-use") && !t.contains("</tool-use>") {
+            lines[i + 1..]
+                .iter()
+                .position(|l| l.contains("</tool-use>"))
+                .map_or(lines.len() - 1, |n| i + 1 + n)
+        } else if let Some((ch, n)) = fence_of(t) {
+            let closer = lines[i + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .take_while(|l| *l != "---")
+                .position(|l| {
+                    fence_of(l).is_some_and(|(c, m)| c == ch && m >= n)
+                        && l.trim_start_matches(ch).is_empty()
+                });
+            match closer {
+                Some(n) => i + 1 + n,
+                None => i,
+            }
+        } else {
+            i
+        };
+        for q in &mut quoted[i + 1..=end.max(i)] {
+            *q = true;
+        }
+        i = end + 1;
+    }
+    quoted
 }
 
 /// One line of at most 120 characters.

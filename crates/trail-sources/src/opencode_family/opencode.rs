@@ -78,7 +78,8 @@ pub struct Opencode;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 2: the late-2026 format changes of issue 18.
-pub const PARSER_VERSION: u32 = 2;
+/// 3: a leading BOM is skipped; bytes after a JSON document keep it, as a problem (issue 40).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for Opencode {
     fn parser_version(&self) -> u32 {
@@ -842,8 +843,11 @@ fn read_json_file(path: &Path, issues: &mut Vec<ParseIssue>, bytes: &mut u64) ->
         }
     };
     *bytes += data.len() as u64;
-    match serde_json::from_slice::<Value>(&data) {
-        Ok(v) => Some(v),
+    match crate::whole::parse_json(path, &data) {
+        Ok(doc) => {
+            issues.extend(doc.trailing);
+            Some(doc.value)
+        }
         Err(e) => {
             let text = String::from_utf8_lossy(&data);
             issues.push(record_issue(
@@ -886,8 +890,9 @@ fn stem(path: &Path) -> String {
 
 fn parse_tree(path: &Path) -> Result<FileParse, SourceError> {
     let data = fs::read(path).map_err(|e| SourceError::io(path, e))?;
-    let info: Value = serde_json::from_slice(&data)
+    let doc = crate::whole::parse_json(path, &data)
         .map_err(|e| SourceError::format(path, format!("not an OpenCode session file: {e}")))?;
+    let info = doc.value;
     if !info.is_object() {
         return Err(SourceError::format(
             path,
@@ -897,6 +902,7 @@ fn parse_tree(path: &Path) -> Result<FileParse, SourceError> {
     let mut out = FileParse {
         bytes_parsed: data.len() as u64,
         bytes_read: data.len() as u64,
+        issues: doc.trailing.into_iter().collect(),
         ..FileParse::default()
     };
     let id = nonempty(Some(&stem(path)))

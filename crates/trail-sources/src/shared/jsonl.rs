@@ -5,7 +5,7 @@
 //! line becomes a [`ParseIssue`] with its line number and byte offset and the rest of the file
 //! is read. A last line that is not terminated and does not parse is a torn write by an agent
 //! that is still running: it is not an error, and `bytes_parsed` stops before it so the next
-//! index picks it up.
+//! index picks it up. A byte-order mark at the start of the file is skipped.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
@@ -98,6 +98,10 @@ pub fn read_lines_limited(
             offset,
         };
         let mut content: &[u8] = &buf;
+        if offset == 0 {
+            // A byte-order mark before the first line is no part of it (issue 40).
+            content = crate::whole::strip_bom(content);
+        }
         while let Some((last, rest)) = content.split_last() {
             if *last == b'\n' || *last == b'\r' {
                 content = rest;
@@ -211,6 +215,14 @@ mod tests {
         assert_eq!(seen.len(), 1);
         assert!(seen[0].1.contains('\u{FFFD}'));
         assert_eq!(out.issues.len(), 1);
+    }
+
+    #[test]
+    fn bom_before_the_first_line_is_skipped() {
+        let (seen, out) = lines_of(b"\xEF\xBB\xBF{\"a\":1}\r\n{\"b\":2}\r\n");
+        assert_eq!(seen, [(1, "{\"a\":1}".into()), (2, "{\"b\":2}".into())]);
+        assert!(out.issues.is_empty());
+        assert_eq!(out.bytes_parsed, 21);
     }
 
     #[test]

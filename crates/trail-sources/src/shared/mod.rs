@@ -1,5 +1,6 @@
-//! Readers shared by several formats: JSON Lines, JSON field helpers, linear transcripts,
-//! file references, read-only SQLite, discovery walks and session ids.
+//! Readers shared by several formats: JSON Lines, whole files (a byte-order mark skipped, JSON
+//! documents with trailing bytes), JSON field helpers, linear transcripts, file references,
+//! read-only SQLite, discovery walks and session ids.
 
 pub(crate) mod blocks;
 pub(crate) mod chat_tree;
@@ -10,3 +11,4 @@ pub mod jsonl;
 pub(crate) mod linear;
 pub mod refs;
 pub(crate) mod sqlite_readonly;
+pub mod whole;

@@ -121,7 +121,9 @@ pub struct CopilotVscode;
 ///    (issue 16).
 /// 5: newer editing sessions (`timeline`) are read too; `textEditGroup` edits extend a file's
 ///    snapshots past the editing session's last point.
-pub const PARSER_VERSION: u32 = 5;
+/// 6: a leading BOM is skipped; bytes after a session document keep it, as a problem; token
+///    counts are read field by field from every place a request records them (issue 40).
+pub const PARSER_VERSION: u32 = 6;
 
 impl Source for CopilotVscode {
     fn parser_version(&self) -> u32 {
@@ -427,8 +429,7 @@ fn transcript_sessions(path: &Path) -> Result<FileParse, SourceError> {
         None,
     )?;
     let cwd = transcript_workspace(path).and_then(|ws| {
-        let bytes = std::fs::read(ws.join("workspace.json")).ok()?;
-        let v: Value = serde_json::from_slice(&bytes).ok()?;
+        let v = crate::whole::read_json_lenient(&ws.join("workspace.json"))?;
         v.get("folder")
             .or_else(|| v.get("workspace"))
             .and_then(uri_to_path)
@@ -576,8 +577,9 @@ fn read_file(path: &Path) -> Result<Vec<u8>, SourceError> {
 
 fn parse_snapshot_file(path: &Path) -> Result<FileParse, SourceError> {
     let bytes = read_file(path)?;
-    let root: Value = serde_json::from_slice(&bytes)
+    let doc = crate::whole::parse_json(path, &bytes)
         .map_err(|e| SourceError::format(path, format!("not a VS Code chat session: {e}")))?;
+    let root = doc.value;
     if !root.is_object() {
         return Err(SourceError::format(
             path,
@@ -587,6 +589,7 @@ fn parse_snapshot_file(path: &Path) -> Result<FileParse, SourceError> {
     let mut out = FileParse {
         bytes_parsed: bytes.len() as u64,
         bytes_read: bytes.len() as u64,
+        issues: doc.trailing.into_iter().collect(),
         ..FileParse::default()
     };
     stored_session(path, &root, &mut out);
@@ -897,8 +900,7 @@ fn workspace_cwd(path: &Path) -> Option<String> {
     if dir.file_name()? != "chatSessions" {
         return None;
     }
-    let bytes = std::fs::read(dir.parent()?.join("workspace.json")).ok()?;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    let v = crate::whole::read_json_lenient(&dir.parent()?.join("workspace.json"))?;
     v.get("folder")
         .or_else(|| v.get("workspace"))
         .and_then(uri_to_path)
@@ -1944,70 +1946,92 @@ impl<'a> Builder<'a> {
         });
     }
 
+    /// One usage row per request, each count taken from the first place that records it: a
+    /// request may record `completionTokens` on itself and `promptTokens` in
+    /// `result.metadata` (issue 40), so the places are merged field by field.
     fn usage(&mut self, index: usize, r: &Map<String, Value>, ctx: &RequestCtx) {
-        let result = r.get("result");
-        // Counts set late on the request itself (`kind: 1` sets on `promptTokens` and
-        // `completionTokens` once the response is done).
-        let late: Map<String, Value> = ["promptTokens", "completionTokens"]
-            .iter()
-            .filter_map(|k| r.get(*k).map(|v| (k.to_string(), v.clone())))
-            .collect();
-        let late = Value::Object(late);
-        let candidates = [
-            Some(&late),
-            r.get("usage"),
-            result.and_then(|x| x.get("usage")),
-            result
-                .and_then(|x| x.get("metadata"))
-                .and_then(|m| m.get("usage")),
-            result.and_then(|x| x.get("metadata")),
-        ];
-        for c in candidates.into_iter().flatten() {
-            let n = |keys: &[&str]| keys.iter().find_map(|k| c.get(*k).and_then(Value::as_u64));
-            let input = n(&[
-                "promptTokens",
-                "prompt_tokens",
-                "inputTokens",
-                "input_tokens",
-            ]);
-            let output = n(&[
-                "completionTokens",
-                "completion_tokens",
-                "outputTokens",
-                "output_tokens",
-            ]);
-            if input.is_none() && output.is_none() {
-                continue;
-            }
-            let key = ctx
-                .native_id
-                .clone()
-                .unwrap_or_else(|| format!("request-{index}"));
-            if self.session.usage.iter().any(|u| u.request_key == key) {
-                return;
-            }
-            let message_seq = self
-                .session
-                .messages
-                .iter()
-                .rev()
-                .find(|m| m.native_id == ctx.native_id && m.role == Some(Role::Assistant))
-                .map(|m| m.seq);
-            self.session.usage.push(Usage {
-                request_key: key,
-                message_seq,
-                model: ctx.model.clone(),
-                timestamp: ctx.ts.clone(),
-                input_tokens: input.unwrap_or(0),
-                output_tokens: output.unwrap_or(0),
-                cache_read_tokens: n(&["cachedTokens", "cache_read_tokens", "cacheReadTokens"])
-                    .unwrap_or(0),
-                reasoning_tokens: n(&["reasoningTokens", "reasoning_tokens"]).unwrap_or(0),
-                tokens_known: input.unwrap_or(0) + output.unwrap_or(0) > 0,
-                ..Usage::default()
-            });
+        let counts = request_token_counts(r);
+        if counts.input.is_none() && counts.output.is_none() {
             return;
         }
+        let key = ctx
+            .native_id
+            .clone()
+            .unwrap_or_else(|| format!("request-{index}"));
+        if self.session.usage.iter().any(|u| u.request_key == key) {
+            return;
+        }
+        let message_seq = self
+            .session
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.native_id == ctx.native_id && m.role == Some(Role::Assistant))
+            .map(|m| m.seq);
+        let (input, output) = (counts.input.unwrap_or(0), counts.output.unwrap_or(0));
+        self.session.usage.push(Usage {
+            request_key: key,
+            message_seq,
+            model: ctx.model.clone(),
+            timestamp: ctx.ts.clone(),
+            input_tokens: input,
+            output_tokens: output,
+            cache_read_tokens: counts.cache_read.unwrap_or(0),
+            reasoning_tokens: counts.reasoning.unwrap_or(0),
+            tokens_known: input + output > 0,
+            ..Usage::default()
+        });
+    }
+}
+
+/// A request's token counts, each `None` when no place records it.
+#[derive(Debug, Default, PartialEq)]
+struct TokenCounts {
+    input: Option<u64>,
+    output: Option<u64>,
+    cache_read: Option<u64>,
+    reasoning: Option<u64>,
+}
+
+/// Reads a request's token counts from every place VS Code writes them, in order: the request
+/// itself (`kind: 1` sets on `promptTokens`/`completionTokens` once the response is done), its
+/// `usage`, `result.usage`, `result.metadata.usage` and `result.metadata`. Each count comes from
+/// the first place that has it.
+fn request_token_counts(r: &Map<String, Value>) -> TokenCounts {
+    let result = r.get("result");
+    let metadata = result.and_then(|x| x.get("metadata"));
+    let places = [
+        Some(r),
+        r.get("usage").and_then(Value::as_object),
+        result
+            .and_then(|x| x.get("usage"))
+            .and_then(Value::as_object),
+        metadata
+            .and_then(|m| m.get("usage"))
+            .and_then(Value::as_object),
+        metadata.and_then(Value::as_object),
+    ];
+    let first = |keys: &[&str]| {
+        places
+            .iter()
+            .flatten()
+            .find_map(|c| keys.iter().find_map(|k| c.get(*k).and_then(Value::as_u64)))
+    };
+    TokenCounts {
+        input: first(&[
+            "promptTokens",
+            "prompt_tokens",
+            "inputTokens",
+            "input_tokens",
+        ]),
+        output: first(&[
+            "completionTokens",
+            "completion_tokens",
+            "outputTokens",
+            "output_tokens",
+        ]),
+        cache_read: first(&["cachedTokens", "cache_read_tokens", "cacheReadTokens"]),
+        reasoning: first(&["reasoningTokens", "reasoning_tokens"]),
     }
 }
 

@@ -175,8 +175,7 @@ fn folder_name(folder: &Path) -> String {
 
 /// The workspace's folder from `workspace.json` beside the database.
 fn workspace_folder(folder: &Path) -> Option<String> {
-    let bytes = std::fs::read(folder.join("workspace.json")).ok()?;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    let v = crate::whole::read_json_lenient(&folder.join("workspace.json"))?;
     v.get("folder")
         .or_else(|| v.get("workspace"))
         .and_then(uri_to_path)

@@ -70,8 +70,9 @@ pub fn read_snapshots(
     edits: &[TextEditGroup],
 ) -> Result<Vec<FileSnapshot>, String> {
     let bytes = std::fs::read(folder.join("state.json")).map_err(|e| e.to_string())?;
-    let state: Value =
-        serde_json::from_slice(&bytes).map_err(|e| format!("state.json is not JSON: {e}"))?;
+    let state = crate::whole::parse_json(&folder.join("state.json"), &bytes)
+        .map_err(|e| format!("state.json is not JSON: {e}"))?
+        .value;
     Ok(snapshots_from_state_and_edits(
         &state,
         &|hash| read_content(&folder.join("contents"), hash),

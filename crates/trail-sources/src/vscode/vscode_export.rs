@@ -17,7 +17,7 @@ use trail_model::{SessionId, SessionMeta, SourceKind};
 use crate::copilot_vscode::{
     build_session, has_version_before_requests, in_session_folder, looks_like_chat_json,
 };
-use crate::{discover, FileParse, ParseRequest, Source, SourceError};
+use crate::{discover, whole, FileParse, ParseRequest, Source, SourceError};
 
 /// The prefix of every export session id.
 pub const ID_PREFIX: &str = "vscode-export:";
@@ -30,14 +30,31 @@ pub fn session_id_for(bytes: &[u8]) -> String {
     format!("{ID_PREFIX}{}", content_hash(bytes))
 }
 
+/// The hash of an export's content, the same whatever its line ends and byte-order mark (a
+/// copy saved by a Windows editor is the same export).
 fn content_hash(bytes: &[u8]) -> String {
-    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+    let bytes = crate::whole::strip_bom(bytes);
+    let hash = if memchr::memchr(b'\r', bytes).is_some() {
+        let mut lf = Vec::with_capacity(bytes.len());
+        let mut rest = bytes;
+        while let Some(i) = memchr::memmem::find(rest, b"\r\n") {
+            lf.extend_from_slice(&rest[..i]);
+            rest = &rest[i + 1..];
+        }
+        lf.extend_from_slice(rest);
+        xxhash_rust::xxh3::xxh3_128(&lf)
+    } else {
+        xxhash_rust::xxh3::xxh3_128(bytes)
+    };
+    format!("{hash:032x}")
 }
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
 /// 2: a `runSubagent` subagent's tools become its own linked session (issue 21).
-pub const PARSER_VERSION: u32 = 2;
+/// 3: a leading BOM is skipped (and CRLF line ends do not change the id); bytes after the
+///    document keep it, as a problem; token counts are read field by field (issue 40).
+pub const PARSER_VERSION: u32 = 3;
 
 impl Source for VscodeExport {
     fn parser_version(&self) -> u32 {
@@ -80,8 +97,9 @@ impl Source for VscodeExport {
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         let path = request.path;
         let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
-        let root: Value = serde_json::from_slice(&bytes)
+        let doc = whole::parse_json(path, &bytes)
             .map_err(|e| SourceError::format(path, format!("not a VS Code chat export: {e}")))?;
+        let root = doc.value;
         if !matches!(root.get("requests"), Some(Value::Array(_))) {
             return Err(SourceError::format(
                 path,
@@ -97,6 +115,7 @@ impl Source for VscodeExport {
         let mut out = FileParse {
             bytes_parsed: bytes.len() as u64,
             bytes_read: bytes.len() as u64,
+            issues: doc.trailing.into_iter().collect(),
             ..FileParse::default()
         };
         let (session, notes) = build_session(meta, &root, &path.display().to_string(), &mut out);
@@ -106,15 +125,7 @@ impl Source for VscodeExport {
     }
 }
 
-/// Reads a file's first 64 KiB and checks the export shape.
+/// Reads a file's first 64 KiB (without a BOM) and checks the export shape.
 fn head_is_export(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut head = Vec::with_capacity(64 << 10);
-    if file.take(64 << 10).read_to_end(&mut head).is_err() {
-        return false;
-    }
-    VscodeExport.detect(path, &head)
+    VscodeExport.detect(path, &whole::read_head(path))
 }
