@@ -244,11 +244,12 @@ fn iflow_corpus_both_ways() {
 fn imported_iflow_and_pi_edits_feed_trail_diff() {
     let tmp = tempfile::tempdir().unwrap();
     let store = tmp.path().join("t.db");
-    // iFlow's `replace` call in the corpus, and Pi's `edit` (`oldText`/`newText`) in a fixture.
+    // iFlow's `replace` call in the corpus, and Pi's `write` in a fixture (the fixture's
+    // `edit` failed on an abandoned branch: it changed nothing).
     let fixture = common::repo_root().join(
-        "crates/trail-sources/tests/fixtures/pi/sessions/--home-u-app--/2026-01-02T10-00-00-000Z_11111111-2222-4333-8444-555555555555.jsonl",
+        "crates/trail-sources/tests/fixtures/pi/sessions/--home-u-app--/2026-01-03T09-00-00-000Z_66666666-7777-4888-8999-aaaaaaaaaaaa.jsonl",
     );
-    let mut files = vec![(fixture, "11111111", "src/lib.rs")];
+    let mut files = vec![(fixture, "66666666", "notes.md")];
     if let Some(dir) = corpus("iflow") {
         let f = dir.join("session-5de701fc-7454-4858-a249-95cac4fd3b51.jsonl");
         files.push((f, "5de701fc", "lib.rs"));

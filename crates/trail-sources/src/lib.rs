@@ -35,8 +35,8 @@ pub use registry::{
     display_name, find, info, name_of, source_ids, sources, Base, EnvAction, EnvOverride, Location,
     Os, Records, SourceInfo, Unreadable, UNREADABLE,
 };
-pub use shared::{discover, ids, jsonl, refs, whole};
 use shared::{blocks, chat_tree, json_fields, linear, sqlite_readonly};
+pub use shared::{discover, ids, jsonl, refs, whole};
 use vscode::copilot_vscode_legacy;
 pub use vscode::{copilot_vscode, vscode_editing, vscode_export};
 

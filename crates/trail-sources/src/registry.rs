@@ -502,7 +502,11 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".qwen"),
             Location::new(Os::All, Base::Home, ".qoder"),
             Location::new(Os::All, Base::Home, ".qoderwork"),
-            Location::new(Os::MacOs, Base::MacAppSupport, "Qoder/SharedClientCache/cli"),
+            Location::new(
+                Os::MacOs,
+                Base::MacAppSupport,
+                "Qoder/SharedClientCache/cli",
+            ),
         ],
         env: &[],
         records: FULL,
