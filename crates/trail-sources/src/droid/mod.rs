@@ -285,7 +285,7 @@ impl Parser {
 /// The session's usage row from its settings file.
 fn read_settings(path: &Path) -> Option<Usage> {
     let bytes = std::fs::read(path).ok()?;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    let v: Value = serde_json::from_slice(crate::whole::strip_bom(&bytes)).ok()?;
     let model = jstr(&v, "model")
         .filter(|m| !m.is_empty())
         .map(str::to_string);

@@ -189,7 +189,7 @@ struct State {
 
 fn read_state(path: &Path) -> Option<State> {
     let bytes = std::fs::read(path).ok()?;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    let v: Value = serde_json::from_slice(crate::whole::strip_bom(&bytes)).ok()?;
     let custom = v.get("isCustomTitle").and_then(Value::as_bool) == Some(true);
     let rank = if custom {
         TitleRank::USER
