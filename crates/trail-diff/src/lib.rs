@@ -222,8 +222,8 @@ const PATH_KEYS: &[&str] = &[
     "target_file",
     "absolute_path",
 ];
-const OLD_KEYS: &[&str] = &["old_string", "oldString", "old_str", "search"];
-const NEW_KEYS: &[&str] = &["new_string", "newString", "new_str", "replace"];
+const OLD_KEYS: &[&str] = &["old_string", "oldString", "old_str", "oldText", "search"];
+const NEW_KEYS: &[&str] = &["new_string", "newString", "new_str", "newText", "replace"];
 const CONTENT_KEYS: &[&str] = &["content", "file_text", "text", "contents"];
 
 /// Returns the edits a tool call's input describes (none for a call that edits nothing).
@@ -338,7 +338,7 @@ pub fn edits_of(tool_name: &str, input: &str) -> Vec<Edit> {
 fn is_write_tool(name: &str) -> bool {
     matches!(
         name,
-        "Write" | "write" | "write_file" | "create" | "create_file" | "write_to_file"
+        "Write" | "write" | "write_file" | "create" | "Create" | "create_file" | "write_to_file"
     )
 }
 

@@ -32,11 +32,23 @@ pub enum SourceKind {
     RooCode,
     /// Kilo Code (`kilocode.kilo-code`), a fork of Roo Code and Cline.
     KiloCode,
+    // h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
+    /// Pi (and Oh My Pi, Prime Agent, OpenClaw/QClaw): JSONL trees of entries.
+    Pi,
+    /// Qwen Code (and Qoder): ChatRecord JSONL.
+    QwenCode,
+    /// Kimi Code CLI: `wire.jsonl` event logs.
+    Kimi,
+    /// Factory Droid: session JSONL with a `.settings.json` beside it.
+    Droid,
+    /// iFlow CLI: Claude-like session JSONL.
+    Iflow,
+    // end h42a
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 14] = [
+    pub const ALL: [SourceKind; 19] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -51,6 +63,13 @@ impl SourceKind {
         SourceKind::Cline,
         SourceKind::RooCode,
         SourceKind::KiloCode,
+        // h42a
+        SourceKind::Pi,
+        SourceKind::QwenCode,
+        SourceKind::Kimi,
+        SourceKind::Droid,
+        SourceKind::Iflow,
+        // end h42a
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -70,6 +89,13 @@ impl SourceKind {
             SourceKind::Cline => "cline",
             SourceKind::RooCode => "roo-code",
             SourceKind::KiloCode => "kilo-code",
+            // h42a
+            SourceKind::Pi => "pi",
+            SourceKind::QwenCode => "qwen-code",
+            SourceKind::Kimi => "kimi",
+            SourceKind::Droid => "droid",
+            SourceKind::Iflow => "iflow",
+            // end h42a
         }
     }
 

@@ -17,6 +17,12 @@ mod opencode_family;
 mod registry;
 mod shared;
 mod vscode;
+// h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
+pub mod droid;
+pub mod iflow;
+pub mod kimi;
+pub mod pi;
+pub mod qwen;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
 // folder layout. Each format module has one entry in `registry.rs`.
@@ -29,8 +35,8 @@ pub use registry::{
     display_name, find, info, name_of, source_ids, sources, Base, EnvAction, EnvOverride, Location,
     Os, Records, SourceInfo, Unreadable, UNREADABLE,
 };
+use shared::{blocks, chat_tree, json_fields, linear, sqlite_readonly};
 pub use shared::{discover, ids, jsonl, refs, whole};
-use shared::{json_fields, linear, sqlite_readonly};
 use vscode::copilot_vscode_legacy;
 pub use vscode::{copilot_vscode, vscode_editing, vscode_export};
 

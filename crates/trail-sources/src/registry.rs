@@ -16,6 +16,7 @@ use trail_model::SourceKind;
 
 use crate::{aider, claude_code, claude_history, cline, codex, copilot_cli, copilot_vscode};
 use crate::{cursor, gemini, opencode, specstory, vscode_export, Source};
+use crate::{droid, iflow, kimi, pi, qwen};
 
 /// An operating system a location applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -467,6 +468,95 @@ pub static SOURCES: &[SourceInfo] = &[
         records: CLINE,
         resume: None,
         make: || Box::new(cline::ClineTasks::kilo_code()),
+    },
+    // h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
+    SourceInfo {
+        kind: SourceKind::Pi,
+        name: "Pi",
+        aliases: &["pi-agent", "oh-my-pi", "prime-agent", "openclaw", "qclaw"],
+        locations: &[
+            Location::new(Os::All, Base::Home, ".pi/agent"),
+            Location::new(Os::All, Base::Home, ".omp/agent").always(),
+            Location::new(Os::All, Base::Home, ".prime/agent").always(),
+            Location::new(Os::All, Base::Home, ".openclaw/agents").always(),
+            Location::new(Os::All, Base::Home, ".kimi_openclaw/agents").always(),
+            Location::new(Os::All, Base::Home, ".qclaw/agents").always(),
+            Location::new(Os::All, Base::Home, ".clawdbot").always(),
+        ],
+        env: &[replace("PI_CODING_AGENT_DIR", "")],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: true,
+            subagents: false,
+            chats_only: false,
+        },
+        resume: None,
+        make: || Box::new(pi::Pi),
+    },
+    SourceInfo {
+        kind: SourceKind::QwenCode,
+        name: "Qwen Code",
+        aliases: &["qwen", "qoder"],
+        locations: &[
+            Location::new(Os::All, Base::Home, ".qwen"),
+            Location::new(Os::All, Base::Home, ".qoder"),
+            Location::new(Os::All, Base::Home, ".qoderwork"),
+            Location::new(
+                Os::MacOs,
+                Base::MacAppSupport,
+                "Qoder/SharedClientCache/cli",
+            ),
+        ],
+        env: &[],
+        records: FULL,
+        resume: Some("qwen --resume {id}"),
+        make: || Box::new(qwen::QwenCode),
+    },
+    SourceInfo {
+        kind: SourceKind::Kimi,
+        name: "Kimi Code CLI",
+        aliases: &["kimi-cli", "kimi-code"],
+        locations: &[
+            Location::new(Os::All, Base::Home, ".kimi-code"),
+            Location::new(Os::All, Base::Home, ".kimi").always(),
+        ],
+        env: &[replace("KIMI_CODE_HOME", "")],
+        records: FULL,
+        resume: Some("kimi --session {id}"),
+        make: || Box::new(kimi::Kimi),
+    },
+    SourceInfo {
+        kind: SourceKind::Droid,
+        name: "Factory Droid",
+        aliases: &["factory", "factory-droid"],
+        locations: &[Location::new(Os::All, Base::Home, ".factory")],
+        env: &[],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: true,
+            subagents: false,
+            chats_only: false,
+        },
+        resume: Some("droid --resume {id}"),
+        make: || Box::new(droid::Droid),
+    },
+    SourceInfo {
+        kind: SourceKind::Iflow,
+        name: "iFlow CLI",
+        aliases: &["iflow-cli"],
+        locations: &[Location::new(Os::All, Base::Home, ".iflow")],
+        env: &[],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: true,
+            subagents: false,
+            chats_only: false,
+        },
+        resume: None,
+        make: || Box::new(iflow::Iflow),
     },
 ];
 

@@ -99,7 +99,10 @@ impl Source for ClaudeCode {
         if !discover::has_extension(path, "jsonl") {
             return false;
         }
+        // Qwen Code and iFlow write records of the same envelope (`uuid`, `sessionId`).
         detect_head(head)
+            && !crate::qwen::is_chat_record(head)
+            && !crate::iflow::is_iflow_record(head)
     }
 
     fn appendable(&self, _path: &Path) -> bool {

@@ -28,6 +28,16 @@ pub(crate) fn finish_linear_session(
     }
     session.turn_count = assign_turn_indexes(&mut session.messages, &order);
     session.turns = build_turns(&session.messages);
+    derive_files_and_refs(session, files, shell_tools);
+}
+
+/// Adds the files tools touched (with their turns, which must be assigned already) and the refs
+/// the messages mention. Tool results of `shell_tools` are scanned for git's commit lines.
+pub(crate) fn derive_files_and_refs(
+    session: &mut Session,
+    files: Vec<PendingFile>,
+    shell_tools: &[&str],
+) {
     for f in files {
         let turn_index = f
             .seq

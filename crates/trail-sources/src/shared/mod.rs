@@ -2,6 +2,8 @@
 //! documents with trailing bytes), JSON field helpers, linear transcripts, file references,
 //! read-only SQLite, discovery walks and session ids.
 
+pub(crate) mod blocks;
+pub(crate) mod chat_tree;
 pub mod discover;
 pub mod ids;
 pub(crate) mod json_fields;

@@ -1,0 +1,309 @@
+//! Factory Droid: `~/.factory/sessions/[<workspace slug>/]<uuid>.jsonl`, with
+//! `<uuid>.settings.json` beside it.
+//!
+//! Line 1 is `{"type":"session_start","id","title","sessionTitle","owner","version","cwd"}`;
+//! then `{"type":"message","id","parentId","timestamp","message":{"role","content"}}` with
+//! Claude-style content blocks (`text`, `thinking`, `tool_use`, `tool_result`). Messages form a
+//! tree through `parentId` (the first one's parent is the session id); one without a
+//! `parentId` follows the message before it. The conversation is the path from the last
+//! message to the root; other branches are kept off the main chain.
+//!
+//! A user message of text blocks is a prompt (its `<system-reminder>` blocks removed); one of
+//! `tool_result` blocks carries results. A title set by hand (`isSessionTitleManuallySet`)
+//! outranks the first prompt.
+//!
+//! # Usage rule
+//! Droid keeps usage per session only, in the settings file: `model` and `tokenUsage`
+//! (`inputTokens`, `outputTokens`, `cacheCreationTokens`, `cacheReadTokens`,
+//! `thinkingTokens`). It becomes one usage row keyed `settings`; `thinkingTokens` is kept as
+//! reasoning, not added to the output.
+//!
+//! A later message can start a branch, so a grown file is parsed again from the start.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use trail_model::{
+    time, Message, MessageKind, PromptSource, Role, Session, SessionMeta, SourceKind, TitleRank,
+    UpdateMode, Usage,
+};
+
+use crate::blocks::{arg_paths, claude_blocks, count_of, fill_tool_names, title_from};
+use crate::chat_tree::finish_tree_session;
+use crate::claude_code::strip_system_reminders;
+use crate::json_fields::jstr;
+use crate::linear::PendingFile;
+use crate::{discover, ids, jsonl, FileParse, ParseRequest, Source, SourceError};
+
+/// Factory Droid session files.
+pub struct Droid;
+
+/// Version of this parser, stored with every file it read (see `Source::parser_version`).
+/// 1: the first version.
+pub const PARSER_VERSION: u32 = 1;
+
+const TITLE_CHARS: usize = 200;
+const SHELL_TOOLS: &[&str] = &["Execute", "Bash", "bash"];
+
+impl Source for Droid {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
+    fn kind(&self) -> SourceKind {
+        SourceKind::Droid
+    }
+
+    /// Roots are homes (`~/.factory`) or their `sessions` folder.
+    fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for root in roots {
+            let sessions = if root.file_name().is_some_and(|n| n == "sessions") {
+                root.clone()
+            } else {
+                root.join("sessions")
+            };
+            out.extend(discover::walk_files(&sessions, 3, |p| {
+                discover::has_extension(p, "jsonl")
+            }));
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn detect(&self, path: &Path, head: &[u8]) -> bool {
+        if !discover::has_extension(path, "jsonl") {
+            return false;
+        }
+        let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
+        serde_json::from_slice::<Value>(first)
+            .is_ok_and(|v| jstr(&v, "type") == Some("session_start"))
+    }
+
+    fn appendable(&self, _path: &Path) -> bool {
+        false
+    }
+
+    fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
+        let path = request.path;
+        let mut p = Parser::new(path);
+        let outcome = jsonl::read_lines(path, 0, 0, |_, line| {
+            let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+            if !v.is_object() {
+                return Err("a Droid record must be a JSON object".into());
+            }
+            p.record(&v);
+            Ok(())
+        })?;
+        let mut result = FileParse {
+            issues: outcome.issues,
+            bytes_parsed: outcome.bytes_parsed,
+            bytes_read: outcome.bytes_read,
+            lines: outcome.lines,
+            ..FileParse::default()
+        };
+        if p.started || !p.session.messages.is_empty() {
+            let settings = settings_path(path);
+            result.sessions.push(p.finish(settings.as_deref()));
+        }
+        Ok(result)
+    }
+}
+
+/// `<uuid>.settings.json` beside `<uuid>.jsonl`.
+fn settings_path(path: &Path) -> Option<PathBuf> {
+    let stem = path.file_stem()?.to_str()?;
+    Some(path.with_file_name(format!("{stem}.settings.json")))
+}
+
+struct Parser {
+    session: Session,
+    started: bool,
+    last_id: Option<String>,
+    files: Vec<PendingFile>,
+    title: Option<(String, u8)>,
+}
+
+impl Parser {
+    fn new(path: &Path) -> Self {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("unknown");
+        let id = ids::session_id(SourceKind::Droid, stem);
+        Parser {
+            session: Session::new(SessionMeta::new(id, SourceKind::Droid, stem)),
+            started: false,
+            last_id: None,
+            files: Vec::new(),
+            title: None,
+        }
+    }
+
+    fn record(&mut self, v: &Value) {
+        match jstr(v, "type").unwrap_or_default() {
+            "session_start" if !self.started => self.start(v),
+            "message" => self.message(v),
+            _ => {
+                let mut m = Message {
+                    role: Some(Role::System),
+                    kind: Some(MessageKind::Unknown),
+                    timestamp: v.get("timestamp").and_then(time::from_json),
+                    extra: Some(v.to_string()),
+                    ..Message::default()
+                };
+                m.seq = self.next_seq();
+                self.session.messages.push(m);
+            }
+        }
+    }
+
+    fn start(&mut self, v: &Value) {
+        self.started = true;
+        let meta = &mut self.session.meta;
+        if let Some(id) = jstr(v, "id").filter(|s| !s.is_empty()) {
+            meta.native_id = id.to_string();
+            meta.id = ids::session_id(SourceKind::Droid, id);
+        }
+        meta.cwd = jstr(v, "cwd").map(str::to_string);
+        meta.agent_version = v.get("version").map(|x| match x {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        let manual = v.get("isSessionTitleManuallySet").and_then(Value::as_bool) == Some(true);
+        let title = jstr(v, "sessionTitle").or_else(|| jstr(v, "title"));
+        if let Some(t) = title.filter(|t| !t.trim().is_empty()) {
+            let rank = if manual {
+                TitleRank::USER
+            } else {
+                TitleRank::SUMMARY
+            };
+            self.title = Some((t.trim().to_string(), rank));
+        }
+    }
+
+    fn next_seq(&self) -> u32 {
+        u32::try_from(self.session.messages.len()).unwrap_or(u32::MAX)
+    }
+
+    fn message(&mut self, v: &Value) {
+        let id = jstr(v, "id").map(str::to_string);
+        let parent = jstr(v, "parentId")
+            .map(str::to_string)
+            .or_else(|| self.last_id.clone());
+        if id.is_some() {
+            self.last_id.clone_from(&id);
+        }
+        let ts = v.get("timestamp").and_then(time::from_json);
+        if let Some(t) = &ts {
+            self.session.meta.observe_timestamp(t);
+        }
+        let msg = v.get("message").unwrap_or(&Value::Null);
+        let user = jstr(msg, "role") == Some("user");
+        let text_kind = if user {
+            MessageKind::Prompt
+        } else {
+            MessageKind::Text
+        };
+        for b in claude_blocks(msg.get("content"), text_kind) {
+            let mut text = b.text;
+            if b.kind == MessageKind::Prompt {
+                text = strip_system_reminders(&text).trim().to_string();
+                if text.is_empty() {
+                    continue;
+                }
+            }
+            let role = match b.kind {
+                MessageKind::Prompt => Role::User,
+                MessageKind::ToolResult => Role::Tool,
+                _ => Role::Assistant,
+            };
+            let input = b.tool_input.as_ref().map(Value::to_string);
+            let m = Message {
+                seq: self.next_seq(),
+                native_id: id.clone(),
+                parent_native_id: parent.clone(),
+                role: Some(role),
+                kind: Some(b.kind),
+                text,
+                tool_name: b.tool_name.clone(),
+                tool_call_id: b.tool_call_id,
+                tool_input: input,
+                tool_output: b.tool_output,
+                is_error: b.is_error,
+                timestamp: ts.clone(),
+                prompt_source: (b.kind == MessageKind::Prompt).then_some(PromptSource::Typed),
+                ..Message::default()
+            };
+            for path in b.tool_input.iter().flat_map(arg_paths) {
+                self.files.push(PendingFile {
+                    seq: Some(m.seq),
+                    path,
+                    tool_name: b.tool_name.clone(),
+                    timestamp: ts.clone(),
+                });
+            }
+            self.session.messages.push(m);
+        }
+    }
+
+    fn finish(mut self, settings: Option<&Path>) -> Session {
+        fill_tool_names(&mut self.session);
+        let files = std::mem::take(&mut self.files);
+        finish_tree_session(
+            &mut self.session,
+            self.last_id.as_deref(),
+            files,
+            SHELL_TOOLS,
+        );
+        if let Some(s) = settings.and_then(read_settings) {
+            if let Some(m) = &s.model {
+                self.session.observe_model(m);
+            }
+            self.session.usage.push(s);
+        }
+        let first_prompt = self
+            .session
+            .messages
+            .iter()
+            .find(|m| m.on_main_chain && m.kind == Some(MessageKind::Prompt))
+            .and_then(|m| title_from(&m.text, TITLE_CHARS));
+        let meta = &mut self.session.meta;
+        if let Some((t, r)) = self.title {
+            meta.title = Some(t);
+            meta.title_rank = r;
+        } else if let Some(t) = first_prompt {
+            meta.title = Some(t);
+            meta.title_rank = TitleRank::FIRST_PROMPT;
+        }
+        self.session.mode = UpdateMode::Replace;
+        self.session
+    }
+}
+
+/// The session's usage row from its settings file.
+fn read_settings(path: &Path) -> Option<Usage> {
+    let bytes = std::fs::read(path).ok()?;
+    let v: Value = serde_json::from_slice(crate::whole::strip_bom(&bytes)).ok()?;
+    let model = jstr(&v, "model")
+        .filter(|m| !m.is_empty())
+        .map(str::to_string);
+    let u = v.get("tokenUsage").filter(|u| u.is_object())?;
+    let input = count_of(u, &["inputTokens"]);
+    let output = count_of(u, &["outputTokens"]);
+    let write = count_of(u, &["cacheCreationTokens"]);
+    let read = count_of(u, &["cacheReadTokens"]);
+    let thinking = count_of(u, &["thinkingTokens"]);
+    Some(Usage {
+        request_key: "settings".into(),
+        model,
+        input_tokens: input,
+        output_tokens: output,
+        cache_creation_tokens: write,
+        cache_read_tokens: read,
+        reasoning_tokens: thinking,
+        tokens_known: input + output + write + read + thinking > 0,
+        ..Usage::default()
+    })
+}
