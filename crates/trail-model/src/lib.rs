@@ -30,13 +30,19 @@ pub enum SourceKind {
     Cline,
     /// Roo Code (`rooveterinaryinc.roo-cline`), a fork of Cline with the same task folders.
     RooCode,
-    /// Kilo Code (`kilocode.kilo-code`), a fork of Roo Code and Cline.
+    /// Kilo Code (`kilocode.kilo-code`), a fork of Roo Code and Cline; since its 2026 rebuild
+    /// on OpenCode's core, OpenCode's store under `~/.local/share/kilo`. One kind for both.
     KiloCode,
+    // h42c: sources added for issue 42 (OpenCode forks, relabels, SQLite stores, exports).
+    /// MiMo Code (Xiaomi), OpenCode's store under `~/.local/share/mimocode`.
+    MimoCode,
+    /// ICodeMate, OpenCode's store under `~/.local/share/icodemate`.
+    Icodemate,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 14] = [
+    pub const ALL: [SourceKind; 16] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -51,6 +57,9 @@ impl SourceKind {
         SourceKind::Cline,
         SourceKind::RooCode,
         SourceKind::KiloCode,
+        // h42c
+        SourceKind::MimoCode,
+        SourceKind::Icodemate,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -70,6 +79,9 @@ impl SourceKind {
             SourceKind::Cline => "cline",
             SourceKind::RooCode => "roo-code",
             SourceKind::KiloCode => "kilo-code",
+            // h42c
+            SourceKind::MimoCode => "mimo-code",
+            SourceKind::Icodemate => "icodemate",
         }
     }
 

@@ -24,6 +24,7 @@ mod copilot_vscode_legacy;
 pub mod cursor;
 mod cursor_transcripts;
 pub mod gemini;
+pub mod kilo;
 pub mod opencode;
 pub mod specstory;
 pub mod vscode_editing;
@@ -180,7 +181,10 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(aider::Aider),
         Box::new(cline::ClineTasks::cline()),
         Box::new(cline::ClineTasks::roo_code()),
-        Box::new(cline::ClineTasks::kilo_code()),
+        Box::new(kilo::KiloCode),
+        // h42c
+        Box::new(opencode::OpencodeStore(opencode::MIMO)),
+        Box::new(opencode::OpencodeStore(opencode::ICODEMATE)),
     ]
 }
 
