@@ -38,11 +38,17 @@ pub enum SourceKind {
     MimoCode,
     /// ICodeMate, OpenCode's store under `~/.local/share/icodemate`.
     Icodemate,
+    /// TraeX (TRAE CLI 2.0): Codex rollouts under `~/.trae/cli`.
+    Traex,
+    /// OpenClaude: Claude Code JSONL under `~/.openclaude/projects`.
+    Openclaude,
+    /// Claude Cowork (Claude desktop's agent mode): Claude Code JSONL per session folder.
+    ClaudeCowork,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 16] = [
+    pub const ALL: [SourceKind; 19] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -60,6 +66,9 @@ impl SourceKind {
         // h42c
         SourceKind::MimoCode,
         SourceKind::Icodemate,
+        SourceKind::Traex,
+        SourceKind::Openclaude,
+        SourceKind::ClaudeCowork,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -82,6 +91,9 @@ impl SourceKind {
             // h42c
             SourceKind::MimoCode => "mimo-code",
             SourceKind::Icodemate => "icodemate",
+            SourceKind::Traex => "traex",
+            SourceKind::Openclaude => "openclaude",
+            SourceKind::ClaudeCowork => "claude-cowork",
         }
     }
 

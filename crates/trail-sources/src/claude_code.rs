@@ -93,10 +93,9 @@ impl Source for ClaudeCode {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
-        if !discover::has_extension(path, "jsonl") {
-            return false;
-        }
-        detect_head(head)
+        // Agents writing this JSONL in their own folders (OpenClaude, Claude Cowork) read it
+        // as theirs.
+        crate::relabel::claimed(path).is_none() && detect_format(path, head)
     }
 
     fn appendable(&self, _path: &Path) -> bool {
@@ -106,6 +105,12 @@ impl Source for ClaudeCode {
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         parse_file(request)
     }
+}
+
+/// Returns whether a file is Claude Code JSONL by its extension and first lines (whatever
+/// folder it sits in).
+pub fn detect_format(path: &Path, head: &[u8]) -> bool {
+    discover::has_extension(path, "jsonl") && detect_head(head)
 }
 
 /// Returns whether the first lines are Claude Code entries: a top-level `sessionId` with a

@@ -26,6 +26,7 @@ mod cursor_transcripts;
 pub mod gemini;
 pub mod kilo;
 pub mod opencode;
+pub mod relabel;
 pub mod specstory;
 pub mod vscode_editing;
 pub mod vscode_export;
@@ -185,6 +186,9 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         // h42c
         Box::new(opencode::OpencodeStore(opencode::MIMO)),
         Box::new(opencode::OpencodeStore(opencode::ICODEMATE)),
+        Box::new(relabel::TRAEX),
+        Box::new(relabel::OPENCLAUDE),
+        Box::new(relabel::CLAUDE_COWORK),
     ]
 }
 
