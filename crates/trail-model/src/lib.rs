@@ -44,11 +44,13 @@ pub enum SourceKind {
     Openclaude,
     /// Claude Cowork (Claude desktop's agent mode): Claude Code JSONL per session folder.
     ClaudeCowork,
+    /// Crush (charmbracelet): a SQLite database per project, `.crush/crush.db`.
+    Crush,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 19] = [
+    pub const ALL: [SourceKind; 20] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -69,6 +71,7 @@ impl SourceKind {
         SourceKind::Traex,
         SourceKind::Openclaude,
         SourceKind::ClaudeCowork,
+        SourceKind::Crush,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -94,6 +97,7 @@ impl SourceKind {
             SourceKind::Traex => "traex",
             SourceKind::Openclaude => "openclaude",
             SourceKind::ClaudeCowork => "claude-cowork",
+            SourceKind::Crush => "crush",
         }
     }
 

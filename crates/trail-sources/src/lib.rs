@@ -15,6 +15,8 @@ pub mod gemini;
 mod markdown;
 mod opencode_family;
 pub mod relabel;
+// h42c
+pub mod crush;
 mod shared;
 mod vscode;
 
@@ -188,6 +190,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(relabel::TRAEX),
         Box::new(relabel::OPENCLAUDE),
         Box::new(relabel::CLAUDE_COWORK),
+        Box::new(crush::Crush),
     ]
 }
 
