@@ -46,11 +46,13 @@ pub enum SourceKind {
     ClaudeCowork,
     /// Crush (charmbracelet): a SQLite database per project, `.crush/crush.db`.
     Crush,
+    /// Zed's agent panel threads (`threads/threads.db`, zstd-compressed JSON).
+    Zed,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 20] = [
+    pub const ALL: [SourceKind; 21] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -72,6 +74,7 @@ impl SourceKind {
         SourceKind::Openclaude,
         SourceKind::ClaudeCowork,
         SourceKind::Crush,
+        SourceKind::Zed,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -98,6 +101,7 @@ impl SourceKind {
             SourceKind::Openclaude => "openclaude",
             SourceKind::ClaudeCowork => "claude-cowork",
             SourceKind::Crush => "crush",
+            SourceKind::Zed => "zed",
         }
     }
 

@@ -17,6 +17,7 @@ mod opencode_family;
 pub mod relabel;
 // h42c
 pub mod crush;
+pub mod zed;
 mod shared;
 mod vscode;
 
@@ -191,6 +192,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(relabel::OPENCLAUDE),
         Box::new(relabel::CLAUDE_COWORK),
         Box::new(crush::Crush),
+        Box::new(zed::Zed),
     ]
 }
 
