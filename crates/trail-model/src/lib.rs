@@ -48,11 +48,13 @@ pub enum SourceKind {
     Crush,
     /// Zed's agent panel threads (`threads/threads.db`, zstd-compressed JSON).
     Zed,
+    /// Goose (Block): `sessions/sessions.db`, and older per-session JSONL.
+    Goose,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 21] = [
+    pub const ALL: [SourceKind; 22] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -75,6 +77,7 @@ impl SourceKind {
         SourceKind::ClaudeCowork,
         SourceKind::Crush,
         SourceKind::Zed,
+        SourceKind::Goose,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -102,6 +105,7 @@ impl SourceKind {
             SourceKind::ClaudeCowork => "claude-cowork",
             SourceKind::Crush => "crush",
             SourceKind::Zed => "zed",
+            SourceKind::Goose => "goose",
         }
     }
 

@@ -18,6 +18,7 @@ pub mod relabel;
 // h42c
 pub mod crush;
 pub mod zed;
+pub mod goose;
 mod shared;
 mod vscode;
 
@@ -193,6 +194,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(relabel::CLAUDE_COWORK),
         Box::new(crush::Crush),
         Box::new(zed::Zed),
+        Box::new(goose::Goose),
     ]
 }
 
