@@ -206,7 +206,57 @@ pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, Pa
         cline.push(h.join(".cline/data"));
         by.insert(SourceKind::Cline, cline);
         by.insert(SourceKind::RooCode, hosts.clone());
-        by.insert(SourceKind::KiloCode, hosts);
+        // Kilo Code: its old task folders and, since its rebuild on OpenCode, its data folder.
+        let mut kilo = hosts;
+        kilo.push(data.join("kilo"));
+        by.insert(SourceKind::KiloCode, kilo);
+        // h42c (until the registry carries these): the other OpenCode forks, the relabels,
+        // Crush, Zed and Goose.
+        let localappdata = var("LOCALAPPDATA").unwrap_or_else(|| h.join("AppData/Local"));
+        let mac = h.join("Library/Application Support");
+        by.insert(
+            SourceKind::MimoCode,
+            vec![var("MIMOCODE_HOME")
+                .map(|p| p.join("data"))
+                .unwrap_or_else(|| data.join("mimocode"))],
+        );
+        by.insert(SourceKind::Icodemate, vec![data.join("icodemate")]);
+        by.insert(SourceKind::Traex, vec![h.join(".trae/cli")]);
+        by.insert(
+            SourceKind::Openclaude,
+            vec![var("OPENCLAUDE_CONFIG_DIR").unwrap_or_else(|| h.join(".openclaude"))],
+        );
+        let cowork = "Claude/local-agent-mode-sessions";
+        by.insert(
+            SourceKind::ClaudeCowork,
+            vec![config.join(cowork), mac.join(cowork), appdata.join(cowork)],
+        );
+        let crush = match var("CRUSH_GLOBAL_DATA") {
+            Some(p) => vec![p],
+            None => vec![
+                data.join("crush"),
+                localappdata.join("crush"),
+                h.join(".crush"),
+            ],
+        };
+        by.insert(SourceKind::Crush, crush);
+        by.insert(
+            SourceKind::Zed,
+            vec![data.join("zed"), mac.join("Zed"), localappdata.join("Zed")],
+        );
+        let goose = match var("GOOSE_PATH_ROOT") {
+            Some(p) => vec![p.join("data")],
+            None => vec![
+                data.join("goose"),
+                appdata.join("Block/goose/data"),
+                h.join(".goose"),
+            ],
+        };
+        by.insert(SourceKind::Goose, goose);
+        by.insert(
+            SourceKind::Grok,
+            vec![var("GROK_HOME").unwrap_or_else(|| h.join(".grok"))],
+        );
     }
     for (kind, path) in overrides {
         by.insert(*kind, vec![path.clone()]);

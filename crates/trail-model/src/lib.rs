@@ -50,11 +50,13 @@ pub enum SourceKind {
     Zed,
     /// Goose (Block): `sessions/sessions.db`, and older per-session JSONL.
     Goose,
+    /// Grok Build (xAI): `~/.grok/sessions/<cwd>/<id>/updates.jsonl`.
+    Grok,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 22] = [
+    pub const ALL: [SourceKind; 23] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -78,6 +80,7 @@ impl SourceKind {
         SourceKind::Crush,
         SourceKind::Zed,
         SourceKind::Goose,
+        SourceKind::Grok,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -106,6 +109,7 @@ impl SourceKind {
             SourceKind::Crush => "crush",
             SourceKind::Zed => "zed",
             SourceKind::Goose => "goose",
+            SourceKind::Grok => "grok",
         }
     }
 

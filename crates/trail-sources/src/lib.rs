@@ -17,10 +17,11 @@ mod opencode_family;
 pub mod relabel;
 // h42c
 pub mod crush;
-pub mod zed;
 pub mod goose;
+pub mod grok;
 mod shared;
 mod vscode;
+pub mod zed;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
 // folder layout. Each format module is registered in `registry()`.
@@ -195,6 +196,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(crush::Crush),
         Box::new(zed::Zed),
         Box::new(goose::Goose),
+        Box::new(grok::Grok),
     ]
 }
 

@@ -89,46 +89,103 @@ fn build(home: &Path, work: &Path) -> PathBuf {
         params![CHILD, PARENT, T0 + 6],
     )
     .unwrap();
-    msg(&conn, "m1", PARENT, "user", T0, json!([text("Make main.go print hello")]));
-    msg(&conn, "m2", PARENT, "assistant", T0 + 2, json!([
-        {"type": "reasoning", "data": {"thinking": "Read the file first.", "signature": ""}},
-        text("Reading main.go."),
-        {"type": "tool_call", "data": {"id": "call_view", "name": "view",
-            "input": "{\"file_path\":\"/work/proj/main.go\"}", "type": "function", "finished": true}},
-        {"type": "tool_call", "data": {"id": "call_edit", "name": "edit",
-            "input": "{\"file_path\":\"/work/proj/main.go\",\"old_string\":\"bye\",\"new_string\":\"hello\"}",
-            "type": "function", "finished": true}},
-        {"type": "tool_call", "data": {"id": CHILD, "name": "agent",
-            "input": "{\"prompt\":\"check the tests\"}", "type": "function", "finished": true}},
-        {"type": "finish", "data": {"reason": "tool_use", "time": T0 + 3}}
-    ]));
-    msg(&conn, "m3", PARENT, "tool", T0 + 4, json!([
-        {"type": "tool_result", "data": {"tool_call_id": "call_view", "name": "view",
-            "content": "package main\n// bye", "metadata": "", "is_error": false}},
-        {"type": "tool_result", "data": {"tool_call_id": "call_edit", "name": "edit",
-            "content": "edited", "metadata": "", "is_error": false}},
-        {"type": "tool_result", "data": {"tool_call_id": CHILD, "name": "agent",
-            "content": "tests pass", "metadata": "", "is_error": false}}
-    ]));
-    msg(&conn, "c1", CHILD, "user", T0 + 6, json!([text("check the tests")]));
-    msg(&conn, "c2", CHILD, "assistant", T0 + 7, json!([text("tests pass"),
-        {"type": "finish", "data": {"reason": "end_turn", "time": T0 + 8}}]));
+    msg(
+        &conn,
+        "m1",
+        PARENT,
+        "user",
+        T0,
+        json!([text("Make main.go print hello")]),
+    );
+    msg(
+        &conn,
+        "m2",
+        PARENT,
+        "assistant",
+        T0 + 2,
+        json!([
+            {"type": "reasoning", "data": {"thinking": "Read the file first.", "signature": ""}},
+            text("Reading main.go."),
+            {"type": "tool_call", "data": {"id": "call_view", "name": "view",
+                "input": "{\"file_path\":\"/work/proj/main.go\"}", "type": "function", "finished": true}},
+            {"type": "tool_call", "data": {"id": "call_edit", "name": "edit",
+                "input": "{\"file_path\":\"/work/proj/main.go\",\"old_string\":\"bye\",\"new_string\":\"hello\"}",
+                "type": "function", "finished": true}},
+            {"type": "tool_call", "data": {"id": CHILD, "name": "agent",
+                "input": "{\"prompt\":\"check the tests\"}", "type": "function", "finished": true}},
+            {"type": "finish", "data": {"reason": "tool_use", "time": T0 + 3}}
+        ]),
+    );
+    msg(
+        &conn,
+        "m3",
+        PARENT,
+        "tool",
+        T0 + 4,
+        json!([
+            {"type": "tool_result", "data": {"tool_call_id": "call_view", "name": "view",
+                "content": "package main\n// bye", "metadata": "", "is_error": false}},
+            {"type": "tool_result", "data": {"tool_call_id": "call_edit", "name": "edit",
+                "content": "edited", "metadata": "", "is_error": false}},
+            {"type": "tool_result", "data": {"tool_call_id": CHILD, "name": "agent",
+                "content": "tests pass", "metadata": "", "is_error": false}}
+        ]),
+    );
+    msg(
+        &conn,
+        "c1",
+        CHILD,
+        "user",
+        T0 + 6,
+        json!([text("check the tests")]),
+    );
+    msg(
+        &conn,
+        "c2",
+        CHILD,
+        "assistant",
+        T0 + 7,
+        json!([text("tests pass"),
+        {"type": "finish", "data": {"reason": "end_turn", "time": T0 + 8}}]),
+    );
     file(&conn, "f0", 0, "package main\n// bye\n", T0 + 3);
     file(&conn, "f1", 1, "package main\n// hello\n", T0 + 3);
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
     // The second turn stays in the WAL.
-    msg(&conn, "m4", PARENT, "user", T0 + 20, json!([text("Now say hello world"),
-        {"type": "image_url", "data": {"url": "file:///tmp/shot.png"}}]));
-    msg(&conn, "m5", PARENT, "assistant", T0 + 22, json!([
-        {"type": "tool_call", "data": {"id": "call_edit2", "name": "edit",
-            "input": "{\"file_path\":\"/work/proj/main.go\",\"old_string\":\"hello\",\"new_string\":\"hello world\"}",
-            "type": "function", "finished": true}}
-    ]));
-    msg(&conn, "m6", PARENT, "tool", T0 + 23, json!([
-        {"type": "tool_result", "data": {"tool_call_id": "call_edit2", "name": "edit",
-            "content": "file modified since last read", "metadata": "", "is_error": true}},
-        {"type": "finish", "data": {"reason": "error", "time": T0 + 24, "message": "Provider error", "details": "rate limited"}}
-    ]));
+    msg(
+        &conn,
+        "m4",
+        PARENT,
+        "user",
+        T0 + 20,
+        json!([text("Now say hello world"),
+        {"type": "image_url", "data": {"url": "file:///tmp/shot.png"}}]),
+    );
+    msg(
+        &conn,
+        "m5",
+        PARENT,
+        "assistant",
+        T0 + 22,
+        json!([
+            {"type": "tool_call", "data": {"id": "call_edit2", "name": "edit",
+                "input": "{\"file_path\":\"/work/proj/main.go\",\"old_string\":\"hello\",\"new_string\":\"hello world\"}",
+                "type": "function", "finished": true}}
+        ]),
+    );
+    msg(
+        &conn,
+        "m6",
+        PARENT,
+        "tool",
+        T0 + 23,
+        json!([
+            {"type": "tool_result", "data": {"tool_call_id": "call_edit2", "name": "edit",
+                "content": "file modified since last read", "metadata": "", "is_error": true}},
+            {"type": "finish", "data": {"reason": "error", "time": T0 + 24, "message": "Provider error", "details": "rate limited"}}
+        ]),
+    );
     file(&conn, "f2", 2, "package main\n// hello world\n", T0 + 22);
     // Leave the WAL as a running Crush does: no checkpoint on close.
     std::mem::forget(conn);
@@ -159,7 +216,10 @@ fn projects_json_leads_to_each_project_database() {
     assert_eq!(Crush.discover(&roots), vec![db.clone()]);
     // A project folder, or its data folder, given as a root works too.
     assert_eq!(Crush.discover(&[tmp.path().join("proj")]), vec![db.clone()]);
-    assert_eq!(Crush.discover(&[db.parent().unwrap().to_path_buf()]), vec![db.clone()]);
+    assert_eq!(
+        Crush.discover(&[db.parent().unwrap().to_path_buf()]),
+        vec![db.clone()]
+    );
     let head = std::fs::read(&db).unwrap();
     assert!(Crush.detect(&db, &head[..100]));
     assert!(!Crush.detect(&db.with_file_name("other.db"), &head[..100]));
@@ -173,7 +233,8 @@ fn a_crush_database_gives_turns_tools_usage_subagents_and_snapshots_with_its_wal
     let fp = common::parse_whole(&Crush, &db).unwrap();
     assert!(fp.issues.is_empty(), "{:?}", fp.issues);
     assert_eq!(fp.sessions.len(), sessions);
-    let sum = |k: MessageKind| -> usize { fp.sessions.iter().map(|s| common::count_kind(s, k)).sum() };
+    let sum =
+        |k: MessageKind| -> usize { fp.sessions.iter().map(|s| common::count_kind(s, k)).sum() };
     assert_eq!(sum(MessageKind::Prompt), prompts);
     assert_eq!(sum(MessageKind::ToolCall), calls);
     let usage: Vec<_> = fp.sessions.iter().flat_map(|s| &s.usage).collect();
@@ -183,18 +244,29 @@ fn a_crush_database_gives_turns_tools_usage_subagents_and_snapshots_with_its_wal
     let parent = common::by_native(&fp, PARENT);
     assert_eq!(parent.meta.source, SourceKind::Crush);
     assert_eq!(parent.meta.id.as_str(), PARENT);
-    assert_eq!(parent.meta.cwd.as_deref(), Some(tmp.path().join("proj").to_str().unwrap()));
-    assert_eq!(parent.meta.created_at.as_deref(), Some("2025-09-08T19:38:14.000Z"));
+    assert_eq!(
+        parent.meta.cwd.as_deref(),
+        Some(tmp.path().join("proj").to_str().unwrap())
+    );
+    assert_eq!(
+        parent.meta.created_at.as_deref(),
+        Some("2025-09-08T19:38:14.000Z")
+    );
     // The WAL's turn is there.
     assert_eq!(parent.turn_count, 2);
-    assert_eq!(parent.models, vec!["openrouter/sonoma-sky-alpha".to_string()]);
+    assert_eq!(
+        parent.models,
+        vec!["openrouter/sonoma-sky-alpha".to_string()]
+    );
     assert_eq!(common::count_kind(parent, MessageKind::Thinking), 1);
     assert_eq!(common::count_kind(parent, MessageKind::Error), 1);
     assert_eq!(common::count_kind(parent, MessageKind::Meta), 1);
     let failed = parent
         .messages
         .iter()
-        .find(|m| m.tool_call_id.as_deref() == Some("call_edit2") && m.kind() == MessageKind::ToolResult)
+        .find(|m| {
+            m.tool_call_id.as_deref() == Some("call_edit2") && m.kind() == MessageKind::ToolResult
+        })
         .unwrap();
     assert!(failed.is_error);
     assert_eq!(parent.usage[0].cost_usd, Some(0.0125));
@@ -213,7 +285,11 @@ fn a_crush_database_gives_turns_tools_usage_subagents_and_snapshots_with_its_wal
 
     // Three versions of main.go: the first change in turn 0, the second in turn 1, the last
     // version as the session left the file.
-    let snaps: Vec<_> = parent.snapshots.iter().map(|s| (s.version, s.turn_index)).collect();
+    let snaps: Vec<_> = parent
+        .snapshots
+        .iter()
+        .map(|s| (s.version, s.turn_index))
+        .collect();
     assert_eq!(snaps, vec![(0, Some(0)), (1, Some(1)), (2, None)]);
     assert!(parent.snapshots.iter().all(|s| s.origin == SNAPSHOT_ORIGIN));
     assert_eq!(

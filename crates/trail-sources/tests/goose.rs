@@ -82,25 +82,81 @@ fn build(data: &Path) -> PathBuf {
     )
     .unwrap();
     let p = "20260101_1";
-    msg(&conn, p, "user", T0, json!([{"type": "text", "text": "Tidy the README"}]), true);
-    msg(&conn, p, "assistant", T0 + 5, json!([
-        {"type": "thinking", "thinking": "Look at it first.", "signature": "s"},
-        {"type": "text", "text": "Reading it."},
-        {"type": "toolRequest", "id": "t1", "toolCall": {"status": "success",
-            "value": {"name": "developer__text_editor", "arguments": {"command": "view", "path": "/home/demo/proj/README.md"}}}},
-        {"type": "toolRequest", "id": "t2", "toolCall": {"status": "success",
-            "value": {"name": "developer__shell", "arguments": {"command": "markdownlint README.md"}}}}
-    ]), true);
-    msg(&conn, p, "user", T0 + 6, json!([
-        {"type": "toolResponse", "id": "t1", "toolResult": {"status": "success", "value": [{"type": "text", "text": "# Proj"}]}},
-        {"type": "toolResponse", "id": "t2", "toolResult": {"status": "error", "error": "command not found: markdownlint"}}
-    ]), true);
-    msg(&conn, p, "user", T0 + 7, json!([{"type": "text", "text": "Context was summarized."}]), false);
-    msg(&conn, p, "user", T0 + 10, json!([{"type": "text", "text": "Now check the links"}]), true);
-    msg(&conn, p, "assistant", T0 + 12, json!([{"type": "text", "text": "All links work."}]), true);
+    msg(
+        &conn,
+        p,
+        "user",
+        T0,
+        json!([{"type": "text", "text": "Tidy the README"}]),
+        true,
+    );
+    msg(
+        &conn,
+        p,
+        "assistant",
+        T0 + 5,
+        json!([
+            {"type": "thinking", "thinking": "Look at it first.", "signature": "s"},
+            {"type": "text", "text": "Reading it."},
+            {"type": "toolRequest", "id": "t1", "toolCall": {"status": "success",
+                "value": {"name": "developer__text_editor", "arguments": {"command": "view", "path": "/home/demo/proj/README.md"}}}},
+            {"type": "toolRequest", "id": "t2", "toolCall": {"status": "success",
+                "value": {"name": "developer__shell", "arguments": {"command": "markdownlint README.md"}}}}
+        ]),
+        true,
+    );
+    msg(
+        &conn,
+        p,
+        "user",
+        T0 + 6,
+        json!([
+            {"type": "toolResponse", "id": "t1", "toolResult": {"status": "success", "value": [{"type": "text", "text": "# Proj"}]}},
+            {"type": "toolResponse", "id": "t2", "toolResult": {"status": "error", "error": "command not found: markdownlint"}}
+        ]),
+        true,
+    );
+    msg(
+        &conn,
+        p,
+        "user",
+        T0 + 7,
+        json!([{"type": "text", "text": "Context was summarized."}]),
+        false,
+    );
+    msg(
+        &conn,
+        p,
+        "user",
+        T0 + 10,
+        json!([{"type": "text", "text": "Now check the links"}]),
+        true,
+    );
+    msg(
+        &conn,
+        p,
+        "assistant",
+        T0 + 12,
+        json!([{"type": "text", "text": "All links work."}]),
+        true,
+    );
     let c = "20260101_2";
-    msg(&conn, c, "user", T0 + 60, json!([{"type": "text", "text": "Check every link"}]), true);
-    msg(&conn, c, "assistant", T0 + 61, json!([{"type": "text", "text": "Done."}]), true);
+    msg(
+        &conn,
+        c,
+        "user",
+        T0 + 60,
+        json!([{"type": "text", "text": "Check every link"}]),
+        true,
+    );
+    msg(
+        &conn,
+        c,
+        "assistant",
+        T0 + 61,
+        json!([{"type": "text", "text": "Done."}]),
+        true,
+    );
     for (t, i, o, r) in [(T0 + 5, 1000, 120, 400), (T0 + 12, 1100, 140, 900)] {
         conn.execute(
             "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens,
@@ -128,11 +184,15 @@ fn sql_counts(db: &Path) -> (usize, usize, usize, u64, u64) {
     };
     (
         one("SELECT count(*) FROM sessions") as usize,
-        one("SELECT count(*) FROM messages, json_each(messages.content_json)
+        one(
+            "SELECT count(*) FROM messages, json_each(messages.content_json)
              WHERE role = 'user' AND json_extract(json_each.value, '$.type') = 'text'
-               AND json_extract(metadata_json, '$.userVisible') = 1") as usize,
-        one("SELECT count(*) FROM messages, json_each(messages.content_json)
-             WHERE json_extract(json_each.value, '$.type') = 'toolRequest'") as usize,
+               AND json_extract(metadata_json, '$.userVisible') = 1",
+        ) as usize,
+        one(
+            "SELECT count(*) FROM messages, json_each(messages.content_json)
+             WHERE json_extract(json_each.value, '$.type') = 'toolRequest'",
+        ) as usize,
         tok("input_tokens"),
         tok("output_tokens"),
     )
@@ -142,14 +202,18 @@ fn sql_counts(db: &Path) -> (usize, usize, usize, u64, u64) {
 fn goose_database_gives_turns_tools_ledger_usage_and_subagents() {
     let tmp = tempfile::tempdir().unwrap();
     let db = build(&tmp.path().join("goose"));
-    assert_eq!(Goose.discover(&[tmp.path().join("goose")]), vec![db.clone()]);
+    assert_eq!(
+        Goose.discover(&[tmp.path().join("goose")]),
+        vec![db.clone()]
+    );
     let head = std::fs::read(&db).unwrap();
     assert!(Goose.detect(&db, &head[..100]));
     let (sessions, prompts, calls, input, output) = sql_counts(&db);
     let fp = common::parse_whole(&Goose, &db).unwrap();
     assert!(fp.issues.is_empty(), "{:?}", fp.issues);
     assert_eq!(fp.sessions.len(), sessions);
-    let sum = |k: MessageKind| -> usize { fp.sessions.iter().map(|s| common::count_kind(s, k)).sum() };
+    let sum =
+        |k: MessageKind| -> usize { fp.sessions.iter().map(|s| common::count_kind(s, k)).sum() };
     assert_eq!(sum(MessageKind::Prompt), prompts);
     assert_eq!(sum(MessageKind::ToolCall), calls);
     let usage: Vec<_> = fp.sessions.iter().flat_map(|s| &s.usage).collect();
@@ -160,7 +224,10 @@ fn goose_database_gives_turns_tools_ledger_usage_and_subagents() {
     assert_eq!(parent.meta.source, SourceKind::Goose);
     assert_eq!(parent.meta.id.as_str(), "goose:20260101_1");
     assert_eq!(parent.meta.cwd.as_deref(), Some("/home/demo/proj"));
-    assert_eq!(parent.meta.created_at.as_deref(), Some("2026-01-01T00:00:00.000Z"));
+    assert_eq!(
+        parent.meta.created_at.as_deref(),
+        Some("2026-01-01T00:00:00.000Z")
+    );
     assert_eq!(parent.turn_count, 2);
     assert_eq!(parent.models, vec!["claude-sonnet-4-5".to_string()]);
     assert_eq!(parent.usage.len(), 2);
@@ -173,7 +240,10 @@ fn goose_database_gives_turns_tools_ledger_usage_and_subagents() {
         .unwrap();
     assert!(failed.is_error);
     assert_eq!(failed.tool_name.as_deref(), Some("developer__shell"));
-    assert!(parent.files.iter().any(|f| f.path == "/home/demo/proj/README.md"));
+    assert!(parent
+        .files
+        .iter()
+        .any(|f| f.path == "/home/demo/proj/README.md"));
     let child = common::by_native(&fp, "20260101_2");
     assert_eq!(
         child.meta.parent.as_ref().unwrap().session_id.as_str(),
@@ -192,9 +262,18 @@ fn goose_legacy_jsonl_is_read() {
     assert!(Goose.detect(file, &head));
     // Independent counts by plain JSON reads of the lines after the metadata line.
     let text = std::fs::read_to_string(file).unwrap();
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let items = || lines[1..].iter().flat_map(|m| m["content"].as_array().unwrap().iter().map(move |c| (m, c)));
-    let prompts = items().filter(|(m, c)| m["role"] == "user" && c["type"] == "text").count();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let items = || {
+        lines[1..]
+            .iter()
+            .flat_map(|m| m["content"].as_array().unwrap().iter().map(move |c| (m, c)))
+    };
+    let prompts = items()
+        .filter(|(m, c)| m["role"] == "user" && c["type"] == "text")
+        .count();
     let calls = items().filter(|(_, c)| c["type"] == "toolRequest").count();
     let fp = common::parse_whole(&Goose, file).unwrap();
     assert!(fp.issues.is_empty(), "{:?}", fp.issues);
@@ -204,7 +283,10 @@ fn goose_legacy_jsonl_is_read() {
     assert_eq!(s.meta.cwd.as_deref(), Some("/home/demo/site"));
     assert_eq!(s.meta.title.as_deref(), Some("Add a footer"));
     let input: u64 = s.usage.iter().map(|u| u.input_tokens).sum();
-    assert_eq!(input, lines[0]["accumulated_input_tokens"].as_u64().unwrap());
+    assert_eq!(
+        input,
+        lines[0]["accumulated_input_tokens"].as_u64().unwrap()
+    );
     // With a database in the same folder, the legacy files are not listed again.
     let tmp = tempfile::tempdir().unwrap();
     let db = build(tmp.path());

@@ -95,36 +95,108 @@ fn build_store(dir: &Path, name: &str) -> PathBuf {
     );
     let user = |t: i64| json!({"role": "user", "time": {"created": t}, "agent": "code"});
     message(&conn, "msg_k1", "ses_kparent", T0, user(T0));
-    part(&conn, "prt_k1a", "msg_k1", "ses_kparent",
-        json!({"type": "text", "text": "Add a retry to the fetcher"}));
-    message(&conn, "msg_k2", "ses_kparent", T0 + 1_000, assistant("msg_k1", T0 + 1_000, 100, 40));
-    part(&conn, "prt_k2a", "msg_k2", "ses_kparent",
-        json!({"type": "reasoning", "text": "The fetcher has no retry loop."}));
-    part(&conn, "prt_k2b", "msg_k2", "ses_kparent",
+    part(
+        &conn,
+        "prt_k1a",
+        "msg_k1",
+        "ses_kparent",
+        json!({"type": "text", "text": "Add a retry to the fetcher"}),
+    );
+    message(
+        &conn,
+        "msg_k2",
+        "ses_kparent",
+        T0 + 1_000,
+        assistant("msg_k1", T0 + 1_000, 100, 40),
+    );
+    part(
+        &conn,
+        "prt_k2a",
+        "msg_k2",
+        "ses_kparent",
+        json!({"type": "reasoning", "text": "The fetcher has no retry loop."}),
+    );
+    part(
+        &conn,
+        "prt_k2b",
+        "msg_k2",
+        "ses_kparent",
         json!({"type": "tool", "callID": "call_read", "tool": "read",
                "state": {"status": "completed", "input": {"filePath": "/home/demo/widget/src/fetch.rs"},
-                         "output": "fn fetch() {}", "time": {"start": T0 + 1_100, "end": T0 + 1_150}}}));
-    part(&conn, "prt_k2c", "msg_k2", "ses_kparent",
+                         "output": "fn fetch() {}", "time": {"start": T0 + 1_100, "end": T0 + 1_150}}}),
+    );
+    part(
+        &conn,
+        "prt_k2c",
+        "msg_k2",
+        "ses_kparent",
         json!({"type": "tool", "callID": "call_edit", "tool": "edit",
                "state": {"status": "error", "input": {"filePath": "/home/demo/widget/src/fetch.rs",
                          "oldString": "fn fetch() {}", "newString": "fn fetch() { retry() }"},
-                         "error": "file changed on disk", "time": {"start": T0 + 1_200, "end": T0 + 1_250}}}));
-    part(&conn, "prt_k2d", "msg_k2", "ses_kparent",
+                         "error": "file changed on disk", "time": {"start": T0 + 1_200, "end": T0 + 1_250}}}),
+    );
+    part(
+        &conn,
+        "prt_k2d",
+        "msg_k2",
+        "ses_kparent",
         json!({"type": "tool", "callID": "call_task", "tool": "task",
                "state": {"status": "completed", "input": {"description": "Find callers", "prompt": "find callers"},
                          "output": "done", "metadata": {"sessionId": "ses_kchild"},
-                         "time": {"start": T0 + 1_300, "end": T0 + 1_400}}}));
-    part(&conn, "prt_k2e", "msg_k2", "ses_kparent",
-        json!({"type": "text", "text": "The edit failed; the file changed on disk."}));
+                         "time": {"start": T0 + 1_300, "end": T0 + 1_400}}}),
+    );
+    part(
+        &conn,
+        "prt_k2e",
+        "msg_k2",
+        "ses_kparent",
+        json!({"type": "text", "text": "The edit failed; the file changed on disk."}),
+    );
     message(&conn, "msg_k3", "ses_kparent", T0 + 2_000, user(T0 + 2_000));
-    part(&conn, "prt_k3a", "msg_k3", "ses_kparent", json!({"type": "text", "text": "Try again"}));
-    message(&conn, "msg_k4", "ses_kparent", T0 + 3_000, assistant("msg_k3", T0 + 3_000, 50, 20));
-    part(&conn, "prt_k4a", "msg_k4", "ses_kparent", json!({"type": "text", "text": "Done."}));
+    part(
+        &conn,
+        "prt_k3a",
+        "msg_k3",
+        "ses_kparent",
+        json!({"type": "text", "text": "Try again"}),
+    );
+    message(
+        &conn,
+        "msg_k4",
+        "ses_kparent",
+        T0 + 3_000,
+        assistant("msg_k3", T0 + 3_000, 50, 20),
+    );
+    part(
+        &conn,
+        "prt_k4a",
+        "msg_k4",
+        "ses_kparent",
+        json!({"type": "text", "text": "Done."}),
+    );
     // The child: one prompt, one answer.
     message(&conn, "msg_c1", "ses_kchild", T0 + 5_000, user(T0 + 5_000));
-    part(&conn, "prt_c1a", "msg_c1", "ses_kchild", json!({"type": "text", "text": "find callers"}));
-    message(&conn, "msg_c2", "ses_kchild", T0 + 6_000, assistant("msg_c1", T0 + 6_000, 10, 5));
-    part(&conn, "prt_c2a", "msg_c2", "ses_kchild", json!({"type": "text", "text": "Two callers."}));
+    part(
+        &conn,
+        "prt_c1a",
+        "msg_c1",
+        "ses_kchild",
+        json!({"type": "text", "text": "find callers"}),
+    );
+    message(
+        &conn,
+        "msg_c2",
+        "ses_kchild",
+        T0 + 6_000,
+        assistant("msg_c1", T0 + 6_000, 10, 5),
+    );
+    part(
+        &conn,
+        "prt_c2a",
+        "msg_c2",
+        "ses_kchild",
+        json!({"type": "text", "text": "Two callers."}),
+    );
     path
 }
 
@@ -156,9 +228,9 @@ fn one_kilo_source_finds_both_generations() {
     let found = KiloCode.discover(&hosts);
     assert_eq!(found.len(), 2, "{found:?}");
     assert!(found.contains(&db));
-    assert!(found
-        .iter()
-        .any(|p| p.ends_with("kilocode.kilo-code/tasks/1c8d3a2f-5e6b-4c7d-9e8f-0a1b2c3d4e5f/ui_messages.json")));
+    assert!(found.iter().any(|p| p.ends_with(
+        "kilocode.kilo-code/tasks/1c8d3a2f-5e6b-4c7d-9e8f-0a1b2c3d4e5f/ui_messages.json"
+    )));
     for f in &found {
         let head = std::fs::read(f).unwrap();
         assert!(KiloCode.detect(f, &head[..head.len().min(4096)]), "{f:?}");
@@ -191,8 +263,18 @@ fn a_kilo_store_gives_prompts_tools_errors_tokens_and_its_subagent() {
         .map(|s| common::count_kind(s, MessageKind::ToolCall))
         .sum();
     assert_eq!(calls, tools);
-    let got_in: u64 = fp.sessions.iter().flat_map(|s| &s.usage).map(|u| u.input_tokens).sum();
-    let got_out: u64 = fp.sessions.iter().flat_map(|s| &s.usage).map(|u| u.output_tokens).sum();
+    let got_in: u64 = fp
+        .sessions
+        .iter()
+        .flat_map(|s| &s.usage)
+        .map(|u| u.input_tokens)
+        .sum();
+    let got_out: u64 = fp
+        .sessions
+        .iter()
+        .flat_map(|s| &s.usage)
+        .map(|u| u.output_tokens)
+        .sum();
     assert_eq!((got_in, got_out), (input, output));
 
     let parent = common::by_native(&fp, "ses_kparent");
@@ -244,8 +326,11 @@ fn each_fork_claims_its_own_database_given_by_path() {
 
     let fp = common::parse_whole(&mimo, &mimo_db).unwrap();
     assert_eq!(fp.sessions.len(), 2);
-    assert!(fp.sessions.iter().all(|s| s.meta.source == SourceKind::MimoCode
-        && s.meta.id.as_str().starts_with("mimo-code:")));
+    assert!(fp
+        .sessions
+        .iter()
+        .all(|s| s.meta.source == SourceKind::MimoCode
+            && s.meta.id.as_str().starts_with("mimo-code:")));
     let fp = common::parse_whole(&mate, &mate_db).unwrap();
     assert!(fp
         .sessions

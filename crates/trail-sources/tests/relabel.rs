@@ -50,10 +50,16 @@ fn traex_reads_every_corpus_rollout_as_its_own() {
     for file in common::files_in(&dir) {
         let tmp = tempfile::tempdir().unwrap();
         let placed = trae_home(&file, tmp.path());
-        assert_eq!(TRAEX.discover(&[tmp.path().join(".trae/cli")]), vec![placed.clone()]);
+        assert_eq!(
+            TRAEX.discover(&[tmp.path().join(".trae/cli")]),
+            vec![placed.clone()]
+        );
         let head = std::fs::read(&placed).unwrap();
         assert!(TRAEX.detect(&placed, &head));
-        assert!(!Codex.detect(&placed, &head), "Codex leaves TraeX's files alone");
+        assert!(
+            !Codex.detect(&placed, &head),
+            "Codex leaves TraeX's files alone"
+        );
         assert_eq!(claimed(&placed), Some(SourceKind::Traex));
         // Outside TraeX's folder the same bytes are Codex's.
         assert!(Codex.detect(&file, &head) || !file.to_string_lossy().contains("rollout-"));
@@ -73,18 +79,35 @@ fn traex_reads_every_corpus_rollout_as_its_own() {
         let last_total = recs
             .iter()
             .filter(|r| r["payload"]["type"] == "token_count")
-            .filter_map(|r| r["payload"]["info"]["total_token_usage"].as_object().cloned())
+            .filter_map(|r| {
+                r["payload"]["info"]["total_token_usage"]
+                    .as_object()
+                    .cloned()
+            })
             .next_back()
             .unwrap();
 
         let fp = common::parse_whole(&TRAEX, &placed).unwrap();
         assert!(fp.issues.is_empty(), "{:?}", fp.issues);
         assert_eq!(fp.sessions.len(), metas);
-        assert!(fp.sessions.iter().all(|s| s.meta.source == SourceKind::Traex));
+        assert!(fp
+            .sessions
+            .iter()
+            .all(|s| s.meta.source == SourceKind::Traex));
         assert_eq!(sum_kind(&fp, MessageKind::Prompt), prompts);
         assert_eq!(sum_kind(&fp, MessageKind::ToolCall), calls);
-        let input: u64 = fp.sessions.iter().flat_map(|s| &s.usage).map(|u| u.input_tokens + u.cache_read_tokens).sum();
-        let output: u64 = fp.sessions.iter().flat_map(|s| &s.usage).map(|u| u.output_tokens).sum();
+        let input: u64 = fp
+            .sessions
+            .iter()
+            .flat_map(|s| &s.usage)
+            .map(|u| u.input_tokens + u.cache_read_tokens)
+            .sum();
+        let output: u64 = fp
+            .sessions
+            .iter()
+            .flat_map(|s| &s.usage)
+            .map(|u| u.output_tokens)
+            .sum();
         assert_eq!(input, last_total["input_tokens"].as_u64().unwrap());
         assert_eq!(output, last_total["output_tokens"].as_u64().unwrap());
         // The subagent names its parent thread.
@@ -104,7 +127,10 @@ fn traex_reads_every_corpus_rollout_as_its_own() {
 /// user records with string content, tool_use blocks, input tokens, output tokens).
 fn claude_counts(path: &Path) -> (usize, usize, usize, u64, u64) {
     let recs = lines(path);
-    let mut ids: Vec<&str> = recs.iter().filter_map(|r| r["sessionId"].as_str()).collect();
+    let mut ids: Vec<&str> = recs
+        .iter()
+        .filter_map(|r| r["sessionId"].as_str())
+        .collect();
     ids.sort();
     ids.dedup();
     let prompts = recs
@@ -123,7 +149,13 @@ fn claude_counts(path: &Path) -> (usize, usize, usize, u64, u64) {
             .filter_map(|r| r["message"]["usage"][k].as_u64())
             .sum()
     };
-    (ids.len(), prompts, blocks("tool_use"), usage("input_tokens"), usage("output_tokens"))
+    (
+        ids.len(),
+        prompts,
+        blocks("tool_use"),
+        usage("input_tokens"),
+        usage("output_tokens"),
+    )
 }
 
 fn check_claude_relabel(source: &dyn Source, root: &Path, kind: SourceKind) {
@@ -132,7 +164,10 @@ fn check_claude_relabel(source: &dyn Source, root: &Path, kind: SourceKind) {
     let file = &found[0];
     let head = std::fs::read(file).unwrap();
     assert!(source.detect(file, &head));
-    assert!(!ClaudeCode.detect(file, &head), "Claude Code leaves {kind}'s files alone");
+    assert!(
+        !ClaudeCode.detect(file, &head),
+        "Claude Code leaves {kind}'s files alone"
+    );
     let (sessions, prompts, tools, input, output) = claude_counts(file);
     let fp = common::parse_whole(source, file).unwrap();
     assert!(fp.issues.is_empty(), "{:?}", fp.issues);
@@ -166,5 +201,7 @@ fn cowork_finds_the_jsonl_in_each_session_folder() {
     check_claude_relabel(&CLAUDE_COWORK, &root, SourceKind::ClaudeCowork);
     // The session's settings file is not a session.
     let found = CLAUDE_COWORK.discover(&[root]);
-    assert!(found.iter().all(|p| p.extension().is_some_and(|e| e == "jsonl")));
+    assert!(found
+        .iter()
+        .all(|p| p.extension().is_some_and(|e| e == "jsonl")));
 }

@@ -108,15 +108,25 @@ fn independent_counts(db: &Path) -> (usize, usize, usize, u64, u64) {
     let conn = Connection::open(db).unwrap();
     let mut stmt = conn.prepare("SELECT data_type, data FROM threads").unwrap();
     let threads: Vec<Value> = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })
         .unwrap()
         .map(|r| {
             let (kind, data) = r.unwrap();
-            let json = if kind == "zstd" { zstd::decode_all(&data[..]).unwrap() } else { data };
+            let json = if kind == "zstd" {
+                zstd::decode_all(&data[..]).unwrap()
+            } else {
+                data
+            };
             serde_json::from_slice(&json).unwrap()
         })
         .collect();
-    let messages = || threads.iter().flat_map(|t| t["messages"].as_array().unwrap());
+    let messages = || {
+        threads
+            .iter()
+            .flat_map(|t| t["messages"].as_array().unwrap())
+    };
     let users = messages().filter(|m| m.get("User").is_some()).count();
     let tools = messages()
         .filter_map(|m| m.pointer("/Agent/content").and_then(Value::as_array))
@@ -129,7 +139,13 @@ fn independent_counts(db: &Path) -> (usize, usize, usize, u64, u64) {
             .map(|t| t["cumulative_token_usage"][k].as_u64().unwrap())
             .sum()
     };
-    (threads.len(), users, tools, tok("input_tokens"), tok("output_tokens"))
+    (
+        threads.len(),
+        users,
+        tools,
+        tok("input_tokens"),
+        tok("output_tokens"),
+    )
 }
 
 #[test]
@@ -137,7 +153,10 @@ fn zed_threads_are_found_and_detected() {
     let tmp = tempfile::tempdir().unwrap();
     let db = build(&tmp.path().join("zed"));
     assert_eq!(Zed.discover(&[tmp.path().join("zed")]), vec![db.clone()]);
-    assert_eq!(Zed.discover(&[tmp.path().join("zed/threads")]), vec![db.clone()]);
+    assert_eq!(
+        Zed.discover(&[tmp.path().join("zed/threads")]),
+        vec![db.clone()]
+    );
     let head = std::fs::read(&db).unwrap();
     assert!(Zed.detect(&db, &head[..100]));
 }
@@ -150,7 +169,8 @@ fn a_zed_database_gives_prompts_tools_thinking_usage_and_subagents() {
     let fp = common::parse_whole(&Zed, &db).unwrap();
     assert!(fp.issues.is_empty(), "{:?}", fp.issues);
     assert_eq!(fp.sessions.len(), threads);
-    let sum = |k: MessageKind| -> usize { fp.sessions.iter().map(|s| common::count_kind(s, k)).sum() };
+    let sum =
+        |k: MessageKind| -> usize { fp.sessions.iter().map(|s| common::count_kind(s, k)).sum() };
     assert_eq!(sum(MessageKind::Prompt), prompts);
     assert_eq!(sum(MessageKind::ToolCall), tools);
     let usage: Vec<_> = fp.sessions.iter().flat_map(|s| &s.usage).collect();
@@ -161,7 +181,10 @@ fn a_zed_database_gives_prompts_tools_thinking_usage_and_subagents() {
     assert_eq!(parent.meta.source, SourceKind::Zed);
     assert_eq!(parent.meta.id.as_str(), PARENT);
     assert_eq!(parent.meta.cwd.as_deref(), Some("/home/demo/app"));
-    assert_eq!(parent.meta.created_at.as_deref(), Some("2026-10-02T09:10:00.000Z"));
+    assert_eq!(
+        parent.meta.created_at.as_deref(),
+        Some("2026-10-02T09:10:00.000Z")
+    );
     assert_eq!(parent.turn_count, 2);
     assert_eq!(parent.models, vec!["claude-sonnet-4-5".to_string()]);
     assert_eq!(common::count_kind(parent, MessageKind::Thinking), 2);
@@ -169,18 +192,33 @@ fn a_zed_database_gives_prompts_tools_thinking_usage_and_subagents() {
     // The request map names one request; the rest of the cumulative usage is one more record.
     assert_eq!(parent.usage.len(), 2);
     assert_eq!(parent.usage[0].cache_read_tokens, 800);
-    assert_eq!(parent.usage.iter().map(|u| u.cache_read_tokens).sum::<u64>(), 2000);
+    assert_eq!(
+        parent
+            .usage
+            .iter()
+            .map(|u| u.cache_read_tokens)
+            .sum::<u64>(),
+        2000
+    );
     let failed = parent
         .messages
         .iter()
-        .find(|m| m.kind() == MessageKind::ToolResult && m.tool_call_id.as_deref() == Some("tool_2"))
+        .find(|m| {
+            m.kind() == MessageKind::ToolResult && m.tool_call_id.as_deref() == Some("tool_2")
+        })
         .unwrap();
     assert!(failed.is_error);
-    assert_eq!(failed.tool_output.as_deref(), Some("error[E0425]: cannot find function"));
+    assert_eq!(
+        failed.tool_output.as_deref(),
+        Some("error[E0425]: cannot find function")
+    );
     assert!(parent.files.iter().any(|f| f.path == "app/src/config.rs"));
 
     let child = common::by_native(&fp, CHILD);
-    assert_eq!(child.meta.parent.as_ref().unwrap().session_id.as_str(), PARENT);
+    assert_eq!(
+        child.meta.parent.as_ref().unwrap().session_id.as_str(),
+        PARENT
+    );
     assert!(child.usage.iter().all(|u| u.is_sidechain));
 }
 

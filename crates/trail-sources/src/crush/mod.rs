@@ -123,7 +123,9 @@ pub fn registered_data_dirs(registry: &Path) -> Vec<PathBuf> {
     list.iter()
         .filter_map(|p| {
             let project = PathBuf::from(jstr(p, "path")?);
-            let data = jstr(p, "data_dir").filter(|d| !d.is_empty()).unwrap_or(DATA_DIR);
+            let data = jstr(p, "data_dir")
+                .filter(|d| !d.is_empty())
+                .unwrap_or(DATA_DIR);
             let data = Path::new(data);
             Some(if data.is_absolute() {
                 data.to_path_buf()
@@ -153,7 +155,10 @@ fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<Value>> {
     while let Some(row) = it.next()? {
         let mut obj = serde_json::Map::new();
         for (i, name) in names.iter().enumerate() {
-            obj.insert(name.clone(), row.get_ref(i).map(cell_json).unwrap_or(Value::Null));
+            obj.insert(
+                name.clone(),
+                row.get_ref(i).map(cell_json).unwrap_or(Value::Null),
+            );
         }
         out.push(Value::Object(obj));
     }
@@ -178,28 +183,41 @@ fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
         "rowid"
     };
     let sessions = rows(conn, "SELECT * FROM sessions ORDER BY created_at, rowid").map_err(err)?;
-    let messages =
-        rows(conn, &format!("SELECT * FROM messages ORDER BY {order}")).map_err(err)?;
+    let messages = rows(conn, &format!("SELECT * FROM messages ORDER BY {order}")).map_err(err)?;
     let files = if tables.contains("files") {
-        rows(conn, "SELECT * FROM files ORDER BY path, version, created_at").map_err(err)?
+        rows(
+            conn,
+            "SELECT * FROM files ORDER BY path, version, created_at",
+        )
+        .map_err(err)?
     } else {
         Vec::new()
     };
     let mut out = FileParse::default();
     let mut by_session: HashMap<String, Vec<&Value>> = HashMap::new();
     for m in &messages {
-        by_session.entry(text_of(m, "session_id")).or_default().push(m);
+        by_session
+            .entry(text_of(m, "session_id"))
+            .or_default()
+            .push(m);
     }
     let mut files_by: HashMap<String, Vec<&Value>> = HashMap::new();
     for f in &files {
-        files_by.entry(text_of(f, "session_id")).or_default().push(f);
+        files_by
+            .entry(text_of(f, "session_id"))
+            .or_default()
+            .push(f);
     }
     let default_cwd = project_of(path);
     for row in &sessions {
         let id = text_of(row, "id");
         if id.is_empty() {
-            out.issues
-                .push(record_issue(path, "sessions row", &row.to_string(), "no id"));
+            out.issues.push(record_issue(
+                path,
+                "sessions row",
+                &row.to_string(),
+                "no id",
+            ));
             continue;
         }
         let msgs = by_session.remove(&id).unwrap_or_default();
@@ -212,7 +230,10 @@ fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
             path,
             "messages rows",
             &id,
-            &format!("{} messages of a session that is not in the sessions table", msgs.len()),
+            &format!(
+                "{} messages of a session that is not in the sessions table",
+                msgs.len()
+            ),
         ));
     }
     link_agents(&mut out.sessions);
@@ -244,7 +265,11 @@ fn build_session(
     issues: &mut Vec<ParseIssue>,
 ) -> Session {
     let id = text_of(row, "id");
-    let mut meta = SessionMeta::new(ids::session_id(SourceKind::Crush, &id), SourceKind::Crush, &id);
+    let mut meta = SessionMeta::new(
+        ids::session_id(SourceKind::Crush, &id),
+        SourceKind::Crush,
+        &id,
+    );
     meta.title = Some(text_of(row, "title")).filter(|t| !t.trim().is_empty());
     meta.cwd = Some(text_of(row, "workspace_cwd"))
         .filter(|c| !c.is_empty())
@@ -267,7 +292,15 @@ fn build_session(
     let mut pending = Vec::new();
     let mut first_prompt = None;
     for m in msgs {
-        map_message(path, &mut session, m, &summary_id, &mut pending, &mut first_prompt, issues);
+        map_message(
+            path,
+            &mut session,
+            m,
+            &summary_id,
+            &mut pending,
+            &mut first_prompt,
+            issues,
+        );
     }
     if session.meta.title.is_none() {
         session.meta.title = first_prompt;
@@ -480,7 +513,10 @@ fn add_snapshots(session: &mut Session, files: &[&Value]) {
         if path.is_empty() || !seen.insert(path.clone()) {
             continue;
         }
-        let taken: Vec<Option<String>> = rows.iter().map(|r| crush_time(r.get("created_at"))).collect();
+        let taken: Vec<Option<String>> = rows
+            .iter()
+            .map(|r| crush_time(r.get("created_at")))
+            .collect();
         for (i, r) in rows.iter().enumerate() {
             let turn_index = taken
                 .get(i + 1)

@@ -36,8 +36,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use serde_json::Value;
 use trail_model::{
-    time, truncate_chars, Message, MessageKind, ParentLink, ParseIssue, Role, Session,
-    SessionMeta, SourceKind, Usage,
+    time, truncate_chars, Message, MessageKind, ParentLink, ParseIssue, Role, Session, SessionMeta,
+    SourceKind, Usage,
 };
 
 use crate::ids;
@@ -146,7 +146,10 @@ fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<Value>> {
     while let Some(row) = it.next()? {
         let mut obj = serde_json::Map::new();
         for (i, name) in names.iter().enumerate() {
-            obj.insert(name.clone(), row.get_ref(i).map(cell_json).unwrap_or(Value::Null));
+            obj.insert(
+                name.clone(),
+                row.get_ref(i).map(cell_json).unwrap_or(Value::Null),
+            );
         }
         out.push(Value::Object(obj));
     }
@@ -164,20 +167,35 @@ fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
     let err = |e: rusqlite::Error| db_error(path, &e);
     let tables = table_names(conn).map_err(err)?;
     if !tables.contains("sessions") || !tables.contains("messages") {
-        return Err(SourceError::format(path, "not a Goose database: no sessions and messages tables"));
+        return Err(SourceError::format(
+            path,
+            "not a Goose database: no sessions and messages tables",
+        ));
     }
     let sessions = rows(conn, "SELECT * FROM sessions ORDER BY created_at, id").map_err(err)?;
-    let messages = rows(conn, "SELECT * FROM messages ORDER BY session_id, created_timestamp, id")
-        .map_err(err)?;
+    let messages = rows(
+        conn,
+        "SELECT * FROM messages ORDER BY session_id, created_timestamp, id",
+    )
+    .map_err(err)?;
     let ledger = if tables.contains("usage_ledger") {
-        rows(conn, "SELECT * FROM usage_ledger ORDER BY session_id, created_timestamp, id").map_err(err)?
+        rows(
+            conn,
+            "SELECT * FROM usage_ledger ORDER BY session_id, created_timestamp, id",
+        )
+        .map_err(err)?
     } else {
         Vec::new()
     };
     let mut out = FileParse::default();
     for row in &sessions {
         let Some(id) = text_of(row, "id") else {
-            out.issues.push(record_issue(path, "sessions row", &row.to_string(), "no id"));
+            out.issues.push(record_issue(
+                path,
+                "sessions row",
+                &row.to_string(),
+                "no id",
+            ));
             continue;
         };
         let of = |r: &&Value| text_of(r, "session_id").as_deref() == Some(id.as_str());
@@ -186,7 +204,9 @@ fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
         let mut session = new_session(&id, row);
         let mut b = Builder::default();
         for m in msgs {
-            let content = match serde_json::from_str::<Value>(&text_of(m, "content_json").unwrap_or_default()) {
+            let content = match serde_json::from_str::<Value>(
+                &text_of(m, "content_json").unwrap_or_default(),
+            ) {
                 Ok(Value::Array(a)) => a,
                 _ => {
                     out.issues.push(record_issue(
@@ -223,7 +243,11 @@ fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
 }
 
 fn new_session(id: &str, row: &Value) -> Session {
-    let mut meta = SessionMeta::new(ids::session_id(SourceKind::Goose, id), SourceKind::Goose, id);
+    let mut meta = SessionMeta::new(
+        ids::session_id(SourceKind::Goose, id),
+        SourceKind::Goose,
+        id,
+    );
     meta.title = text_of(row, "name").or_else(|| text_of(row, "description"));
     meta.cwd = text_of(row, "working_dir");
     if let Some(parent) = text_of(row, "parent_session_id") {
@@ -270,7 +294,11 @@ fn map_message(session: &mut Session, b: &mut Builder, raw: &RawMessage<'_>) {
         role: Some(role),
         kind: Some(kind),
         timestamp: raw.ts.clone(),
-        model: if role == Role::Assistant { model.clone() } else { None },
+        model: if role == Role::Assistant {
+            model.clone()
+        } else {
+            None
+        },
         ..Message::default()
     };
     let mut prompt_taken = false;
@@ -286,7 +314,10 @@ fn map_message(session: &mut Session, b: &mut Builder, raw: &RawMessage<'_>) {
                 } else {
                     MessageKind::Text
                 };
-                if kind == MessageKind::Prompt && b.first_prompt.is_none() && !text.trim().is_empty() {
+                if kind == MessageKind::Prompt
+                    && b.first_prompt.is_none()
+                    && !text.trim().is_empty()
+                {
                     b.first_prompt = Some(truncate_chars(text.trim(), TITLE_CHARS).to_string());
                 }
                 let mut m = base(kind, if user { Role::User } else { Role::Assistant });
@@ -295,13 +326,25 @@ fn map_message(session: &mut Session, b: &mut Builder, raw: &RawMessage<'_>) {
             }
             "thinking" | "redactedThinking" => {
                 let mut m = base(MessageKind::Thinking, Role::Assistant);
-                m.text = jstr(item, "thinking").unwrap_or("[redacted thinking]").to_string();
+                m.text = jstr(item, "thinking")
+                    .unwrap_or("[redacted thinking]")
+                    .to_string();
                 push_message(session, m);
             }
-            "toolRequest" => map_request(session, b, item, base(MessageKind::ToolCall, Role::Assistant)),
-            "toolResponse" => map_response(session, item, base(MessageKind::ToolResult, Role::Tool)),
+            "toolRequest" => map_request(
+                session,
+                b,
+                item,
+                base(MessageKind::ToolCall, Role::Assistant),
+            ),
+            "toolResponse" => {
+                map_response(session, item, base(MessageKind::ToolResult, Role::Tool))
+            }
             "image" | "toolConfirmationRequest" | "systemNotification" | "frontendToolRequest" => {
-                let mut m = base(MessageKind::Meta, if user { Role::User } else { Role::System });
+                let mut m = base(
+                    MessageKind::Meta,
+                    if user { Role::User } else { Role::System },
+                );
                 m.text = jstr(item, "msg")
                     .or_else(|| jstr(item, "prompt"))
                     .or_else(|| jstr(item, "type"))
@@ -334,7 +377,12 @@ fn map_request(session: &mut Session, b: &mut Builder, item: &Value, mut m: Mess
     let path = args.and_then(|a| jstr(a, "path")).map(str::to_string);
     let seq = push_message(session, m);
     if let Some(path) = path {
-        b.files.push(PendingFile { seq: Some(seq), path, tool_name: name, timestamp: ts });
+        b.files.push(PendingFile {
+            seq: Some(seq),
+            path,
+            tool_name: name,
+            timestamp: ts,
+        });
     }
 }
 
@@ -353,7 +401,9 @@ fn map_response(session: &mut Session, item: &Value, mut m: Message) {
         text = result.get("error").map(value_text).unwrap_or_default();
     } else {
         let value = result.get("value").unwrap_or(&Value::Null);
-        let items = value.as_array().or_else(|| value.get("content").and_then(Value::as_array));
+        let items = value
+            .as_array()
+            .or_else(|| value.get("content").and_then(Value::as_array));
         for c in items.into_iter().flatten() {
             if let Some(t) = jstr(c, "text") {
                 if !text.is_empty() {
@@ -392,7 +442,14 @@ fn usage_of(key: String, v: &Value, prefix: &str) -> Usage {
 
 fn ledger_usage(session: &mut Session, rows: &[&Value]) {
     for (i, r) in rows.iter().enumerate() {
-        let mut u = usage_of(format!("ledger:{}", text_of(r, "id").unwrap_or_else(|| i.to_string())), r, "");
+        let mut u = usage_of(
+            format!(
+                "ledger:{}",
+                text_of(r, "id").unwrap_or_else(|| i.to_string())
+            ),
+            r,
+            "",
+        );
         u.model = text_of(r, "model");
         if let Some(m) = &u.model {
             session.observe_model(m);
@@ -424,13 +481,19 @@ fn totals_usage(session: &mut Session, row: &Value, prefix: &str) {
 fn parse_legacy(path: &Path) -> Result<FileParse, SourceError> {
     let data = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
     let text = String::from_utf8_lossy(&data);
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
     let meta: Value = lines
         .next()
         .and_then(|(_, l)| serde_json::from_str(l).ok())
         .filter(|v: &Value| v.get("working_dir").is_some())
         .ok_or_else(|| SourceError::format(path, "not a Goose session file: no metadata line"))?;
-    let id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut session = new_session(&id, &meta);
     let mut b = Builder::default();
     let mut issues: Vec<ParseIssue> = Vec::new();
@@ -448,12 +511,19 @@ fn parse_legacy(path: &Path) -> Result<FileParse, SourceError> {
                 continue;
             }
         };
-        let content: Vec<Value> = v.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
+        let content: Vec<Value> = v
+            .get("content")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let raw = RawMessage {
             id: jstr(&v, "id").map(str::to_string),
             role: jstr(&v, "role").unwrap_or("").to_string(),
             ts: epoch(v.get("created")),
-            visible: v.pointer("/metadata/userVisible").and_then(Value::as_bool).unwrap_or(true),
+            visible: v
+                .pointer("/metadata/userVisible")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
             content: &content,
         };
         if let Some(ts) = &raw.ts {

@@ -233,7 +233,12 @@ fn is_db_name(flavor: Flavor, path: &Path) -> bool {
 /// The stem a database name is made of (`kilo` for `kilo.db` and `kilo-dev.db`).
 fn db_stem(path: &Path) -> Option<&'static str> {
     let stem = path.file_name()?.to_str()?.strip_suffix(".db")?;
-    let of = |s: &str| stem == s || stem.strip_prefix(s).is_some_and(|r| r.len() > 1 && r.starts_with('-'));
+    let of = |s: &str| {
+        stem == s
+            || stem
+                .strip_prefix(s)
+                .is_some_and(|r| r.len() > 1 && r.starts_with('-'))
+    };
     FLAVORS.iter().map(|f| f.db_stem).find(|s| of(s))
 }
 

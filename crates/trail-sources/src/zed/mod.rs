@@ -35,8 +35,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use serde_json::Value;
 use trail_model::{
-    time, truncate_chars, Message, MessageKind, ParentLink, Role, Session,
-    SessionMeta, SourceKind, Usage,
+    time, truncate_chars, Message, MessageKind, ParentLink, Role, Session, SessionMeta, SourceKind,
+    Usage,
 };
 
 use crate::ids;
@@ -104,9 +104,14 @@ struct Row {
 fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
     let err = |e: rusqlite::Error| db_error(path, &e);
     if !table_names(conn).map_err(err)?.contains("threads") {
-        return Err(SourceError::format(path, "not a Zed threads database: no threads table"));
+        return Err(SourceError::format(
+            path,
+            "not a Zed threads database: no threads table",
+        ));
     }
-    let mut stmt = conn.prepare("SELECT * FROM threads ORDER BY rowid").map_err(err)?;
+    let mut stmt = conn
+        .prepare("SELECT * FROM threads ORDER BY rowid")
+        .map_err(err)?;
     let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
     let col = |n: &str| names.iter().position(|c| c == n);
     let (c_id, c_type, c_data) = (col("id"), col("data_type"), col("data"));
@@ -146,11 +151,14 @@ fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
 /// The thread JSON of a row: zstd-compressed or plain.
 fn decode(kind: &str, data: &[u8]) -> Result<Value, String> {
     let json = match kind {
-        "zstd" => zstd::decode_all(data).map_err(|e| format!("cannot decompress zstd data: {e}"))?,
+        "zstd" => {
+            zstd::decode_all(data).map_err(|e| format!("cannot decompress zstd data: {e}"))?
+        }
         "json" => data.to_vec(),
         other => return Err(format!("unknown data_type {other:?}")),
     };
-    let v: Value = serde_json::from_slice(&json).map_err(|e| format!("invalid thread JSON: {e}"))?;
+    let v: Value =
+        serde_json::from_slice(&json).map_err(|e| format!("invalid thread JSON: {e}"))?;
     if v.is_object() {
         Ok(v)
     } else {
@@ -159,7 +167,11 @@ fn decode(kind: &str, data: &[u8]) -> Result<Value, String> {
 }
 
 fn build_session(row: Row, thread: &Value) -> Session {
-    let mut meta = SessionMeta::new(ids::session_id(SourceKind::Zed, &row.id), SourceKind::Zed, &row.id);
+    let mut meta = SessionMeta::new(
+        ids::session_id(SourceKind::Zed, &row.id),
+        SourceKind::Zed,
+        &row.id,
+    );
     meta.title = row
         .summary
         .or_else(|| jstr(thread, "title").map(str::to_string))
@@ -195,7 +207,12 @@ fn build_session(row: Row, thread: &Value) -> Session {
     }
     let mut files = Vec::new();
     let mut first_prompt = None;
-    for m in thread.get("messages").and_then(Value::as_array).into_iter().flatten() {
+    for m in thread
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if let Some(user) = m.get("User") {
             map_user(&mut session, user, &mut first_prompt);
         } else if let Some(agent) = m.get("Agent") {
@@ -238,10 +255,17 @@ fn map_user(session: &mut Session, user: &Value, first_prompt: &mut Option<Strin
     let id = jstr(user, "id");
     let mut texts = Vec::new();
     let mut extras = Vec::new();
-    for item in user.get("content").and_then(Value::as_array).into_iter().flatten() {
+    for item in user
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         match variant(item) {
             Some(("Text", v)) => texts.push(value_text(v)),
-            Some(("Mention", v)) => extras.push(jstr(v, "uri").map_or_else(|| v.to_string(), str::to_string)),
+            Some(("Mention", v)) => {
+                extras.push(jstr(v, "uri").map_or_else(|| v.to_string(), str::to_string))
+            }
             Some((other, _)) => extras.push(format!("[{other}]")),
             None => extras.push(item.to_string()),
         }
@@ -260,9 +284,19 @@ fn map_user(session: &mut Session, user: &Value, first_prompt: &mut Option<Strin
     }
 }
 
-fn map_agent(session: &mut Session, agent: &Value, model: &Option<String>, files: &mut Vec<PendingFile>) {
+fn map_agent(
+    session: &mut Session,
+    agent: &Value,
+    model: &Option<String>,
+    files: &mut Vec<PendingFile>,
+) {
     let results = agent.get("tool_results").and_then(Value::as_object);
-    for item in agent.get("content").and_then(Value::as_array).into_iter().flatten() {
+    for item in agent
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let Some((tag, v)) = variant(item) else {
             continue;
         };
@@ -311,7 +345,10 @@ fn map_tool(
     call.tool_name = name.clone();
     call.tool_call_id = Some(id.to_string());
     call.tool_input = input;
-    let path = use_.pointer("/input/path").and_then(Value::as_str).map(str::to_string);
+    let path = use_
+        .pointer("/input/path")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let seq = push_message(session, call);
     if let Some(path) = path {
         files.push(PendingFile {
@@ -403,10 +440,17 @@ fn add_usage(session: &mut Session, thread: &Value, model: &Option<String>) {
             cache_creation_tokens: total
                 .cache_creation_tokens
                 .saturating_sub(sum(|u| u.cache_creation_tokens)),
-            cache_read_tokens: total.cache_read_tokens.saturating_sub(sum(|u| u.cache_read_tokens)),
+            cache_read_tokens: total
+                .cache_read_tokens
+                .saturating_sub(sum(|u| u.cache_read_tokens)),
             ..total
         };
-        if rest.input_tokens + rest.output_tokens + rest.cache_creation_tokens + rest.cache_read_tokens > 0 {
+        if rest.input_tokens
+            + rest.output_tokens
+            + rest.cache_creation_tokens
+            + rest.cache_read_tokens
+            > 0
+        {
             requests.push(Usage {
                 tokens_known: true,
                 ..rest
