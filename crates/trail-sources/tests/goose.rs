@@ -255,7 +255,7 @@ fn goose_database_gives_turns_tools_ledger_usage_and_subagents() {
 #[test]
 fn goose_legacy_jsonl_is_read() {
     let dir = common::fixtures("goose");
-    let found = Goose.discover(&[dir.clone()]);
+    let found = Goose.discover(std::slice::from_ref(&dir));
     assert_eq!(found.len(), 1);
     let file = &found[0];
     let head = std::fs::read(file).unwrap();
