@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use trail_ingest::Roots;
 use trail_model::SourceKind;
+use trail_sources::{Base, EnvAction, EnvOverride, Location, Os, Unreadable};
 
 use crate::tui_config::TuiSection;
 
@@ -96,172 +97,107 @@ pub fn here(env: &Env) -> trail_tui::Here {
     }
 }
 
-/// Returns where each source looks. `home` replaces the home directory (for the bundled
-/// samples: `--home examples/home`); with it, environment overrides are ignored so the samples
-/// never mix with real history. `overrides` are `--root SOURCE=PATH` flags, which win.
+/// Returns where each source looks on this OS. `home` replaces the home directory (for the
+/// bundled samples: `--home examples/home`); with it, environment overrides are ignored so the
+/// samples never mix with real history. `overrides` are `--root SOURCE=PATH` flags, which win.
 pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, PathBuf)]) -> Roots {
+    source_roots_on(Os::current(), env, home, overrides)
+}
+
+/// [`source_roots`] for `os`: each registry entry's locations on that OS, under their bases,
+/// then its environment overrides in order.
+pub fn source_roots_on(
+    os: Os,
+    env: &Env,
+    home: Option<&Path>,
+    overrides: &[(SourceKind, PathBuf)],
+) -> Roots {
     let isolated = home.is_some();
     let home = home.map(Path::to_path_buf).or_else(|| env.home());
-    let var = |k: &str| if isolated { None } else { env.path(k) };
+    let var = |k: &str| if isolated { None } else { env.get(k).cloned() };
+    let base = |b: Base| base_dir(b, home.as_deref(), &var);
     let mut by: HashMap<SourceKind, Vec<PathBuf>> = HashMap::new();
-
-    // Claude Code: CLAUDE_CONFIG_DIR (comma-separated) replaces the defaults.
-    let claude = match (!isolated).then(|| env.get("CLAUDE_CONFIG_DIR")).flatten() {
-        Some(list) => list
-            .to_string_lossy()
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
-            .collect(),
-        None => {
-            let mut v = Vec::new();
-            if let Some(h) = &home {
-                v.push(h.join(".claude/projects"));
-            }
-            let xdg = var("XDG_CONFIG_HOME").or_else(|| home.as_ref().map(|h| h.join(".config")));
-            if let Some(x) = xdg {
-                v.push(x.join("claude/projects"));
-            }
-            v
+    for info in trail_sources::sources() {
+        let roots = roots_of(info.locations_on(os), info.env, &base, &var);
+        if !roots.is_empty() {
+            by.insert(info.kind, roots);
         }
-    };
-    // Claude Code's prompt history sits in the same config folders (`history.jsonl` beside
-    // `projects/`).
-    by.insert(SourceKind::ClaudeHistory, claude.clone());
-    by.insert(SourceKind::ClaudeCode, claude);
-
-    if let Some(h) = &home {
-        // VS Code and forks: user data folders on Linux, macOS and Windows.
-        let mut vscode = Vec::new();
-        let appdata = var("APPDATA").unwrap_or_else(|| h.join("AppData/Roaming"));
-        let config = var("XDG_CONFIG_HOME").unwrap_or_else(|| h.join(".config"));
-        for app in ["Code", "Code - Insiders", "VSCodium", "Code - OSS"] {
-            vscode.push(config.join(app));
-            vscode.push(h.join("Library/Application Support").join(app));
-            vscode.push(appdata.join(app));
-        }
-        if let Some(p) = var("VSCODE_PORTABLE") {
-            vscode.push(p.join("user-data"));
-        }
-        if let Some(p) = var("TRAIL_VSCODE_DIR") {
-            vscode = vec![p];
-        }
-        by.insert(SourceKind::CopilotVscode, vscode);
-
-        let copilot = if let Some(p) = var("COPILOT_HOME") {
-            vec![p]
-        } else {
-            let mut v = vec![h.join(".copilot")];
-            if let Some(s) = var("XDG_STATE_HOME") {
-                v.push(s.join(".copilot"));
-            }
-            v
-        };
-        by.insert(SourceKind::CopilotCli, copilot);
-        by.insert(
-            SourceKind::Codex,
-            vec![var("CODEX_HOME").unwrap_or_else(|| h.join(".codex"))],
-        );
-        by.insert(
-            SourceKind::GeminiCli,
-            vec![var("GEMINI_CLI_HOME")
-                .map(|p| p.join(".gemini"))
-                .unwrap_or_else(|| h.join(".gemini"))],
-        );
-        let data = var("XDG_DATA_HOME").unwrap_or_else(|| h.join(".local/share"));
-        by.insert(
-            SourceKind::Opencode,
-            vec![var("TRAIL_OPENCODE_DIR").unwrap_or_else(|| data.join("opencode"))],
-        );
-        // Cursor's user-data folders (`state.vscdb`) and `~/.cursor`, whose
-        // `projects/*/agent-transcripts/` hold the agent's messages.
-        let mut cursor = vec![
-            config.join("Cursor"),
-            h.join("Library/Application Support/Cursor"),
-            appdata.join("Cursor"),
-            h.join(".cursor"),
-        ];
-        if let Some(p) = var("TRAIL_CURSOR_DIR") {
-            cursor = vec![p];
-        }
-        by.insert(SourceKind::Cursor, cursor);
-
-        // Cline, Roo Code and Kilo Code: the user-data folder of every VS Code host they
-        // install into (`<host>/User/globalStorage/<extension id>/tasks/`), and Cline's CLI
-        // folder. `TRAIL_VSCODE_DIR` narrows them to one host, as for Copilot Chat.
-        let mut hosts = Vec::new();
-        for app in trail_sources::cline::HOST_FOLDERS {
-            hosts.push(config.join(app));
-            hosts.push(h.join("Library/Application Support").join(app));
-            hosts.push(appdata.join(app));
-        }
-        if let Some(p) = var("VSCODE_PORTABLE") {
-            hosts.push(p.join("user-data"));
-        }
-        if let Some(p) = var("TRAIL_VSCODE_DIR") {
-            hosts = vec![p];
-        }
-        let mut cline = hosts.clone();
-        cline.push(h.join(".cline/data"));
-        by.insert(SourceKind::Cline, cline);
-        by.insert(SourceKind::RooCode, hosts.clone());
-        // Kilo Code: its old task folders and, since its rebuild on OpenCode, its data folder.
-        let mut kilo = hosts;
-        kilo.push(data.join("kilo"));
-        by.insert(SourceKind::KiloCode, kilo);
-        // h42c (until the registry carries these): the other OpenCode forks, the relabels,
-        // Crush, Zed and Goose.
-        let localappdata = var("LOCALAPPDATA").unwrap_or_else(|| h.join("AppData/Local"));
-        let mac = h.join("Library/Application Support");
-        by.insert(
-            SourceKind::MimoCode,
-            vec![var("MIMOCODE_HOME")
-                .map(|p| p.join("data"))
-                .unwrap_or_else(|| data.join("mimocode"))],
-        );
-        by.insert(SourceKind::Icodemate, vec![data.join("icodemate")]);
-        by.insert(SourceKind::Traex, vec![h.join(".trae/cli")]);
-        by.insert(
-            SourceKind::Openclaude,
-            vec![var("OPENCLAUDE_CONFIG_DIR").unwrap_or_else(|| h.join(".openclaude"))],
-        );
-        let cowork = "Claude/local-agent-mode-sessions";
-        by.insert(
-            SourceKind::ClaudeCowork,
-            vec![config.join(cowork), mac.join(cowork), appdata.join(cowork)],
-        );
-        let crush = match var("CRUSH_GLOBAL_DATA") {
-            Some(p) => vec![p],
-            None => vec![
-                data.join("crush"),
-                localappdata.join("crush"),
-                h.join(".crush"),
-            ],
-        };
-        by.insert(SourceKind::Crush, crush);
-        by.insert(
-            SourceKind::Zed,
-            vec![data.join("zed"), mac.join("Zed"), localappdata.join("Zed")],
-        );
-        let goose = match var("GOOSE_PATH_ROOT") {
-            Some(p) => vec![p.join("data")],
-            None => vec![
-                data.join("goose"),
-                appdata.join("Block/goose/data"),
-                h.join(".goose"),
-            ],
-        };
-        by.insert(SourceKind::Goose, goose);
-        by.insert(
-            SourceKind::Grok,
-            vec![var("GROK_HOME").unwrap_or_else(|| h.join(".grok"))],
-        );
     }
     for (kind, path) in overrides {
         by.insert(*kind, vec![path.clone()]);
     }
     Roots { by_source: by }
+}
+
+/// Returns the folder a registry [`Base`] stands for: its environment variable, else its
+/// default under the home folder.
+fn base_dir(
+    base: Base,
+    home: Option<&Path>,
+    var: &dyn Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    let (key, default) = match base {
+        Base::Home => return home.map(Path::to_path_buf),
+        Base::XdgConfig => ("XDG_CONFIG_HOME", ".config"),
+        Base::XdgData => ("XDG_DATA_HOME", ".local/share"),
+        Base::XdgState => ("XDG_STATE_HOME", ".local/state"),
+        Base::AppData => ("APPDATA", "AppData/Roaming"),
+        Base::LocalAppData => ("LOCALAPPDATA", "AppData/Local"),
+        Base::MacAppSupport => return home.map(|h| h.join("Library/Application Support")),
+    };
+    var(key)
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(default)))
+}
+
+/// Returns where the formats trail finds but cannot read lie on this OS (see
+/// [`source_roots`] for `home`).
+pub fn unreadable_roots(
+    env: &Env,
+    home: Option<&Path>,
+) -> Vec<(&'static Unreadable, Vec<PathBuf>)> {
+    let isolated = home.is_some();
+    let home = home.map(Path::to_path_buf).or_else(|| env.home());
+    let var = |k: &str| if isolated { None } else { env.get(k).cloned() };
+    let base = |b: Base| base_dir(b, home.as_deref(), &var);
+    trail_sources::UNREADABLE
+        .iter()
+        .map(|u| (u, roots_of(u.locations_on(Os::current()), &[], &base, &var)))
+        .collect()
+}
+
+/// Returns one source's roots: its default locations, then each environment override (a
+/// replacing one keeps only the locations marked `always`).
+fn roots_of<'a>(
+    locations: impl Iterator<Item = &'a Location>,
+    env: &[EnvOverride],
+    base: &dyn Fn(Base) -> Option<PathBuf>,
+    var: &dyn Fn(&str) -> Option<OsString>,
+) -> Vec<PathBuf> {
+    let mut out: Vec<(PathBuf, bool)> = locations
+        .filter_map(|l| Some((base(l.base)?.join(l.path), l.always)))
+        .collect();
+    for o in env {
+        let Some(value) = var(o.var) else { continue };
+        let at = |p: PathBuf| if o.path.is_empty() { p } else { p.join(o.path) };
+        let named: Vec<PathBuf> = match o.action {
+            EnvAction::ReplaceList => value
+                .to_string_lossy()
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| at(PathBuf::from(s)))
+                .collect(),
+            EnvAction::Replace | EnvAction::Add => vec![at(PathBuf::from(value))],
+        };
+        if o.action == EnvAction::Add {
+            out.extend(named.into_iter().map(|p| (p, false)));
+        } else {
+            out.retain(|(_, always)| *always);
+            out.splice(0..0, named.into_iter().map(|p| (p, false)));
+        }
+    }
+    out.into_iter().map(|(p, _)| p).collect()
 }
 
 /// Returns the folders holding projects that are searched for files kept inside projects
@@ -589,6 +525,147 @@ mod tests {
         assert_eq!(
             r.by_source[&SourceKind::ClaudeCode][0],
             PathBuf::from("/demo/.claude/projects")
+        );
+    }
+
+    fn paths(v: &[&str]) -> Vec<PathBuf> {
+        v.iter().map(PathBuf::from).collect()
+    }
+
+    #[test]
+    fn linux_defaults_per_source() {
+        let r = source_roots_on(Os::Linux, &env(&[("HOME", "/h")]), None, &[]).by_source;
+        assert_eq!(r[&SourceKind::Codex], paths(&["/h/.codex"]));
+        assert_eq!(r[&SourceKind::GeminiCli], paths(&["/h/.gemini"]));
+        assert_eq!(
+            r[&SourceKind::Opencode],
+            paths(&["/h/.local/share/opencode"])
+        );
+        assert_eq!(r[&SourceKind::CopilotCli], paths(&["/h/.copilot"]));
+        assert_eq!(
+            r[&SourceKind::Cursor],
+            paths(&["/h/.config/Cursor", "/h/.cursor"])
+        );
+        assert_eq!(
+            r[&SourceKind::CopilotVscode],
+            paths(&[
+                "/h/.config/Code",
+                "/h/.config/Code - Insiders",
+                "/h/.config/VSCodium",
+                "/h/.config/Code - OSS"
+            ])
+        );
+        assert_eq!(r[&SourceKind::Cline].len(), 7);
+        assert_eq!(r[&SourceKind::Cline][6], PathBuf::from("/h/.cline/data"));
+        assert_eq!(r[&SourceKind::RooCode], r[&SourceKind::Cline][..6]);
+        assert_eq!(r[&SourceKind::KiloCode], r[&SourceKind::RooCode]);
+        assert_eq!(r[&SourceKind::ClaudeHistory], r[&SourceKind::ClaudeCode]);
+        // Sources found in projects or given by path have no fixed place.
+        for k in [
+            SourceKind::Aider,
+            SourceKind::Specstory,
+            SourceKind::VscodeExport,
+        ] {
+            assert!(!r.contains_key(&k), "{k}");
+        }
+    }
+
+    #[test]
+    fn every_env_override_moves_its_source() {
+        let r = |pairs: &[(&str, &str)]| {
+            let mut all = vec![("HOME", "/h")];
+            all.extend_from_slice(pairs);
+            source_roots_on(Os::Linux, &env(&all), None, &[]).by_source
+        };
+        assert_eq!(
+            r(&[("CODEX_HOME", "/c")])[&SourceKind::Codex],
+            paths(&["/c"])
+        );
+        assert_eq!(
+            r(&[("GEMINI_CLI_HOME", "/g")])[&SourceKind::GeminiCli],
+            paths(&["/g/.gemini"])
+        );
+        assert_eq!(
+            r(&[("TRAIL_OPENCODE_DIR", "/o")])[&SourceKind::Opencode],
+            paths(&["/o"])
+        );
+        assert_eq!(
+            r(&[("XDG_DATA_HOME", "/x")])[&SourceKind::Opencode],
+            paths(&["/x/opencode"])
+        );
+        assert_eq!(
+            r(&[("XDG_STATE_HOME", "/s")])[&SourceKind::CopilotCli],
+            paths(&["/h/.copilot", "/s/.copilot"])
+        );
+        assert_eq!(
+            r(&[("XDG_STATE_HOME", "/s"), ("COPILOT_HOME", "/p")])[&SourceKind::CopilotCli],
+            paths(&["/p"])
+        );
+        assert_eq!(
+            r(&[("TRAIL_CURSOR_DIR", "/cu")])[&SourceKind::Cursor],
+            paths(&["/cu"])
+        );
+        let xc = r(&[("XDG_CONFIG_HOME", "/xc")]);
+        assert_eq!(xc[&SourceKind::CopilotVscode][0], PathBuf::from("/xc/Code"));
+        assert_eq!(
+            xc[&SourceKind::ClaudeCode][1],
+            PathBuf::from("/xc/claude/projects")
+        );
+
+        let portable = r(&[("VSCODE_PORTABLE", "/port")]);
+        let user_data = PathBuf::from("/port/user-data");
+        assert_eq!(
+            portable[&SourceKind::CopilotVscode].last(),
+            Some(&user_data)
+        );
+        assert!(portable[&SourceKind::Cline].contains(&user_data));
+        assert!(portable[&SourceKind::KiloCode].contains(&user_data));
+        // TRAIL_VSCODE_DIR names the one VS Code host; Cline's CLI folder stays.
+        let one = r(&[("VSCODE_PORTABLE", "/port"), ("TRAIL_VSCODE_DIR", "/v")]);
+        assert_eq!(one[&SourceKind::CopilotVscode], paths(&["/v"]));
+        assert_eq!(one[&SourceKind::RooCode], paths(&["/v"]));
+        assert_eq!(one[&SourceKind::Cline], paths(&["/v", "/h/.cline/data"]));
+
+        // A sample home ignores every override; `--root` wins over everything.
+        let e = env(&[
+            ("HOME", "/h"),
+            ("CODEX_HOME", "/c"),
+            ("XDG_DATA_HOME", "/x"),
+        ]);
+        let demo = source_roots_on(Os::Linux, &e, Some(Path::new("/demo")), &[]).by_source;
+        assert_eq!(demo[&SourceKind::Codex], paths(&["/demo/.codex"]));
+        assert_eq!(
+            demo[&SourceKind::Opencode],
+            paths(&["/demo/.local/share/opencode"])
+        );
+        let root = [(SourceKind::Codex, PathBuf::from("/r"))];
+        let flagged = source_roots_on(Os::Linux, &e, None, &root).by_source;
+        assert_eq!(flagged[&SourceKind::Codex], paths(&["/r"]));
+    }
+
+    #[test]
+    fn only_this_os_locations_are_listed() {
+        let e = env(&[("HOME", "/h")]);
+        let linux = source_roots_on(Os::Linux, &e, None, &[]).by_source;
+        for p in linux.values().flatten() {
+            let p = p.to_string_lossy();
+            assert!(!p.contains("Library/") && !p.contains("AppData"), "{p}");
+        }
+        let mac = source_roots_on(Os::MacOs, &e, None, &[]).by_source;
+        assert_eq!(
+            mac[&SourceKind::Cursor],
+            paths(&["/h/Library/Application Support/Cursor", "/h/.cursor"])
+        );
+        let e = env(&[("USERPROFILE", "/u"), ("APPDATA", "/u/roaming")]);
+        let win = source_roots_on(Os::Windows, &e, None, &[]).by_source;
+        assert_eq!(
+            win[&SourceKind::CopilotVscode][0],
+            PathBuf::from("/u/roaming/Code")
+        );
+        assert_eq!(win[&SourceKind::CopilotVscode].len(), 4);
+        assert_eq!(
+            win[&SourceKind::Cursor],
+            paths(&["/u/roaming/Cursor", "/u/.cursor"])
         );
     }
 

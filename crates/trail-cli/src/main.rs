@@ -2,6 +2,7 @@
 
 #![allow(clippy::print_stderr)]
 
+mod agents;
 mod blocks_view;
 mod commands;
 mod config;

@@ -107,7 +107,9 @@ fn doctor_reports_sources_and_problems() {
     let (code, out, _) = run(trail(dir.path(), &store).arg("doctor"));
     assert_eq!(code, 0);
     assert!(
-        out.contains("claude-code: 1 files found, 1 indexed, 1 sessions, 1 parse problems"),
+        out.contains(
+            "Claude Code (claude-code): 1 files found, 1 indexed, 1 sessions, 1 parse problems"
+        ),
         "{out}"
     );
     assert!(out.contains("s1.jsonl:2: invalid JSON"), "{out}");

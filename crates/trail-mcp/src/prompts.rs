@@ -18,7 +18,12 @@ fn arguments() -> Vec<PromptArgument> {
         PromptArgument::new("until").with_description("Before (same forms as since)"),
         PromptArgument::new("repo")
             .with_description("Repository (owner/name) or folder contains this"),
-        PromptArgument::new("source").with_description("Only this agent (claude-code, codex...)"),
+        PromptArgument::new("source").with_description(format!(
+            "Only this agent: {}",
+            trail_query::registry::source_ids()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         PromptArgument::new("tz").with_description("Time zone of days: UTC, local, Europe/Paris"),
     ]
 }

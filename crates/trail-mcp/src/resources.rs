@@ -86,9 +86,16 @@ pub fn read(q: &Query, uri: &str, redactor: &Redactor) -> Result<ReadResourceRes
     let id = percent_decode(id).ok_or_else(|| ToolError(format!("{uri:?} is not a valid URI")))?;
     let session = q.session(&id).map_err(query_error)?;
     let mut markdown = Vec::new();
-    Exporter::new(q.store(), redactor, ExportOptions::default())
-        .write_session(&session, Format::Markdown, &mut markdown)
-        .map_err(|e| ToolError(e.to_string()))?;
+    Exporter::new(
+        q.store(),
+        redactor,
+        ExportOptions {
+            agent_name: Some(trail_query::registry::name_of),
+            ..ExportOptions::default()
+        },
+    )
+    .write_session(&session, Format::Markdown, &mut markdown)
+    .map_err(|e| ToolError(e.to_string()))?;
     let text = String::from_utf8_lossy(&markdown).into_owned();
     Ok(ReadResourceResult::new(vec![ResourceContents::text(
         text, uri,

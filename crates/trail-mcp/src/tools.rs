@@ -35,6 +35,22 @@ pub struct Ctx<'a> {
     pub store: StoreState,
 }
 
+/// The schema of every `source` argument: the registry's ids, each with its agent's name in
+/// the description, so a model can map "Kimi" or "Claude Code" to the id.
+fn source_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let sources = trail_query::registry::sources();
+    let ids: Vec<&str> = sources.iter().map(|s| s.id()).collect();
+    let named: Vec<String> = sources
+        .iter()
+        .map(|s| format!("{} ({})", s.id(), s.name))
+        .collect();
+    schemars::json_schema!({
+        "type": "string",
+        "enum": ids,
+        "description": format!("Only this agent: {}.", named.join(", ")),
+    })
+}
+
 /// Returns every tool's definition, in the order `tools/list` shows them.
 pub fn definitions() -> Vec<Tool> {
     let read_only = |title: &str| {
@@ -169,7 +185,8 @@ pub fn parse_args<T: serde::de::DeserializeOwned>(
 pub struct SearchArgs {
     /// Words (all must match), "a phrase", prefix*, OR, NOT.
     pub query: String,
-    /// claude-code, copilot-vscode, copilot-cli, codex, gemini-cli, opencode, cursor.
+    #[serde(default)]
+    #[schemars(schema_with = "source_schema")]
     pub source: Option<String>,
     /// Repository (owner/name) or folder contains this.
     pub repo: Option<String>,
@@ -335,7 +352,8 @@ fn mark_snippet(s: &str) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {
-    /// claude-code, copilot-vscode, copilot-cli, codex, gemini-cli, opencode, cursor.
+    #[serde(default)]
+    #[schemars(schema_with = "source_schema")]
     pub source: Option<String>,
     /// Repository (owner/name) or folder contains this.
     pub repo: Option<String>,
@@ -1373,7 +1391,8 @@ pub struct ReportArgs {
     pub since: Option<String>,
     /// Before (same forms as since).
     pub until: Option<String>,
-    /// Only this source (claude-code, codex...).
+    #[serde(default)]
+    #[schemars(schema_with = "source_schema")]
     pub source: Option<String>,
     /// Repository (owner/name) or folder contains this.
     pub repo: Option<String>,
@@ -1607,7 +1626,8 @@ fn continue_error(e: trail_continue::ContinueError) -> ToolError {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IndexArgs {
-    /// Only this source (claude-code, codex...); default all.
+    #[serde(default)]
+    #[schemars(schema_with = "source_schema")]
     pub source: Option<String>,
 }
 
@@ -1900,6 +1920,36 @@ mod tests {
         }
         let search = &tools[0].input_schema;
         assert_eq!(search["required"], serde_json::json!(["query"]));
+    }
+
+    #[test]
+    fn every_source_argument_names_every_source() {
+        let mut checked = 0;
+        for t in definitions() {
+            let Some(source) = t
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.get("source"))
+            else {
+                continue;
+            };
+            let listed = source["enum"].as_array().expect("an enum of ids");
+            let text = source["description"].as_str().unwrap_or("");
+            for kind in trail_model::SourceKind::ALL {
+                assert!(
+                    listed.contains(&Value::from(kind.as_str())),
+                    "{} {kind}",
+                    t.name
+                );
+                let name = trail_query::registry::display_name(kind);
+                assert!(text.contains(name), "{} lacks {name}", t.name);
+            }
+            checked += 1;
+        }
+        assert_eq!(
+            checked, 4,
+            "search, list_sessions, report and index take a source"
+        );
     }
 
     #[test]

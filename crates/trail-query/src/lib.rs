@@ -36,6 +36,14 @@ pub use sql::{SqlRequest, SQL_SCHEMA_SUMMARY};
 pub use time::{parse_time, Clock};
 pub use trail_diff::{ChangeKind, FileChange, FileDiff, SessionDiff};
 
+/// The source registry (every agent trail reads: id, display name, aliases, what it records,
+/// how to resume), for frontends that do not depend on trail-sources.
+pub mod registry {
+    pub use trail_sources::{
+        display_name, find, info, name_of, source_ids, sources, Records, SourceInfo,
+    };
+}
+
 pub use trail_report::{
     BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips,
     UsageOptions, UsageReport,
@@ -172,13 +180,11 @@ fn empty_store() -> Store {
     Store::open_in_memory().expect("an in-memory SQLite store opens")
 }
 
-/// Validates a source name (`claude-code`, `codex`...), with the list of known ones on error.
+/// Validates a source name: its id (`claude-code`, `codex`...) or an alias (`claude`), any
+/// case, with the list of known ids on error.
 pub fn parse_source(s: &str) -> Result<trail_model::SourceKind> {
-    trail_model::SourceKind::parse(s).ok_or_else(|| {
-        let all: Vec<&str> = trail_model::SourceKind::ALL
-            .iter()
-            .map(|k| k.as_str())
-            .collect();
+    trail_sources::find(s).ok_or_else(|| {
+        let all: Vec<&str> = trail_sources::source_ids().collect();
         QueryError::Invalid(format!("unknown source {s:?}; one of: {}", all.join(", ")))
     })
 }

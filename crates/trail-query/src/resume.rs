@@ -72,22 +72,20 @@ pub fn reopen_command(row: &SessionRow, native: Option<&str>) -> Option<Reopen> 
             .to_string()
     });
     let cwd = row.cwd.clone();
-    let (program, args): (&'static str, Vec<String>) = match row.source.as_str() {
-        "claude-code" => ("claude", vec!["--resume".into(), own]),
-        "copilot-cli" => ("copilot", vec!["--resume".into(), own]),
-        "codex" => ("codex", vec!["resume".into(), own]),
-        "gemini-cli" => ("gemini", vec!["--resume".into(), own]),
-        "opencode" => ("opencode", vec!["--session".into(), own]),
-        // Chat panels reopen with their folder; the chat is in the panel's history.
-        "copilot-vscode" | "vscode-export" => ("code", vec![cwd.clone()?]),
-        "cursor" => ("cursor", vec![cwd.clone()?]),
-        // Aider has no session ids: in the project folder it reloads the chat history file.
-        "aider" => {
-            cwd.as_ref()?;
-            ("aider", vec!["--restore-chat-history".into()])
-        }
-        _ => return None,
-    };
+    // The registry's template: `{id}` is the agent's own id, `{cwd}` the folder. One without
+    // `{id}` finds the session by the folder it runs in, so it needs one.
+    let template = trail_sources::info(trail_sources::find(&row.source)?).resume?;
+    if !template.contains("{id}") {
+        cwd.as_ref()?;
+    }
+    let mut words = template.split_whitespace();
+    let program = words.next()?;
+    let args = words
+        .map(|w| {
+            w.replace("{id}", &own)
+                .replace("{cwd}", cwd.as_deref().unwrap_or(""))
+        })
+        .collect();
     Some(Reopen {
         session_id: row.id.clone(),
         program,
@@ -151,6 +149,19 @@ mod tests {
             "cd '/home/me/my proj' && aider --restore-chat-history"
         );
         assert!(reopen_command(&row("aider", "x", None), None).is_none());
+    }
+
+    #[test]
+    fn every_registry_template_reopens_its_sessions() {
+        for s in trail_sources::sources() {
+            let r = row(s.id(), &format!("{}:abc", s.id()), Some("/w"));
+            let reopen = reopen_command(&r, Some("abc"));
+            assert_eq!(reopen.is_some(), s.resume.is_some(), "{}", s.id());
+            if let (Some(reopen), Some(t)) = (reopen, s.resume) {
+                assert!(t.starts_with(reopen.program), "{t}");
+                assert!(!reopen.args.iter().any(|a| a.contains('{')), "{t}");
+            }
+        }
     }
 
     #[test]

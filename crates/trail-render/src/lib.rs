@@ -85,6 +85,10 @@ pub struct ExportOptions {
     /// Include the model's reasoning in Markdown and HTML (JSON and VS Code files always
     /// carry it).
     pub thinking: bool,
+    /// The agent's name for a source id ("Claude Code" for `claude-code`): the source
+    /// registry's `trail_sources::name_of`, which this crate may not depend on. Without it a
+    /// VS Code chat file answers as "GitHub Copilot".
+    pub agent_name: Option<fn(&str) -> Option<&'static str>>,
 }
 
 /// How a live viewer (`trail serve`) shows a session inside its own page: the HTML export's

@@ -13,6 +13,7 @@
 use std::io::Write;
 
 use serde_json::{json, Value};
+use trail_model::SourceKind;
 use trail_store::{ExportMessage, SessionRow};
 
 use crate::{for_each_turn_message, Exporter, Result};
@@ -39,14 +40,11 @@ pub(crate) fn write_session(
     s: &SessionRow,
     w: &mut dyn Write,
 ) -> Result<()> {
-    let responder = match s.source.as_str() {
-        "claude-code" => "Claude Code",
-        "codex" => "Codex",
-        "gemini-cli" => "Gemini CLI",
-        "opencode" => "OpenCode",
-        "cursor" => "Cursor",
-        "copilot-cli" => "GitHub Copilot CLI",
-        "specstory" => "SpecStory",
+    // VS Code's own chats answer as "GitHub Copilot"; every other agent by its registry name.
+    let own = [SourceKind::CopilotVscode, SourceKind::VscodeExport].map(SourceKind::as_str);
+    let named = ex.options.agent_name.and_then(|name| name(&s.source));
+    let responder = match named {
+        Some(name) if !own.contains(&s.source.as_str()) => name,
         _ => "GitHub Copilot",
     };
     write!(

@@ -89,7 +89,14 @@ fn export(
     format: Format,
     redactor: &Redactor,
 ) -> (String, RedactionCounts) {
-    let mut ex = Exporter::new(store, redactor, ExportOptions { thinking: true });
+    let mut ex = Exporter::new(
+        store,
+        redactor,
+        ExportOptions {
+            thinking: true,
+            agent_name: Some(trail_sources::name_of),
+        },
+    );
     let mut out = Vec::new();
     ex.write_session(s, format, &mut out).unwrap();
     (String::from_utf8(out).unwrap(), ex.counts().clone())
@@ -592,7 +599,14 @@ fn hostile_html_has_no_executable_markup() {
     );
     let sessions = top_sessions(&store);
     let off = Redactor::disabled();
-    let mut ex = Exporter::new(&store, &off, ExportOptions { thinking: true });
+    let mut ex = Exporter::new(
+        &store,
+        &off,
+        ExportOptions {
+            thinking: true,
+            agent_name: Some(trail_sources::name_of),
+        },
+    );
     let mut pages = Vec::new();
     let mut out = Vec::new();
     ex.write_session(&sessions[0], Format::Html, &mut out)

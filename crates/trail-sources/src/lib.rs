@@ -14,6 +14,7 @@ pub mod cursor;
 pub mod gemini;
 mod markdown;
 mod opencode_family;
+mod registry;
 pub mod relabel;
 // h42c
 pub mod crush;
@@ -24,12 +25,16 @@ mod vscode;
 pub mod zed;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
-// folder layout. Each format module is registered in `registry()`.
+// folder layout. Each format module has one entry in `registry.rs`.
 pub use claude::{claude_code, claude_history};
 pub use cline_family::cline;
 use cursor::cursor_transcripts;
 pub use markdown::{aider, specstory};
 pub use opencode_family::{kilo, opencode};
+pub use registry::{
+    display_name, find, info, name_of, source_ids, sources, Base, EnvAction, EnvOverride, Location,
+    Os, Records, SourceInfo, Unreadable, UNREADABLE,
+};
 pub use shared::{discover, ids, jsonl, refs};
 use shared::{json_fields, linear, sqlite_readonly};
 use vscode::copilot_vscode_legacy;
@@ -170,37 +175,15 @@ pub trait Source: Send + Sync {
     fn parser_version(&self) -> u32;
 }
 
-/// Returns every source, in a fixed order.
+/// Returns every source's parser, in registry order (the order detection tries them).
 pub fn registry() -> Vec<Box<dyn Source>> {
-    vec![
-        Box::new(claude_code::ClaudeCode),
-        Box::new(claude_history::ClaudeHistory),
-        Box::new(copilot_vscode::CopilotVscode),
-        Box::new(vscode_export::VscodeExport),
-        Box::new(copilot_cli::CopilotCli),
-        Box::new(codex::Codex),
-        Box::new(gemini::Gemini),
-        Box::new(opencode::Opencode),
-        Box::new(cursor::Cursor),
-        Box::new(specstory::Specstory),
-        Box::new(aider::Aider),
-        Box::new(cline::ClineTasks::cline()),
-        Box::new(cline::ClineTasks::roo_code()),
-        Box::new(kilo::KiloCode),
-        // h42c
-        Box::new(opencode::OpencodeStore(opencode::MIMO)),
-        Box::new(opencode::OpencodeStore(opencode::ICODEMATE)),
-        Box::new(relabel::TRAEX),
-        Box::new(relabel::OPENCLAUDE),
-        Box::new(relabel::CLAUDE_COWORK),
-        Box::new(crush::Crush),
-        Box::new(zed::Zed),
-        Box::new(goose::Goose),
-        Box::new(grok::Grok),
-    ]
+    sources().iter().map(|s| (s.make)()).collect()
 }
 
 /// Returns the source for `kind`, if it is built in.
 pub fn source_for(kind: SourceKind) -> Option<Box<dyn Source>> {
-    registry().into_iter().find(|s| s.kind() == kind)
+    sources()
+        .iter()
+        .find(|s| s.kind == kind)
+        .map(|s| (s.make)())
 }

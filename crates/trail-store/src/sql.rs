@@ -452,6 +452,16 @@ fn table_doc(table: &str) -> &'static str {
     }
 }
 
+/// `sessions.source`'s note: every source id (the store does not depend on trail-sources, so
+/// the ids come from `SourceKind::ALL`).
+static SOURCE_DOC: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let ids: Vec<&str> = trail_model::SourceKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    format!("Agent: {}.", ids.join(", "))
+});
+
 /// Returns what a column means, for `trail sql --schema`.
 fn column_doc(table: &str, column: &str) -> &'static str {
     match (table, column) {
@@ -464,7 +474,7 @@ fn column_doc(table: &str, column: &str) -> &'static str {
         ("sessions", "summary") => "Title: the agent's title or the first prompt.",
         ("sessions", "created_at") => "First timestamp seen (ISO-8601 UTC text).",
         ("sessions", "updated_at") => "Last timestamp seen (ISO-8601 UTC text).",
-        ("sessions", "source") => "Agent: claude-code, copilot-vscode, vscode-export, copilot-cli, codex, gemini-cli, opencode, cursor.",
+        ("sessions", "source") => SOURCE_DOC.as_str(),
         ("sessions", "native_id") => "The agent's own id for the session.",
         ("sessions", "agent_version") => "Version of the agent that wrote it.",
         ("sessions", "title_rank") => "How good the title is: 0 none, 1 the first prompt, 2 a summary (in the session's file or another), 3 the user's own.",

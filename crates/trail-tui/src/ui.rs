@@ -179,15 +179,15 @@ fn age(ts: Option<&str>, now: DateTime<Utc>) -> String {
     }
 }
 
-/// The agent's short name for a source id.
+/// The agent's short name for a source id: its first alias in the registry (`claude`), else
+/// its id.
 fn agent(source: &str) -> &str {
-    match source {
-        "claude-code" => "claude",
-        "copilot-vscode" => "vscode",
-        "copilot-cli" => "copilot",
-        "gemini-cli" => "gemini",
-        "vscode-export" => "export",
-        s => s,
+    match trail_query::registry::find(source) {
+        Some(kind) => {
+            let info = trail_query::registry::info(kind);
+            info.aliases.first().copied().unwrap_or(info.id())
+        }
+        None => source,
     }
 }
 
@@ -648,4 +648,20 @@ fn draw_continue(f: &mut Frame<'_>, app: &App, area: Rect) {
         ),
         rect,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_source_has_a_short_name_that_fits_the_list() {
+        for s in trail_query::registry::sources() {
+            let short = agent(s.id());
+            assert!(!short.is_empty(), "{}", s.id());
+        }
+        assert_eq!(agent("claude-code"), "claude");
+        assert_eq!(agent("copilot-vscode"), "vscode");
+        assert_eq!(agent("not-a-source"), "not-a-source");
+    }
 }

@@ -311,7 +311,14 @@ fn export(
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let mut out = std::io::BufWriter::new(file);
     let redactor = Redactor::new(&[]).map_err(|e| e.to_string())?;
-    let mut exporter = Exporter::new(query.store(), &redactor, ExportOptions::default());
+    let mut exporter = Exporter::new(
+        query.store(),
+        &redactor,
+        ExportOptions {
+            agent_name: Some(trail_query::registry::name_of),
+            ..ExportOptions::default()
+        },
+    );
     exporter
         .write_session(&row, format, &mut out)
         .map_err(|e| e.to_string())?;

@@ -6,7 +6,6 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use trail_model::SourceKind;
 use trail_query::{
     highlight_terms, Clock, GroupBy, PriceTable, Query as Store, SearchHit, SessionRow,
     UsageReport, WhyVerdict, HIT_END, HIT_START,
@@ -52,10 +51,24 @@ fn input(name: &str, label: &str, value: Option<&str>, placeholder: &str) -> Str
     )
 }
 
+/// The agent filter: every source in the registry, by its display name.
+pub(crate) fn source_options() -> Vec<(&'static str, &'static str)> {
+    let mut options = vec![("", "any")];
+    options.extend(
+        trail_query::registry::sources()
+            .iter()
+            .map(|s| (s.id(), s.name)),
+    );
+    options
+}
+
 fn source_select(p: &Params) -> String {
-    let mut options: Vec<(&str, &str)> = vec![("", "any")];
-    options.extend(SourceKind::ALL.iter().map(|k| (k.as_str(), k.as_str())));
-    select("source", "Agent", &options, p.get("source").as_deref())
+    select(
+        "source",
+        "Agent",
+        &source_options(),
+        p.get("source").as_deref(),
+    )
 }
 
 /// The filters every report takes.
@@ -283,7 +296,14 @@ fn write_session_page(
     }
     links.push_str("</p>\n");
     w.write_all(links.as_bytes()).map_err(io)?;
-    let mut exporter = Exporter::new(q.store(), redactor, ExportOptions { thinking: true });
+    let mut exporter = Exporter::new(
+        q.store(),
+        redactor,
+        ExportOptions {
+            thinking: true,
+            ..ExportOptions::default()
+        },
+    );
     exporter
         .write_html_view(
             row,
@@ -1036,6 +1056,17 @@ pub(crate) async fn why(State(state): State<Shared>, Query(pairs): Pairs) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_agent_filter_offers_every_source_by_name() {
+        let options = source_options();
+        for kind in trail_model::SourceKind::ALL {
+            let name = trail_query::registry::display_name(kind);
+            assert!(options.contains(&(kind.as_str(), name)), "{kind}");
+        }
+        let html = source_select(&Params::default());
+        assert!(html.contains("value=\"claude-code\""), "{html}");
+    }
 
     fn bar(label: &str, value: f64) -> Bar {
         Bar {

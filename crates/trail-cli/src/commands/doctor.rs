@@ -23,12 +23,23 @@ pub struct Args {
 #[derive(Debug, Serialize)]
 struct SourceReport {
     source: String,
+    /// The agent's name: "Claude Code".
+    name: String,
     roots: Vec<RootReport>,
     files_found: usize,
     files_indexed: i64,
     files_missing: i64,
     sessions: i64,
     parse_problems: i64,
+}
+
+/// Files of a format trail finds but cannot read.
+#[derive(Debug, Serialize)]
+struct UnreadableReport {
+    name: String,
+    files_found: usize,
+    roots: Vec<String>,
+    why: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -44,6 +55,8 @@ struct Report {
     schema_version: i64,
     chronicle_schema_version: i64,
     sources: Vec<SourceReport>,
+    /// Only the formats with files on this machine.
+    unreadable: Vec<UnreadableReport>,
     problems: Vec<trail_store::IssueRow>,
     files_with_notes: Vec<trail_store::DoctorFileStats>,
 }
@@ -76,6 +89,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         let st = stats.iter().find(|s| s.source == kind.as_str());
         sources.push(SourceReport {
             source: kind.as_str().to_string(),
+            name: trail_sources::display_name(kind).to_string(),
             roots: r
                 .iter()
                 .map(|p| RootReport {
@@ -101,6 +115,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         schema_version: store.schema_version()?,
         chronicle_schema_version: chronicle,
         sources,
+        unreadable: unreadable(ctx),
         problems: store.parse_issues(None, SHOWN_PROBLEMS)?,
         files_with_notes: store.file_notes()?,
     };
@@ -119,8 +134,9 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     for s in &report.sources {
         ui.line("")?;
         ui.line(&format!(
-            "{}: {} files found, {} indexed{}, {} sessions, {} parse problems",
-            ui.paint(Style::Bold, &s.source),
+            "{} ({}): {} files found, {} indexed{}, {} sessions, {} parse problems",
+            ui.paint(Style::Bold, &s.name),
+            s.source,
             s.files_found,
             s.files_indexed,
             if s.files_missing > 0 {
@@ -139,6 +155,16 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             };
             ui.line(&format!("  looked in {} ({mark})", r.path))?;
         }
+    }
+    for u in &report.unreadable {
+        ui.line("")?;
+        ui.line(&format!(
+            "{}: {} files found in {}, not read: {}",
+            ui.paint(Style::Bold, &u.name),
+            u.files_found,
+            u.roots.join(", "),
+            u.why
+        ))?;
     }
     if !report.problems.is_empty() {
         ui.line("")?;
@@ -167,4 +193,25 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         }
     }
     Ok(0)
+}
+
+/// The formats trail finds but cannot read that have files here, each with where and why.
+fn unreadable(ctx: &Ctx) -> Vec<UnreadableReport> {
+    config::unreadable_roots(&ctx.env, ctx.home.as_deref())
+        .into_iter()
+        .filter_map(|(u, roots)| {
+            let files = u.files(&roots);
+            let holding: Vec<String> = roots
+                .iter()
+                .filter(|r| files.iter().any(|f| f.starts_with(r)))
+                .map(|r| r.display().to_string())
+                .collect();
+            (!files.is_empty()).then(|| UnreadableReport {
+                name: u.name.to_string(),
+                files_found: files.len(),
+                roots: holding,
+                why: u.why.to_string(),
+            })
+        })
+        .collect()
 }

@@ -48,7 +48,7 @@ pub struct Args {
     #[arg(long)]
     all: bool,
     /// With --all: only sessions from this source
-    #[arg(long, requires = "all", value_parser = crate::commands::index::parse_source)]
+    #[arg(long, requires = "all", value_parser = crate::agents::source_parser())]
     source: Option<trail_model::SourceKind>,
     /// With --all: only sessions whose repository (owner/name) or folder contains this text
     #[arg(long, requires = "all")]
@@ -103,6 +103,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         &redactor,
         ExportOptions {
             thinking: args.thinking,
+            agent_name: Some(trail_sources::name_of),
         },
     );
     let mut bytes = 0u64;

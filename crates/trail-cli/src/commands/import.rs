@@ -28,11 +28,10 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             return Err(CliError::usage(format!("{} is not a file", f.display())));
         }
         if trail_ingest::detect_paths(&sources, f).is_empty() {
-            return Err(CliError::usage(format!(
-                "{} is not in a format trail reads",
-                f.display()
-            ))
-            .with_hint("trail reads VS Code \"Export Chat\" files and the session files of Claude Code, Copilot, Codex, Gemini CLI, OpenCode, Cursor and SpecStory"));
+            return Err(
+                CliError::usage(format!("{} is not in a format trail reads", f.display()))
+                    .with_hint(crate::agents::reads_hint()),
+            );
         }
     }
     let mut store = Store::open(&ctx.store_path)?;

@@ -19,11 +19,12 @@ const SHOWN_PROBLEMS: usize = 10;
 pub struct Args {
     /// Files or folders to index (format detected); default: every known location
     paths: Vec<PathBuf>,
-    /// Only index these sources (claude-code, copilot-vscode, copilot-cli, codex, ...)
-    #[arg(long = "source", value_name = "SOURCE", value_parser = parse_source)]
+    /// Only index these sources (an id or an alias)
+    #[arg(long = "source", value_name = "SOURCE", value_parser = crate::agents::source_parser())]
     sources: Vec<SourceKind>,
-    /// Look for a source's files here instead of its default location (SOURCE=PATH)
-    #[arg(long = "root", value_name = "SOURCE=PATH", value_parser = parse_root)]
+    /// Look for a source's files here instead of its default location (SOURCE=PATH, SOURCE one
+    /// of --source's values)
+    #[arg(long = "root", value_name = "SOURCE=PATH", value_parser = crate::agents::parse_root)]
     roots: Vec<(SourceKind, PathBuf)>,
     /// Reparse every file, even unchanged ones
     #[arg(long)]
@@ -31,20 +32,6 @@ pub struct Args {
     /// Print the summary as JSON
     #[arg(long)]
     json: bool,
-}
-
-pub fn parse_source(s: &str) -> Result<SourceKind, String> {
-    SourceKind::parse(s).ok_or_else(|| {
-        let all: Vec<&str> = SourceKind::ALL.iter().map(|k| k.as_str()).collect();
-        format!("unknown source {s:?}; one of: {}", all.join(", "))
-    })
-}
-
-pub fn parse_root(s: &str) -> Result<(SourceKind, PathBuf), String> {
-    let (k, p) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected SOURCE=PATH, got {s:?}"))?;
-    Ok((parse_source(k)?, PathBuf::from(p)))
 }
 
 struct Bar(ProgressBar);
@@ -145,9 +132,7 @@ fn nothing_readable(unread: &[FileReason]) -> CliError {
         .iter()
         .map(|u| format!("{}: {}", u.path, u.reason))
         .collect();
-    CliError::usage(each.join("; ")).with_hint(
-        "trail reads the session files of Claude Code, Copilot (VS Code, CLI and \"Export Chat\" files), Codex, Gemini CLI, OpenCode, Cursor and SpecStory",
-    )
+    CliError::usage(each.join("; ")).with_hint(crate::agents::reads_hint())
 }
 
 fn print_summary(

@@ -9,8 +9,8 @@ use crate::Ctx;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Only sessions from this source (claude-code, copilot-vscode, copilot-cli, ...)
-    #[arg(long, value_parser = crate::commands::index::parse_source)]
+    /// Only sessions from this source (an id or an alias)
+    #[arg(long, value_parser = crate::agents::source_parser())]
     source: Option<trail_model::SourceKind>,
     /// Only sessions whose repository (owner/name) or folder contains this text
     #[arg(long)]

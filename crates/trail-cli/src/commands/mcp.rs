@@ -7,7 +7,7 @@ use trail_ingest::IndexOptions;
 use trail_mcp::{Agent, McpConfig};
 use trail_model::SourceKind;
 
-use crate::commands::index::parse_root;
+use crate::agents::parse_root;
 use crate::error::{CliError, CliResult};
 use crate::{config, Ctx};
 

@@ -18,8 +18,8 @@ pub struct Args {
     /// What to find: words (all must match), "a phrase", prefix*, OR, NOT
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     query: Vec<String>,
-    /// Only sessions from this source (claude-code, copilot-vscode, copilot-cli, ...)
-    #[arg(long, value_parser = crate::commands::index::parse_source)]
+    /// Only sessions from this source (an id or an alias)
+    #[arg(long, value_parser = crate::agents::source_parser())]
     source: Option<trail_model::SourceKind>,
     /// Only sessions whose repository (owner/name) contains this text
     #[arg(long)]

@@ -21,8 +21,8 @@ pub struct FilterArgs {
     /// Only activity before this time
     #[arg(long)]
     pub until: Option<String>,
-    /// Only this source (claude-code, copilot-vscode, copilot-cli, ...)
-    #[arg(long, value_parser = crate::commands::index::parse_source)]
+    /// Only this source (an id or an alias)
+    #[arg(long, value_parser = crate::agents::source_parser())]
     pub source: Option<trail_model::SourceKind>,
     /// Only sessions whose repository (owner/name) or folder contains this text
     #[arg(long)]

@@ -50,17 +50,6 @@ pub const TASK_METADATA: &str = "task_metadata.json";
 /// Characters of the first prompt used as a title.
 const TITLE_CHARS: usize = 200;
 
-/// The VS Code hosts whose user-data folders hold these extensions' storage (VS Code's own
-/// builds, and the forks Cursor and Windsurf, which install the same extensions).
-pub const HOST_FOLDERS: [&str; 6] = [
-    "Code",
-    "Code - Insiders",
-    "VSCodium",
-    "Code - OSS",
-    "Cursor",
-    "Windsurf",
-];
-
 /// One of the three extensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fork {
