@@ -518,9 +518,21 @@ pub static SOURCES: &[SourceInfo] = &[
         name: "Claude Cowork",
         aliases: &["cowork"],
         locations: &[
-            Location::new(Os::Linux, Base::XdgConfig, "Claude/local-agent-mode-sessions"),
-            Location::new(Os::MacOs, Base::MacAppSupport, "Claude/local-agent-mode-sessions"),
-            Location::new(Os::Windows, Base::AppData, "Claude/local-agent-mode-sessions"),
+            Location::new(
+                Os::Linux,
+                Base::XdgConfig,
+                "Claude/local-agent-mode-sessions",
+            ),
+            Location::new(
+                Os::MacOs,
+                Base::MacAppSupport,
+                "Claude/local-agent-mode-sessions",
+            ),
+            Location::new(
+                Os::Windows,
+                Base::AppData,
+                "Claude/local-agent-mode-sessions",
+            ),
         ],
         env: &[],
         records: FULL,
