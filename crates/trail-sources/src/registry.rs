@@ -604,7 +604,7 @@ pub static SOURCES: &[SourceInfo] = &[
     SourceInfo {
         kind: SourceKind::Grok,
         name: "Grok Build",
-        aliases: &["grok-build"],
+        aliases: &[],
         locations: &[Location::new(Os::All, Base::Home, ".grok")],
         env: &[replace("GROK_HOME", "")],
         records: Records {
