@@ -30,7 +30,8 @@ pub enum SourceKind {
     Cline,
     /// Roo Code (`rooveterinaryinc.roo-cline`), a fork of Cline with the same task folders.
     RooCode,
-    /// Kilo Code (`kilocode.kilo-code`), a fork of Roo Code and Cline.
+    /// Kilo Code (`kilocode.kilo-code`), a fork of Roo Code and Cline; since its 2026 rebuild
+    /// on OpenCode's core, OpenCode's store under `~/.local/share/kilo`. One kind for both.
     KiloCode,
     // h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
     /// Pi (and Oh My Pi, Prime Agent, OpenClaw/QClaw): JSONL trees of entries.
@@ -44,11 +45,31 @@ pub enum SourceKind {
     /// iFlow CLI: Claude-like session JSONL.
     Iflow,
     // end h42a
+    // h42c: sources added for issue 42 (OpenCode forks, relabels, SQLite stores, exports).
+    /// MiMo Code (Xiaomi), OpenCode's store under `~/.local/share/mimocode`.
+    MimoCode,
+    /// ICodeMate, OpenCode's store under `~/.local/share/icodemate`.
+    Icodemate,
+    /// TraeX (TRAE CLI 2.0): Codex rollouts under `~/.trae/cli`.
+    Traex,
+    /// OpenClaude: Claude Code JSONL under `~/.openclaude/projects`.
+    Openclaude,
+    /// Claude Cowork (Claude desktop's agent mode): Claude Code JSONL per session folder.
+    ClaudeCowork,
+    /// Crush (charmbracelet): a SQLite database per project, `.crush/crush.db`.
+    Crush,
+    /// Zed's agent panel threads (`threads/threads.db`, zstd-compressed JSON).
+    Zed,
+    /// Goose (Block): `sessions/sessions.db`, and older per-session JSONL.
+    Goose,
+    /// Grok Build (xAI): `~/.grok/sessions/<cwd>/<id>/updates.jsonl`.
+    Grok,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
     pub const ALL: [SourceKind; 19] = [
+    pub const ALL: [SourceKind; 23] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -70,6 +91,16 @@ impl SourceKind {
         SourceKind::Droid,
         SourceKind::Iflow,
         // end h42a
+        // h42c
+        SourceKind::MimoCode,
+        SourceKind::Icodemate,
+        SourceKind::Traex,
+        SourceKind::Openclaude,
+        SourceKind::ClaudeCowork,
+        SourceKind::Crush,
+        SourceKind::Zed,
+        SourceKind::Goose,
+        SourceKind::Grok,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -96,6 +127,16 @@ impl SourceKind {
             SourceKind::Droid => "droid",
             SourceKind::Iflow => "iflow",
             // end h42a
+            // h42c
+            SourceKind::MimoCode => "mimo-code",
+            SourceKind::Icodemate => "icodemate",
+            SourceKind::Traex => "traex",
+            SourceKind::Openclaude => "openclaude",
+            SourceKind::ClaudeCowork => "claude-cowork",
+            SourceKind::Crush => "crush",
+            SourceKind::Zed => "zed",
+            SourceKind::Goose => "goose",
+            SourceKind::Grok => "grok",
         }
     }
 

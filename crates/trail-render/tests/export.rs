@@ -371,6 +371,7 @@ fn planted_store() -> (tempfile::TempDir, Store) {
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
     let roots = sample_roots();
     let mut sources_seen = Vec::new();
+    let fixtures = repo().join("crates/trail-sources/tests/fixtures");
     for source in trail_sources::registry() {
         let files: Vec<PathBuf> = match source.kind() {
             SourceKind::VscodeExport => vec![repo().join("examples/chat-export.json")],
@@ -390,6 +391,20 @@ fn planted_store() -> (tempfile::TempDir, Store) {
                 let hosts = repo().join("crates/trail-sources/tests/fixtures/cline");
                 source.discover(&[hosts.join("Code"), hosts.join("Cursor")])
             }
+            // h42c: the sources whose fixtures are files in the repo.
+            SourceKind::Openclaude => source.discover(&[fixtures.join("openclaude/.openclaude")]),
+            SourceKind::ClaudeCowork => {
+                source.discover(&[fixtures.join("claude-cowork/local-agent-mode-sessions")])
+            }
+            SourceKind::Goose => source.discover(&[fixtures.join("goose")]),
+            SourceKind::Grok => source.discover(&[fixtures.join("grok")]),
+            // Stores built by their tests (no file here) or only in the shared corpus: handmade
+            // sessions below.
+            SourceKind::MimoCode
+            | SourceKind::Icodemate
+            | SourceKind::Traex
+            | SourceKind::Crush
+            | SourceKind::Zed => Vec::new(),
             k => source.discover(roots.by_source.get(&k).map(Vec::as_slice).unwrap_or(&[])),
         };
         for f in files {
@@ -424,6 +439,18 @@ fn planted_store() -> (tempfile::TempDir, Store) {
         vec![cursor],
     );
     sources_seen.push(SourceKind::Cursor);
+    for kind in [
+        SourceKind::MimoCode,
+        SourceKind::Icodemate,
+        SourceKind::Traex,
+        SourceKind::Crush,
+        SourceKind::Zed,
+    ] {
+        let mut s = handmade(kind, "handmade-1");
+        plant(&mut s);
+        write_sessions(&mut store, &format!("/nowhere/{kind}"), kind, vec![s]);
+        sources_seen.push(kind);
+    }
     sources_seen.sort();
     sources_seen.dedup();
     assert_eq!(

@@ -15,6 +15,11 @@ pub mod gemini;
 mod markdown;
 mod opencode_family;
 mod registry;
+pub mod relabel;
+// h42c
+pub mod crush;
+pub mod goose;
+pub mod grok;
 mod shared;
 mod vscode;
 // h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
@@ -23,6 +28,7 @@ pub mod iflow;
 pub mod kimi;
 pub mod pi;
 pub mod qwen;
+pub mod zed;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
 // folder layout. Each format module has one entry in `registry.rs`.
@@ -30,7 +36,7 @@ pub use claude::{claude_code, claude_history};
 pub use cline_family::cline;
 use cursor::cursor_transcripts;
 pub use markdown::{aider, specstory};
-pub use opencode_family::opencode;
+pub use opencode_family::{kilo, opencode};
 pub use registry::{
     display_name, find, info, name_of, source_ids, sources, Base, EnvAction, EnvOverride, Location,
     Os, Records, SourceInfo, Unreadable, UNREADABLE,

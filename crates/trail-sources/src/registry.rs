@@ -17,6 +17,8 @@ use trail_model::SourceKind;
 use crate::{aider, claude_code, claude_history, cline, codex, copilot_cli, copilot_vscode};
 use crate::{cursor, gemini, opencode, specstory, vscode_export, Source};
 use crate::{droid, iflow, kimi, pi, qwen};
+// h42c
+use crate::{crush, goose, grok, kilo, relabel, zed};
 
 /// An operating system a location applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -463,11 +465,158 @@ pub static SOURCES: &[SourceInfo] = &[
         kind: SourceKind::KiloCode,
         name: "Kilo Code",
         aliases: &["kilo"],
-        locations: cline_hosts![],
+        // The old task folders in VS Code hosts, and the OpenCode-format store of today's Kilo
+        // (`~/.local/share/kilo` on every OS).
+        locations: cline_hosts![Location::new(Os::All, Base::XdgData, "kilo").always()],
         env: VSCODE_ENV,
-        records: CLINE,
+        records: FULL,
+        resume: Some("kilo --session {id}"),
+        make: || Box::new(kilo::KiloCode),
+    },
+    // h42c: sources added for issue 42.
+    SourceInfo {
+        kind: SourceKind::MimoCode,
+        name: "MiMo Code",
+        aliases: &["mimo"],
+        locations: &[Location::new(Os::All, Base::XdgData, "mimocode")],
+        env: &[replace("MIMOCODE_HOME", "data")],
+        records: FULL,
         resume: None,
-        make: || Box::new(cline::ClineTasks::kilo_code()),
+        make: || Box::new(opencode::OpencodeStore(opencode::MIMO)),
+    },
+    SourceInfo {
+        kind: SourceKind::Icodemate,
+        name: "ICodeMate",
+        aliases: &["icm"],
+        locations: &[Location::new(Os::All, Base::XdgData, "icodemate")],
+        env: &[],
+        records: FULL,
+        resume: None,
+        make: || Box::new(opencode::OpencodeStore(opencode::ICODEMATE)),
+    },
+    SourceInfo {
+        kind: SourceKind::Traex,
+        name: "TraeX",
+        aliases: &["trae-cli"],
+        locations: &[Location::new(Os::All, Base::Home, ".trae/cli")],
+        env: &[],
+        records: FULL,
+        resume: None,
+        make: || Box::new(relabel::TRAEX),
+    },
+    SourceInfo {
+        kind: SourceKind::Openclaude,
+        name: "OpenClaude",
+        aliases: &["oclaude"],
+        locations: &[Location::new(Os::All, Base::Home, ".openclaude")],
+        env: &[replace("OPENCLAUDE_CONFIG_DIR", "")],
+        records: FULL,
+        resume: Some("openclaude --resume {id}"),
+        make: || Box::new(relabel::OPENCLAUDE),
+    },
+    SourceInfo {
+        kind: SourceKind::ClaudeCowork,
+        name: "Claude Cowork",
+        aliases: &["cowork"],
+        locations: &[
+            Location::new(
+                Os::Linux,
+                Base::XdgConfig,
+                "Claude/local-agent-mode-sessions",
+            ),
+            Location::new(
+                Os::MacOs,
+                Base::MacAppSupport,
+                "Claude/local-agent-mode-sessions",
+            ),
+            Location::new(
+                Os::Windows,
+                Base::AppData,
+                "Claude/local-agent-mode-sessions",
+            ),
+        ],
+        env: &[],
+        records: FULL,
+        resume: None,
+        make: || Box::new(relabel::CLAUDE_COWORK),
+    },
+    SourceInfo {
+        kind: SourceKind::Crush,
+        name: "Crush",
+        aliases: &[],
+        // The global data folder holding `projects.json` (which names each project's
+        // `.crush/crush.db`), and `~/.crush`.
+        locations: &[
+            Location::new(Os::Unix, Base::XdgData, "crush"),
+            Location::new(Os::Windows, Base::LocalAppData, "crush"),
+            Location::new(Os::All, Base::Home, ".crush"),
+        ],
+        env: &[replace("CRUSH_GLOBAL_DATA", "")],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: true,
+            subagents: true,
+            chats_only: false,
+        },
+        resume: None,
+        make: || Box::new(crush::Crush),
+    },
+    SourceInfo {
+        kind: SourceKind::Zed,
+        name: "Zed",
+        aliases: &[],
+        locations: &[
+            Location::new(Os::Linux, Base::XdgData, "zed"),
+            Location::new(Os::MacOs, Base::MacAppSupport, "Zed"),
+            Location::new(Os::Windows, Base::LocalAppData, "Zed"),
+        ],
+        env: &[],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: false,
+            subagents: true,
+            chats_only: false,
+        },
+        resume: None,
+        make: || Box::new(zed::Zed),
+    },
+    SourceInfo {
+        kind: SourceKind::Goose,
+        name: "Goose",
+        aliases: &[],
+        locations: &[
+            Location::new(Os::Unix, Base::XdgData, "goose"),
+            Location::new(Os::Windows, Base::AppData, "Block/goose/data"),
+            Location::new(Os::All, Base::Home, ".goose"),
+        ],
+        env: &[replace("GOOSE_PATH_ROOT", "data")],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: false,
+            subagents: true,
+            chats_only: false,
+        },
+        resume: None,
+        make: || Box::new(goose::Goose),
+    },
+    SourceInfo {
+        kind: SourceKind::Grok,
+        name: "Grok Build",
+        aliases: &[],
+        locations: &[Location::new(Os::All, Base::Home, ".grok")],
+        env: &[replace("GROK_HOME", "")],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: false,
+            subagents: true,
+            chats_only: false,
+        },
+        resume: None,
+        make: || Box::new(grok::Grok),
     },
     // h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
     SourceInfo {

@@ -96,11 +96,11 @@ impl Source for ClaudeCode {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
-        if !discover::has_extension(path, "jsonl") {
-            return false;
-        }
-        // Qwen Code and iFlow write records of the same envelope (`uuid`, `sessionId`).
-        detect_head(head)
+        // Agents writing this JSONL in their own folders (OpenClaude, Claude Cowork) read it
+        // as theirs; Qwen Code and iFlow write records of the same envelope (`uuid`,
+        // `sessionId`).
+        crate::relabel::claimed(path).is_none()
+            && detect_format(path, head)
             && !crate::qwen::is_chat_record(head)
             && !crate::iflow::is_iflow_record(head)
     }
@@ -112,6 +112,12 @@ impl Source for ClaudeCode {
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         parse_file(request)
     }
+}
+
+/// Returns whether a file is Claude Code JSONL by its extension and first lines (whatever
+/// folder it sits in).
+pub fn detect_format(path: &Path, head: &[u8]) -> bool {
+    discover::has_extension(path, "jsonl") && detect_head(head)
 }
 
 /// Returns whether the first lines are Claude Code entries: a top-level `sessionId` with a

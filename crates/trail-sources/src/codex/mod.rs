@@ -100,15 +100,8 @@ impl Source for Codex {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
-        if is_rollout_name(path) {
-            return true;
-        }
-        let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-        let Ok(v) = serde_json::from_slice::<Value>(first) else {
-            return false;
-        };
-        v.get("type").and_then(Value::as_str) == Some("session_meta")
-            && v.get("payload").is_some_and(Value::is_object)
+        // Agents writing Codex's rollouts in their own folders (TraeX) read them as theirs.
+        crate::relabel::claimed(path).is_none() && detect_format(path, head)
     }
 
     fn appendable(&self, path: &Path) -> bool {
@@ -1240,6 +1233,20 @@ impl Parser {
         }
         session
     }
+}
+
+/// Returns whether a file is a Codex rollout by its name or its first line (whatever folder
+/// it sits in).
+pub fn detect_format(path: &Path, head: &[u8]) -> bool {
+    if is_rollout_name(path) {
+        return true;
+    }
+    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
+    let Ok(v) = serde_json::from_slice::<Value>(first) else {
+        return false;
+    };
+    v.get("type").and_then(Value::as_str) == Some("session_meta")
+        && v.get("payload").is_some_and(Value::is_object)
 }
 
 /// The store id for a Codex thread id: the UUID itself, else `codex:<id>`.

@@ -1,3 +1,4 @@
 //! OpenCode and the agents built on it.
 
+pub mod kilo;
 pub mod opencode;

@@ -82,6 +82,63 @@ pub struct Opencode;
 /// 4: the agent a session ran under (`agent_description`, issue 45).
 pub const PARSER_VERSION: u32 = 4;
 
+/// One product that keeps OpenCode's store under its own data folder: OpenCode itself, and
+/// the forks that rebuilt on its core (today's Kilo Code, MiMo Code, ICodeMate). They differ
+/// only in the folder (the CLI's roots), the database's name and the source kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flavor {
+    pub kind: SourceKind,
+    /// Session ids are `<id_prefix>:<ses_...>`.
+    pub id_prefix: &'static str,
+    /// The flavor's own database name: `<db_stem>.db` and `<db_stem>-<channel>.db`. The forks'
+    /// development channels keep OpenCode's `opencode-<channel>.db` names too.
+    pub db_stem: &'static str,
+    /// The name of its data folder (`~/.local/share/<folder>`).
+    pub folder: &'static str,
+}
+
+/// OpenCode: `opencode.db`, `opencode-<channel>.db`.
+pub const OPENCODE: Flavor = Flavor {
+    kind: SourceKind::Opencode,
+    id_prefix: "opencode",
+    db_stem: "opencode",
+    folder: "opencode",
+};
+
+/// Kilo Code since its 2026 rebuild (`Kilo-Org/kilocode`, `packages/core/src/database/
+/// database.ts`): `kilo.db` on release channels, `opencode-<channel>.db` on the others, in
+/// `$XDG_DATA_HOME/kilo` (`~/.local/share/kilo` on every OS; `packages/core/src/global.ts`).
+pub const KILO: Flavor = Flavor {
+    kind: SourceKind::KiloCode,
+    id_prefix: "kilo-code",
+    db_stem: "kilo",
+    folder: "kilo",
+};
+
+/// MiMo Code (`XiaomiMiMo/MiMo-Code`): `mimocode.db` in `$XDG_DATA_HOME/mimocode`, or
+/// `$MIMOCODE_HOME/data`.
+pub const MIMO: Flavor = Flavor {
+    kind: SourceKind::MimoCode,
+    id_prefix: "mimo-code",
+    db_stem: "mimocode",
+    folder: "mimocode",
+};
+
+/// ICodeMate: OpenCode's store in `~/.local/share/icodemate` (its database name is not
+/// published: `icodemate*.db` and OpenCode's own names are read).
+pub const ICODEMATE: Flavor = Flavor {
+    kind: SourceKind::Icodemate,
+    id_prefix: "icodemate",
+    db_stem: "icodemate",
+    folder: "icodemate",
+};
+
+/// Every flavor, OpenCode first.
+pub const FLAVORS: [Flavor; 4] = [OPENCODE, KILO, MIMO, ICODEMATE];
+
+/// The store of one [`Flavor`].
+pub struct OpencodeStore(pub Flavor);
+
 impl Source for Opencode {
     fn parser_version(&self) -> u32 {
         PARSER_VERSION
@@ -92,9 +149,44 @@ impl Source for Opencode {
     }
 
     fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        OpencodeStore(OPENCODE).discover(roots)
+    }
+
+    fn detect(&self, path: &Path, head: &[u8]) -> bool {
+        OpencodeStore(OPENCODE).detect(path, head)
+    }
+
+    fn appendable(&self, _path: &Path) -> bool {
+        false
+    }
+
+    fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
+        OpencodeStore(OPENCODE).parse(request)
+    }
+}
+
+impl OpencodeStore {
+    /// Returns whether `path` is one of this flavor's files: a database by its name, or a
+    /// JSON-tree session info file.
+    pub fn owns_path(&self, path: &Path) -> bool {
+        is_db_name(self.0, path) || is_session_info_path(path)
+    }
+}
+
+impl Source for OpencodeStore {
+    fn parser_version(&self) -> u32 {
+        PARSER_VERSION
+    }
+
+    fn kind(&self) -> SourceKind {
+        self.0.kind
+    }
+
+    fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        let flavor = self.0;
         let mut out = Vec::new();
         for root in roots {
-            let dbs = discover::walk_files(root, 1, is_db_name);
+            let dbs = discover::walk_files(root, 1, |p| is_db_name(flavor, p));
             if dbs.is_empty() {
                 let tree = root.join("storage").join("session");
                 out.extend(discover::walk_files(&tree, 2, is_session_info_path));
@@ -108,10 +200,12 @@ impl Source for Opencode {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
-        if is_db_name(path) {
-            return head.starts_with(SQLITE_MAGIC);
+        if is_db_name(self.0, path) {
+            return db_flavor(path) == Some(self.0) && head.starts_with(SQLITE_MAGIC);
         }
-        is_session_info_path(path) && first_non_space(head) == Some(b'{')
+        is_session_info_path(path)
+            && folder_flavor(tree_data_dir(path)) == self.0
+            && first_non_space(head) == Some(b'{')
     }
 
     fn appendable(&self, _path: &Path) -> bool {
@@ -121,9 +215,9 @@ impl Source for Opencode {
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         let path = request.path;
         if is_sqlite_file(path) {
-            parse_db(path)
+            parse_db(self.0, path)
         } else {
-            parse_tree(path)
+            parse_tree(self.0, path)
         }
     }
 }
@@ -132,12 +226,47 @@ fn first_non_space(head: &[u8]) -> Option<u8> {
     head.iter().copied().find(|b| !b.is_ascii_whitespace())
 }
 
-/// `opencode.db` or `opencode-<channel>.db`.
-fn is_db_name(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return false;
+/// `<stem>.db` or `<stem>-<channel>.db` for the flavor's own stem or OpenCode's (`kilo.db`,
+/// `opencode-beta.db`): the names discovery lists under the flavor's roots.
+fn is_db_name(flavor: Flavor, path: &Path) -> bool {
+    db_stem(path).is_some_and(|s| s == flavor.db_stem || s == OPENCODE.db_stem)
+}
+
+/// The stem a database name is made of (`kilo` for `kilo.db` and `kilo-dev.db`).
+fn db_stem(path: &Path) -> Option<&'static str> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(".db")?;
+    let of = |s: &str| {
+        stem == s
+            || stem
+                .strip_prefix(s)
+                .is_some_and(|r| r.len() > 1 && r.starts_with('-'))
     };
-    name == "opencode.db" || (name.starts_with("opencode-") && name.ends_with(".db"))
+    FLAVORS.iter().map(|f| f.db_stem).find(|s| of(s))
+}
+
+/// The flavor a database given by path belongs to: by its own name (`kilo.db`), else, for
+/// OpenCode's names that the forks' development channels use too, by the data folder it sits
+/// in (`~/.local/share/kilo/opencode-dev.db` is Kilo's; anywhere else OpenCode's).
+fn db_flavor(path: &Path) -> Option<Flavor> {
+    let stem = db_stem(path)?;
+    if stem != OPENCODE.db_stem {
+        return FLAVORS.into_iter().find(|f| f.db_stem == stem);
+    }
+    Some(folder_flavor(path.parent()))
+}
+
+/// The flavor whose data folder is `dir` (by its name), OpenCode when none is.
+fn folder_flavor(dir: Option<&Path>) -> Flavor {
+    let name = dir.and_then(Path::file_name);
+    FLAVORS
+        .into_iter()
+        .find(|f| name.is_some_and(|n| n == f.folder))
+        .unwrap_or(OPENCODE)
+}
+
+/// The data folder of a JSON-tree session file (`<data>/storage/session/<project>/<id>.json`).
+fn tree_data_dir(path: &Path) -> Option<&Path> {
+    path.ancestors().nth(4)
 }
 
 /// `.../storage/session/<project>/<id>.json`.
@@ -217,8 +346,8 @@ struct RawMessage {
     parts: Vec<RawPart>,
 }
 
-fn session_id(native: &str) -> SessionId {
-    SessionId(format!("opencode:{native}"))
+fn session_id(flavor: Flavor, native: &str) -> SessionId {
+    SessionId(format!("{}:{native}", flavor.id_prefix))
 }
 
 /// Titles OpenCode gives a session before it has generated one.
@@ -235,8 +364,8 @@ struct Builder {
     cwd_fallback: Option<String>,
 }
 
-fn build_session(info: SessionInfo, messages: &[RawMessage]) -> Session {
-    let mut meta = SessionMeta::new(session_id(&info.id), SourceKind::Opencode, &info.id);
+fn build_session(flavor: Flavor, info: SessionInfo, messages: &[RawMessage]) -> Session {
+    let mut meta = SessionMeta::new(session_id(flavor, &info.id), flavor.kind, &info.id);
     meta.title = info.title.filter(|t| !is_placeholder_title(t));
     // `session.directory` is where the session ran. The project's worktree is not: a folder
     // outside any repository belongs to the `global` project, whose worktree is `/`
@@ -247,7 +376,7 @@ fn build_session(info: SessionInfo, messages: &[RawMessage]) -> Session {
     meta.agent_version = info.version;
     if let Some(parent) = info.parent_id {
         meta.parent = Some(ParentLink {
-            session_id: session_id(&parent),
+            session_id: session_id(flavor, &parent),
             tool_call_id: None,
             agent_ref: Some(info.id.clone()),
         });
@@ -671,8 +800,8 @@ fn link_children(sessions: &mut [Session]) {
 // SQLite store.
 // ---------------------------------------------------------------------------------------------
 
-fn parse_db(path: &Path) -> Result<FileParse, SourceError> {
-    read_database(path, |conn| read_db(path, conn))
+fn parse_db(flavor: Flavor, path: &Path) -> Result<FileParse, SourceError> {
+    read_database(path, |conn| read_db(flavor, path, conn))
 }
 
 /// Parses a JSON data cell; a bad one becomes an issue naming the row.
@@ -697,7 +826,7 @@ fn parse_data(
     }
 }
 
-fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
+fn read_db(flavor: Flavor, path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
     let err = |e: rusqlite::Error| db_error(path, &e);
     let tables = table_names(conn).map_err(err)?;
     if !tables.contains("session") || !tables.contains("message") {
@@ -825,7 +954,7 @@ fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
                 }
             }
         }
-        let session = build_session(info, &messages);
+        let session = build_session(flavor, info, &messages);
         if !session.messages.is_empty() || session.meta.title.is_some() {
             out.sessions.push(session);
         }
@@ -893,7 +1022,7 @@ fn stem(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn parse_tree(path: &Path) -> Result<FileParse, SourceError> {
+fn parse_tree(flavor: Flavor, path: &Path) -> Result<FileParse, SourceError> {
     let data = fs::read(path).map_err(|e| SourceError::io(path, e))?;
     let doc = crate::whole::parse_json(path, &data)
         .map_err(|e| SourceError::format(path, format!("not an OpenCode session file: {e}")))?;
@@ -950,7 +1079,7 @@ fn parse_tree(path: &Path) -> Result<FileParse, SourceError> {
             .then_with(|| a.id.cmp(&b.id))
     });
     let messages: Vec<RawMessage> = messages.into_iter().map(|(_, m)| m).collect();
-    let session = build_session(SessionInfo::from_json(id, &info), &messages);
+    let session = build_session(flavor, SessionInfo::from_json(id, &info), &messages);
     out.sessions.push(session);
     Ok(out)
 }

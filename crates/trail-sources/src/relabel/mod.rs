@@ -1,0 +1,153 @@
+//! Agents that write a format trail reads already, under their own folders: each is a source
+//! of its own (its name in `list`, `--source` filters, `usage --by source`), read by the
+//! existing reader.
+//!
+//! - TraeX (TRAE CLI 2.0): Codex rollouts field for field (`originator` is even `codex-tui`),
+//!   in `~/.trae/cli/sessions/YYYY/MM/DD/` and `~/.trae/cli/archived_sessions/`.
+//! - OpenClaude (`Gitlawb/openclaude`, `src/utils/sessionStorage.ts`): Claude Code's JSONL in
+//!   `~/.openclaude/projects/` (`OPENCLAUDE_CONFIG_DIR`).
+//! - Claude Cowork (Claude desktop's agent mode): per-session folders
+//!   `local-agent-mode-sessions/<account>/<workspace>/local_<session>/` whose
+//!   `.claude/projects/` holds Claude Code's JSONL.
+//!
+//! The files hold nothing that tells them from Codex's or Claude Code's, so a file given by
+//! path is told apart by the folder it sits in ([`Relabel::markers`]); Codex and Claude Code
+//! leave such files to these sources ([`claimed`]). Sessions keep their UUID ids; the rare
+//! non-UUID id (`codex:<id>`) takes this source's prefix.
+
+use std::path::{Path, PathBuf};
+
+use trail_model::{SessionId, SourceKind};
+use walkdir::WalkDir;
+
+use crate::claude_code::ClaudeCode;
+use crate::codex::Codex;
+use crate::{FileParse, ParseRequest, Source, SourceError};
+
+/// A format trail reads, under another agent's name.
+pub struct Relabel {
+    pub kind: SourceKind,
+    /// The reader of the format.
+    pub inner: &'static dyn Source,
+    /// The reader's test of a file's content, without its test of the folder.
+    pub detect_format: fn(&Path, &[u8]) -> bool,
+    /// Folder names that mark this agent's files in a path given by the user.
+    pub markers: &'static [&'static str],
+    /// Whether the Claude Code JSONL sits in per-session `.claude/projects/` folders below the
+    /// root (Cowork) rather than in `<root>/projects/`.
+    pub nested_projects: bool,
+}
+
+static CODEX: Codex = Codex;
+static CLAUDE_CODE: ClaudeCode = ClaudeCode;
+
+/// TraeX: Codex rollouts under `~/.trae/cli`.
+pub const TRAEX: Relabel = Relabel {
+    kind: SourceKind::Traex,
+    inner: &CODEX,
+    detect_format: crate::codex::detect_format,
+    markers: &[".trae"],
+    nested_projects: false,
+};
+
+/// OpenClaude: Claude Code JSONL under `~/.openclaude/projects`.
+pub const OPENCLAUDE: Relabel = Relabel {
+    kind: SourceKind::Openclaude,
+    inner: &CLAUDE_CODE,
+    detect_format: crate::claude_code::detect_format,
+    markers: &[".openclaude"],
+    nested_projects: false,
+};
+
+/// Claude Cowork: Claude Code JSONL in per-session folders of `local-agent-mode-sessions`.
+pub const CLAUDE_COWORK: Relabel = Relabel {
+    kind: SourceKind::ClaudeCowork,
+    inner: &CLAUDE_CODE,
+    detect_format: crate::claude_code::detect_format,
+    markers: &["local-agent-mode-sessions"],
+    nested_projects: true,
+};
+
+/// Every relabel.
+pub const RELABELS: [Relabel; 3] = [TRAEX, OPENCLAUDE, CLAUDE_COWORK];
+
+/// Returns the relabelled agent whose folder `path` sits in, if any: Codex and Claude Code do
+/// not claim such files when they are given by path.
+pub fn claimed(path: &Path) -> Option<SourceKind> {
+    RELABELS
+        .iter()
+        .find(|r| has_marker(r, path))
+        .map(|r| r.kind)
+}
+
+fn has_marker(r: &Relabel, path: &Path) -> bool {
+    path.components()
+        .any(|c| r.markers.iter().any(|m| c.as_os_str() == *m))
+}
+
+impl Source for Relabel {
+    fn kind(&self) -> SourceKind {
+        self.kind
+    }
+
+    fn parser_version(&self) -> u32 {
+        self.inner.parser_version()
+    }
+
+    fn discover(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        if !self.nested_projects {
+            return self.inner.discover(roots);
+        }
+        let projects: Vec<PathBuf> = roots.iter().flat_map(|r| nested_projects(r)).collect();
+        self.inner.discover(&projects)
+    }
+
+    fn detect(&self, path: &Path, head: &[u8]) -> bool {
+        has_marker(self, path) && (self.detect_format)(path, head)
+    }
+
+    fn appendable(&self, path: &Path) -> bool {
+        self.inner.appendable(path)
+    }
+
+    fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
+        let mut fp = self.inner.parse(request)?;
+        let from = format!("{}:", self.inner.kind().as_str());
+        let to = format!("{}:", self.kind.as_str());
+        let rename = |id: &mut SessionId| {
+            if let Some(rest) = id.0.strip_prefix(&from) {
+                *id = SessionId(format!("{to}{rest}"));
+            }
+        };
+        for s in &mut fp.sessions {
+            s.meta.source = self.kind;
+            rename(&mut s.meta.id);
+            if let Some(p) = &mut s.meta.parent {
+                rename(&mut p.session_id);
+            }
+        }
+        Ok(fp)
+    }
+}
+
+/// The `.claude/projects` folders below a Cowork root (at most five levels down:
+/// `<account>/<workspace>/local_<session>/.claude/projects`).
+fn nested_projects(root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = WalkDir::new(root)
+        .follow_links(true)
+        .max_depth(5)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_type().is_dir()
+                && e.file_name() == "projects"
+                && e.path()
+                    .parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|n| n == ".claude")
+        })
+        .map(|e| e.into_path())
+        .collect();
+    out.sort();
+    out
+}
