@@ -68,8 +68,7 @@ pub enum SourceKind {
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 19] = [
-    pub const ALL: [SourceKind; 23] = [
+    pub const ALL: [SourceKind; 28] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
