@@ -247,7 +247,7 @@ fn content_digest(store: &Path) -> Vec<String> {
         "SELECT id, summary, turn_count, message_count, input_tokens, output_tokens FROM sessions ORDER BY id",
         "SELECT session_id, turn_index, length(user_message), length(assistant_response) FROM turns ORDER BY 1, 2",
         "SELECT session_id, count(*), sum(length(text)), sum(length(tool_output)) FROM messages GROUP BY 1 ORDER BY 1",
-        "SELECT source_id, length(content) FROM search.search_index ORDER BY 1",
+        "SELECT source_id, length(content) FROM main.search_index ORDER BY 1",
         "SELECT session_id, turn_index, first_at, last_at FROM search.turn_docs ORDER BY 1, 2",
         "SELECT count(*) FROM search.turn_search WHERE turn_search MATCH 'answer'",
         "SELECT count(*), sum(input_tokens + output_tokens) FROM usage",
