@@ -199,27 +199,6 @@ pub fn detect<'a>(sources: &'a [Box<dyn Source>], path: &Path) -> Option<&'a dyn
         .map(|s| s.as_ref())
 }
 
-/// The source's display name, as people name the agent ("Claude Code", "Codex"). Stands in for
-/// the source registry's (REGISTRY-PLAN.md), which replaces it.
-pub fn display_name(kind: SourceKind) -> &'static str {
-    match kind {
-        SourceKind::ClaudeCode => "Claude Code",
-        SourceKind::CopilotVscode => "GitHub Copilot Chat",
-        SourceKind::VscodeExport => "VS Code chat export",
-        SourceKind::CopilotCli => "Copilot CLI",
-        SourceKind::Codex => "Codex",
-        SourceKind::GeminiCli => "Gemini CLI",
-        SourceKind::Opencode => "OpenCode",
-        SourceKind::Cursor => "Cursor",
-        SourceKind::Specstory => "SpecStory",
-        SourceKind::Aider => "Aider",
-        SourceKind::ClaudeHistory => "Claude Code prompt history",
-        SourceKind::Cline => "Cline",
-        SourceKind::RooCode => "Roo Code",
-        SourceKind::KiloCode => "Kilo Code",
-    }
-}
-
 /// Returns the source for `kind`, if it is built in.
 pub fn source_for(kind: SourceKind) -> Option<Box<dyn Source>> {
     sources()
