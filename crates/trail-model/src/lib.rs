@@ -32,11 +32,18 @@ pub enum SourceKind {
     RooCode,
     /// Kilo Code (`kilocode.kilo-code`), a fork of Roo Code and Cline.
     KiloCode,
+    // h42b: new sources of issue 42.
+    /// Mistral Vibe (`~/.vibe/logs/session`).
+    MistralVibe,
+    /// Kiro CLI (`~/.kiro/sessions/cli`, `kiro-cli/data.sqlite3`).
+    Kiro,
+    /// Hermes Agent (`~/.hermes/state.db`, legacy `~/.hermes/sessions`).
+    Hermes,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 14] = [
+    pub const ALL: [SourceKind; 17] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -51,6 +58,10 @@ impl SourceKind {
         SourceKind::Cline,
         SourceKind::RooCode,
         SourceKind::KiloCode,
+        // h42b
+        SourceKind::MistralVibe,
+        SourceKind::Kiro,
+        SourceKind::Hermes,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -70,6 +81,10 @@ impl SourceKind {
             SourceKind::Cline => "cline",
             SourceKind::RooCode => "roo-code",
             SourceKind::KiloCode => "kilo-code",
+            // h42b
+            SourceKind::MistralVibe => "mistral-vibe",
+            SourceKind::Kiro => "kiro",
+            SourceKind::Hermes => "hermes",
         }
     }
 

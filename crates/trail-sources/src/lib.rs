@@ -24,6 +24,12 @@ mod copilot_vscode_legacy;
 pub mod cursor;
 mod cursor_transcripts;
 pub mod gemini;
+// h42b: new sources of issue 42.
+pub mod hermes;
+pub mod kiro;
+pub mod mistral_vibe;
+mod openai_chat;
+mod replay_chain;
 pub mod opencode;
 pub mod specstory;
 pub mod vscode_editing;
@@ -181,6 +187,10 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(cline::ClineTasks::cline()),
         Box::new(cline::ClineTasks::roo_code()),
         Box::new(cline::ClineTasks::kilo_code()),
+        // h42b
+        Box::new(mistral_vibe::MistralVibe),
+        Box::new(kiro::Kiro),
+        Box::new(hermes::Hermes),
     ]
 }
 
