@@ -94,8 +94,8 @@ fn tool_calls(v: Option<&Value>) -> Option<Value> {
     }
 }
 
-/// A tool's output reports a failure: Hermes tools answer JSON with `success: false` or an
-/// `error`.
+/// A tool's output reports a failure: Hermes tools answer JSON with `success: false`, an
+/// `error`, or a non-zero `exit_code`.
 fn failed_output(text: &str) -> bool {
     let t = text.trim_start();
     if !t.starts_with('{') {
@@ -103,15 +103,27 @@ fn failed_output(text: &str) -> bool {
     }
     serde_json::from_str::<Value>(t).is_ok_and(|v| {
         v.get("success").and_then(Value::as_bool) == Some(false)
+            || v.get("exit_code").and_then(Value::as_i64).is_some_and(|c| c != 0)
             || v.get("error")
                 .is_some_and(|e| !e.is_null() && e != &Value::Bool(false) && e != "")
     })
 }
 
+/// A time Hermes records: epoch seconds as a float (rounded to the millisecond, as Hermes'
+/// own exports show them), or ISO text.
+pub(crate) fn timestamp(v: &Value) -> Option<String> {
+    match v.as_f64() {
+        Some(secs) if secs.is_finite() && secs > 0.0 => {
+            time::from_epoch_millis((secs * 1000.0).round() as i64)
+        }
+        _ => time::from_json(v),
+    }
+}
+
 /// The messages of one Hermes message record (a legacy JSON entry or a database row turned
 /// into an object). `session_meta` entries give none.
 pub(crate) fn messages_of(chat: &mut ChatReader, rec: &Value) -> Vec<Message> {
-    let ts = rec.get("timestamp").and_then(time::from_json);
+    let ts = rec.get("timestamp").and_then(timestamp);
     let role = jstr(rec, "role").unwrap_or("");
     let mut out = match role {
         "user" => {
@@ -170,6 +182,7 @@ mod tests {
         assert!(failed_output(r#"{"success": false, "output": ""}"#));
         assert!(failed_output(r#"{"error": "no such file"}"#));
         assert!(!failed_output(r#"{"success": true, "error": null}"#));
+        assert!(failed_output(r#"{"output": "", "exit_code": 2}"#));
         assert!(!failed_output("plain text"));
     }
 

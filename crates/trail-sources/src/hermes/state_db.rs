@@ -185,7 +185,7 @@ fn session_meta(id: &str, s: &Value) -> SessionMeta {
     meta.cwd = get("cwd").map(str::to_string);
     meta.branch = get("git_branch").map(str::to_string);
     for k in ["started_at", "ended_at", "last_activity_at"] {
-        if let Some(t) = s.get(k).filter(|v| v.is_number()).and_then(time::from_json) {
+        if let Some(t) = s.get(k).filter(|v| v.is_number()).and_then(super::timestamp) {
             meta.observe_timestamp(&t);
         }
     }
@@ -241,7 +241,7 @@ fn usage_from(v: &Value, key: String, model: Option<String>, ts: Option<String>)
 fn usage_rows(s: &Value, model_rows: &[Map<String, Value>], model: Option<&str>) -> Vec<Usage> {
     let ended = ["ended_at", "last_activity_at", "started_at"]
         .iter()
-        .find_map(|k| s.get(*k).filter(|v| v.is_number()).and_then(time::from_json));
+        .find_map(|k| s.get(*k).filter(|v| v.is_number()).and_then(super::timestamp));
     if model_rows.is_empty() {
         let total = usage_from(s, "session".into(), model.map(str::to_string), ended);
         return if total.tokens_known || total.cost_usd.is_some() {
@@ -259,7 +259,7 @@ fn usage_rows(s: &Value, model_rows: &[Map<String, Value>], model: Option<&str>)
             let ts = v
                 .get("last_seen")
                 .filter(|x| x.is_number())
-                .and_then(time::from_json)
+                .and_then(super::timestamp)
                 .or_else(|| ended.clone());
             let model = Some(m.clone()).filter(|m| !m.is_empty());
             usage_from(&v, format!("model:{m}:{task}"), model, ts)
