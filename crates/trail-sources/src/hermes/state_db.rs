@@ -16,7 +16,7 @@ use std::path::Path;
 use rusqlite::{Connection, Row};
 use serde_json::{Map, Value};
 use trail_model::{
-    time, turns, MessageKind, ParentLink, Role, Session, SessionMeta, SourceKind, TitleRank,
+    turns, MessageKind, ParentLink, Role, Session, SessionMeta, SourceKind, TitleRank,
     UpdateMode, Usage,
 };
 
