@@ -5,35 +5,34 @@
 //! [`Session`]s plus [`ParseIssue`]s. A source never writes anything and never touches the
 //! store. Bad records degrade that record only.
 
-pub mod claude_code;
-pub mod claude_history;
-pub mod discover;
-pub mod ids;
-mod json_fields;
-pub mod jsonl;
-mod linear;
-pub mod refs;
-mod sqlite_readonly;
-// Format modules (one per agent). Each is registered in `registry()`.
-pub mod aider;
-pub mod cline;
+// One folder per agent family; readers used by several formats live in `shared/`.
+mod claude;
+mod cline_family;
 pub mod codex;
 pub mod copilot_cli;
-pub mod copilot_vscode;
-mod copilot_vscode_legacy;
 pub mod cursor;
-mod cursor_transcripts;
 pub mod gemini;
+mod markdown;
+mod opencode_family;
+mod shared;
+mod vscode;
 // h42b: new sources of issue 42.
 pub mod hermes;
 pub mod kiro;
 pub mod mistral_vibe;
-mod openai_chat;
-mod replay_chain;
-pub mod opencode;
-pub mod specstory;
-pub mod vscode_editing;
-pub mod vscode_export;
+
+// The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
+// folder layout. Each format module is registered in `registry()`.
+pub use claude::{claude_code, claude_history};
+pub use cline_family::cline;
+use cursor::cursor_transcripts;
+pub use markdown::{aider, specstory};
+pub use opencode_family::opencode;
+pub use shared::{discover, ids, jsonl, refs};
+use shared::{json_fields, linear, sqlite_readonly};
+use shared::{openai_chat, replay_chain};
+use vscode::copilot_vscode_legacy;
+pub use vscode::{copilot_vscode, vscode_editing, vscode_export};
 
 use std::path::{Path, PathBuf};
 

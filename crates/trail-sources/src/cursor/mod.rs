@@ -43,6 +43,8 @@
 //!   keeps the messages of composers `state.vscdb` holds only the metadata of, are read by
 //!   [`crate::cursor_transcripts`] and joined with that metadata.
 
+pub(crate) mod cursor_transcripts;
+
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,3 @@
+//! Cline and its forks (Roo Code, the legacy Kilo Code task folders).
+
+pub mod cline;

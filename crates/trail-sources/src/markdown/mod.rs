@@ -1,0 +1,4 @@
+//! Markdown transcripts: Aider's chat history and SpecStory's exports.
+
+pub mod aider;
+pub mod specstory;

@@ -1,0 +1,3 @@
+//! OpenCode and the agents built on it.
+
+pub mod opencode;

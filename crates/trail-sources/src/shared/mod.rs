@@ -1,0 +1,14 @@
+//! Readers shared by several formats: JSON Lines, JSON field helpers, linear transcripts,
+//! file references, read-only SQLite, discovery walks, session ids, OpenAI-style chat records
+//! and rewinds replayed into a file.
+
+pub mod discover;
+pub mod ids;
+pub(crate) mod json_fields;
+pub mod jsonl;
+pub(crate) mod linear;
+pub mod refs;
+pub(crate) mod sqlite_readonly;
+// h42b: OpenAI-style chat records (Mistral Vibe, Hermes) and rewinds replayed into a file.
+pub(crate) mod openai_chat;
+pub(crate) mod replay_chain;
