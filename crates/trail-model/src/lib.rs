@@ -39,11 +39,13 @@ pub enum SourceKind {
     Kiro,
     /// Hermes Agent (`~/.hermes/state.db`, legacy `~/.hermes/sessions`).
     Hermes,
+    /// Google Antigravity, IDE and CLI (`~/.gemini/antigravity*/brain`).
+    Antigravity,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 17] = [
+    pub const ALL: [SourceKind; 18] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -62,6 +64,7 @@ impl SourceKind {
         SourceKind::MistralVibe,
         SourceKind::Kiro,
         SourceKind::Hermes,
+        SourceKind::Antigravity,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -85,6 +88,7 @@ impl SourceKind {
             SourceKind::MistralVibe => "mistral-vibe",
             SourceKind::Kiro => "kiro",
             SourceKind::Hermes => "hermes",
+            SourceKind::Antigravity => "antigravity",
         }
     }
 

@@ -17,6 +17,7 @@ mod opencode_family;
 mod shared;
 mod vscode;
 // h42b: new sources of issue 42.
+pub mod antigravity;
 pub mod hermes;
 pub mod kiro;
 pub mod mistral_vibe;
@@ -190,6 +191,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(mistral_vibe::MistralVibe),
         Box::new(kiro::Kiro),
         Box::new(hermes::Hermes),
+        Box::new(antigravity::Antigravity),
     ]
 }
 

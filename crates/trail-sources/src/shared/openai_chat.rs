@@ -11,7 +11,16 @@ use crate::json_fields::value_text;
 use crate::refs;
 
 /// Keys a file tool names its path with.
-const PATH_KEYS: &[&str] = &["file_path", "path", "absolute_path", "filePath", "target_file"];
+const PATH_KEYS: &[&str] = &[
+    "file_path",
+    "path",
+    "absolute_path",
+    "filePath",
+    "target_file",
+    // Antigravity's file tools.
+    "AbsolutePath",
+    "TargetFile",
+];
 
 /// The readable text of a `content`: a string, or the text of a list of parts.
 pub(crate) fn content_text(v: Option<&Value>) -> String {
