@@ -41,11 +41,13 @@ pub enum SourceKind {
     Hermes,
     /// Google Antigravity, IDE and CLI (`~/.gemini/antigravity*/brain`).
     Antigravity,
+    /// GitHub Copilot in Visual Studio (OpenTelemetry traces in `VSGitHubCopilotLogs/traces`).
+    VisualStudioCopilot,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 18] = [
+    pub const ALL: [SourceKind; 19] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -65,6 +67,7 @@ impl SourceKind {
         SourceKind::Kiro,
         SourceKind::Hermes,
         SourceKind::Antigravity,
+        SourceKind::VisualStudioCopilot,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -89,6 +92,7 @@ impl SourceKind {
             SourceKind::Kiro => "kiro",
             SourceKind::Hermes => "hermes",
             SourceKind::Antigravity => "antigravity",
+            SourceKind::VisualStudioCopilot => "visual-studio-copilot",
         }
     }
 

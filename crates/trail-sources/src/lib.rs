@@ -21,6 +21,7 @@ pub mod antigravity;
 pub mod hermes;
 pub mod kiro;
 pub mod mistral_vibe;
+pub mod visual_studio;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
 // folder layout. Each format module is registered in `registry()`.
@@ -192,6 +193,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(kiro::Kiro),
         Box::new(hermes::Hermes),
         Box::new(antigravity::Antigravity),
+        Box::new(visual_studio::VisualStudioCopilot),
     ]
 }
 

@@ -20,6 +20,8 @@ const PATH_KEYS: &[&str] = &[
     // Antigravity's file tools.
     "AbsolutePath",
     "TargetFile",
+    // Visual Studio Copilot's `get_file`.
+    "filename",
 ];
 
 /// The readable text of a `content`: a string, or the text of a list of parts.
