@@ -207,6 +207,44 @@ pub fn source_roots(env: &Env, home: Option<&Path>, overrides: &[(SourceKind, Pa
         by.insert(SourceKind::Cline, cline);
         by.insert(SourceKind::RooCode, hosts.clone());
         by.insert(SourceKind::KiloCode, hosts);
+
+        // h42b (issue 42), until the source registry holds these locations: Mistral Vibe,
+        // Kiro CLI, Hermes Agent, Antigravity, Visual Studio Copilot.
+        by.insert(
+            SourceKind::MistralVibe,
+            vec![var("VIBE_HOME").unwrap_or_else(|| h.join(".vibe"))],
+        );
+        let local = var("LOCALAPPDATA").unwrap_or_else(|| h.join("AppData/Local"));
+        by.insert(
+            SourceKind::Kiro,
+            vec![
+                var("KIRO_HOME").unwrap_or_else(|| h.join(".kiro")),
+                data.join("kiro-cli"),
+                h.join("Library/Application Support/kiro-cli"),
+                local.join("kiro-cli"),
+            ],
+        );
+        by.insert(
+            SourceKind::Hermes,
+            vec![var("HERMES_HOME").unwrap_or_else(|| h.join(".hermes"))],
+        );
+        let gemini = h.join(".gemini");
+        by.insert(
+            SourceKind::Antigravity,
+            ["antigravity", "antigravity-cli", "antigravity-ide"]
+                .iter()
+                .map(|d| gemini.join(d))
+                .collect(),
+        );
+        let cache = var("XDG_CACHE_HOME").unwrap_or_else(|| h.join(".cache"));
+        by.insert(
+            SourceKind::VisualStudioCopilot,
+            vec![
+                cache.join("VSGitHubCopilotLogs"),
+                h.join("Library/Caches/VSGitHubCopilotLogs"),
+                local.join("Temp/VSGitHubCopilotLogs"),
+            ],
+        );
     }
     for (kind, path) in overrides {
         by.insert(*kind, vec![path.clone()]);
