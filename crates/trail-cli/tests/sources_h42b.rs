@@ -68,7 +68,12 @@ fn index_and_check(home: &Path, args: &[&Path], want: &Expect) {
     let rows: Vec<Value> = serde_json::from_str(&out).unwrap();
     let mine: Vec<&Value> = rows.iter().filter(|r| r["source"] == want.source).collect();
     assert_eq!(mine.len(), want.sessions, "{}: {out}", want.source);
-    assert_eq!(rows.len(), want.sessions, "only {} sessions: {out}", want.source);
+    assert_eq!(
+        rows.len(),
+        want.sessions,
+        "only {} sessions: {out}",
+        want.source
+    );
     let turns: u64 = mine.iter().map(|r| r["turns"].as_u64().unwrap()).sum();
     assert_eq!(turns, want.turns, "{}", want.source);
     for r in &mine {
@@ -80,12 +85,18 @@ fn index_and_check(home: &Path, args: &[&Path], want: &Expect) {
     }
     let (code, out, err) = run(trail(home, &store).args(["search", want.word]));
     assert_eq!(code, 0, "{err}");
-    assert!(!out.trim().is_empty(), "search {:?} found nothing", want.word);
+    assert!(
+        !out.trim().is_empty(),
+        "search {:?} found nothing",
+        want.word
+    );
 }
 
 #[test]
 fn mistral_vibe_is_found_in_its_home_and_by_path() {
-    let Some(dir) = corpus("mistral-vibe") else { return };
+    let Some(dir) = corpus("mistral-vibe") else {
+        return;
+    };
     let want = Expect {
         source: "mistral-vibe",
         sessions: 4,
@@ -102,7 +113,9 @@ fn mistral_vibe_is_found_in_its_home_and_by_path() {
 
 #[test]
 fn kiro_cli_is_found_in_its_home_and_by_path() {
-    let Some(dir) = corpus("kiro-cli") else { return };
+    let Some(dir) = corpus("kiro-cli") else {
+        return;
+    };
     let want = Expect {
         source: "kiro",
         sessions: 3,
@@ -201,7 +214,9 @@ fn hermes_is_found_in_its_home_and_by_path() {
 
 #[test]
 fn antigravity_is_found_in_its_home_and_by_path() {
-    let Some(dir) = corpus("antigravity") else { return };
+    let Some(dir) = corpus("antigravity") else {
+        return;
+    };
     let want = Expect {
         source: "antigravity",
         sessions: 3,
@@ -217,7 +232,9 @@ fn antigravity_is_found_in_its_home_and_by_path() {
 
 #[test]
 fn visual_studio_copilot_is_found_in_its_home_and_by_path() {
-    let Some(dir) = corpus("vs-copilot") else { return };
+    let Some(dir) = corpus("vs-copilot") else {
+        return;
+    };
     let want = Expect {
         source: "visual-studio-copilot",
         // Three trace files of one conversation, one request each.

@@ -1085,17 +1085,26 @@ mod tests {
         );
         assert_eq!(vibe.len(), 1);
         // Kiro CLI `write`: create, and `strReplace` with oldStr/newStr.
-        let create = edits_of("write", r#"{"command": "create", "path": "h.txt", "content": "hi"}"#);
+        let create = edits_of(
+            "write",
+            r#"{"command": "create", "path": "h.txt", "content": "hi"}"#,
+        );
         assert!(matches!(&create[0].op, Op::Write(c) if c == "hi"));
         let kiro = edits_of(
             "write",
             r#"{"command": "strReplace", "path": "h.txt", "oldStr": "hi", "newStr": "ho"}"#,
         );
         assert!(matches!(&kiro[0].op, Op::Replace { old, new, .. } if old == "hi" && new == "ho"));
-        let q = edits_of("fs_write", r#"{"command": "create", "path": "q.txt", "file_text": "x"}"#);
+        let q = edits_of(
+            "fs_write",
+            r#"{"command": "create", "path": "q.txt", "file_text": "x"}"#,
+        );
         assert!(matches!(&q[0].op, Op::Write(c) if c == "x"));
         // Antigravity `write_to_file` and `replace_file_content`.
-        let ag = edits_of("write_to_file", r#"{"TargetFile": "/w/m.go", "CodeContent": "package m"}"#);
+        let ag = edits_of(
+            "write_to_file",
+            r#"{"TargetFile": "/w/m.go", "CodeContent": "package m"}"#,
+        );
         assert_eq!(ag[0].path, "/w/m.go");
         let agr = edits_of(
             "replace_file_content",

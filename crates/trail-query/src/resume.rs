@@ -164,9 +164,12 @@ mod tests {
             "cd '/home/me/my proj' && kiro-cli chat --resume-id 5b2f0a11"
         );
         assert_eq!(
-            reopen_command(&row("hermes", "hermes:20260501_093000_c0ffee01", None), None)
-                .unwrap()
-                .shell(),
+            reopen_command(
+                &row("hermes", "hermes:20260501_093000_c0ffee01", None),
+                None
+            )
+            .unwrap()
+            .shell(),
             "hermes --resume 20260501_093000_c0ffee01"
         );
         // Antigravity and Visual Studio have no resume command.

@@ -59,12 +59,25 @@ fn every_corpus_transcript_matches_counts_made_without_the_parser() {
         assert_eq!(count_kind(s, MessageKind::ToolCall), calls);
         assert_eq!(count_kind(s, MessageKind::ToolResult), results);
         assert_eq!(count_kind(s, MessageKind::Text), answers);
-        assert_eq!(count_kind(s, MessageKind::Summary), of(&|s| s["type"] == "CHECKPOINT"));
-        let id = f.ancestors().nth(3).unwrap().file_name().unwrap().to_str().unwrap();
+        assert_eq!(
+            count_kind(s, MessageKind::Summary),
+            of(&|s| s["type"] == "CHECKPOINT")
+        );
+        let id = f
+            .ancestors()
+            .nth(3)
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
         assert_eq!(s.meta.id.as_str(), id);
         assert!(s.usage.is_empty());
         // Prompts lose their <USER_REQUEST> wrapper.
-        assert!(s.turns.iter().all(|t| !t.user_message.as_deref().unwrap().contains('<')));
+        assert!(s
+            .turns
+            .iter()
+            .all(|t| !t.user_message.as_deref().unwrap().contains('<')));
     }
 }
 
@@ -75,7 +88,9 @@ fn the_corpus_store_matches_the_transcript_of_the_same_conversation() {
     };
     let id = "873edfa9-6c16-4c1d-9a58-94b7c4cfcf63";
     let db = dir.join(format!("conversations/{id}.db"));
-    let transcript = dir.join(format!("brain/{id}/.system_generated/logs/transcript.jsonl"));
+    let transcript = dir.join(format!(
+        "brain/{id}/.system_generated/logs/transcript.jsonl"
+    ));
     let st = steps(&transcript);
     let planner: Vec<i64> = st
         .iter()
@@ -88,13 +103,14 @@ fn the_corpus_store_matches_the_transcript_of_the_same_conversation() {
         .collect();
     // The model the user picked, as the transcript says it.
     let picked = "Gemini 3.1 Pro (High)";
-    assert!(st[0]["content"].as_str().unwrap().contains(&format!("to {picked}.")));
+    assert!(st[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("to {picked}.")));
     // Plain SQLite: one gen_metadata row per planner step, each naming the picked model.
-    let conn = rusqlite::Connection::open_with_flags(
-        &db,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
+    let conn =
+        rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
     let blobs: Vec<Vec<u8>> = conn
         .prepare("SELECT data FROM gen_metadata ORDER BY idx")
         .unwrap()
@@ -122,9 +138,16 @@ fn the_corpus_store_matches_the_transcript_of_the_same_conversation() {
         .filter(|m| m.kind() == MessageKind::Text)
         .map(|m| m.model.as_deref().unwrap())
         .collect();
-    let ids: Vec<&str> = requests.iter().map(|r| r.model.as_deref().unwrap()).collect();
+    let ids: Vec<&str> = requests
+        .iter()
+        .map(|r| r.model.as_deref().unwrap())
+        .collect();
     assert_eq!(text_models, ids);
-    assert!(fp.notes.iter().any(|n| n.contains("token counts")), "{:?}", fp.notes);
+    assert!(
+        fp.notes.iter().any(|n| n.contains("token counts")),
+        "{:?}",
+        fp.notes
+    );
 }
 
 fn fixture_root() -> PathBuf {
@@ -134,7 +157,9 @@ fn fixture_root() -> PathBuf {
 const ID: &str = "7a1b2c3d-0000-4000-8000-00000000a001";
 
 fn fixture() -> PathBuf {
-    fixture_root().join(format!("brain/{ID}/.system_generated/logs/transcript.jsonl"))
+    fixture_root().join(format!(
+        "brain/{ID}/.system_generated/logs/transcript.jsonl"
+    ))
 }
 
 #[test]
@@ -153,7 +178,10 @@ fn the_fixture_keeps_tools_failures_summaries_and_the_folder() {
             ToolResult, Summary, Text, Meta
         ]
     );
-    assert_eq!(s.turns[0].user_message.as_deref(), Some("List the project and fix the failing build"));
+    assert_eq!(
+        s.turns[0].user_message.as_deref(),
+        Some("List the project and fix the failing build")
+    );
     // The picked model, as no store says otherwise.
     assert_eq!(s.models, ["Gemini 3.1 Pro (High)"]);
     // The sandbox folder is never taken for the project.
@@ -172,13 +200,20 @@ fn the_fixture_keeps_tools_failures_summaries_and_the_folder() {
         .collect();
     assert_eq!(
         results,
-        [("3-0", "run_command", true), ("5-0", "view_file", false), ("5-1", "run_command", false)]
+        [
+            ("3-0", "run_command", true),
+            ("5-0", "view_file", false),
+            ("5-1", "run_command", false)
+        ]
     );
     let call: Value = serde_json::from_str(s.messages[4].tool_input.as_deref().unwrap()).unwrap();
     assert_eq!(call["CommandLine"], "make build");
     assert_eq!(s.files[0].path, "/home/dev/app/Makefile");
     assert!(s.refs.iter().any(|r| r.value == "google/agy#3"));
-    assert_eq!(s.meta.created_at.as_deref(), Some("2026-07-01T08:00:00.000Z"));
+    assert_eq!(
+        s.meta.created_at.as_deref(),
+        Some("2026-07-01T08:00:00.000Z")
+    );
 }
 
 /// A protobuf length-delimited field.
@@ -211,17 +246,24 @@ fn request_blob(model: &str, last_step: i64) -> Vec<u8> {
 #[test]
 fn a_store_beside_the_transcript_names_each_answers_model() {
     let dir = tempfile::tempdir().unwrap();
-    let logs = dir.path().join(format!("brain/{ID}/.system_generated/logs"));
+    let logs = dir
+        .path()
+        .join(format!("brain/{ID}/.system_generated/logs"));
     std::fs::create_dir_all(&logs).unwrap();
     let transcript = logs.join("transcript.jsonl");
     std::fs::copy(fixture(), &transcript).unwrap();
     std::fs::create_dir_all(dir.path().join("conversations")).unwrap();
-    let conn = rusqlite::Connection::open(dir.path().join(format!("conversations/{ID}.db"))).unwrap();
+    let conn =
+        rusqlite::Connection::open(dir.path().join(format!("conversations/{ID}.db"))).unwrap();
     conn.execute_batch("CREATE TABLE gen_metadata (idx integer, data blob, size integer NOT NULL DEFAULT 0, PRIMARY KEY (idx));")
         .unwrap();
-    for (i, (model, last)) in [("gemini-3.1-pro-high", 2), ("gemini-3.1-flash", 4), ("gemini-3.1-pro-high", 8)]
-        .iter()
-        .enumerate()
+    for (i, (model, last)) in [
+        ("gemini-3.1-pro-high", 2),
+        ("gemini-3.1-flash", 4),
+        ("gemini-3.1-pro-high", 8),
+    ]
+    .iter()
+    .enumerate()
     {
         conn.execute(
             "INSERT INTO gen_metadata (idx, data) VALUES (?1, ?2)",
@@ -256,7 +298,9 @@ fn a_store_beside_the_transcript_names_each_answers_model() {
 #[test]
 fn append_resume_equals_full_parse() {
     let dir = tempfile::tempdir().unwrap();
-    let logs = dir.path().join(format!("brain/{ID}/.system_generated/logs"));
+    let logs = dir
+        .path()
+        .join(format!("brain/{ID}/.system_generated/logs"));
     std::fs::create_dir_all(&logs).unwrap();
     let path = logs.join("transcript.jsonl");
     let bytes = std::fs::read(fixture()).unwrap();
@@ -271,7 +315,10 @@ fn append_resume_equals_full_parse() {
     std::fs::write(&path, &bytes[..at]).unwrap();
     assert!(Antigravity.appendable(&path));
     let first = parse_whole(&Antigravity, &path).unwrap();
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
     f.write_all(&bytes[at..]).unwrap();
     drop(f);
     let state = first.state.clone().unwrap();

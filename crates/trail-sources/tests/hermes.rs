@@ -104,7 +104,12 @@ fn corpus_database(dir: &Path) -> Option<(PathBuf, Vec<PathBuf>)> {
     let conn = Connection::open(&db).unwrap();
     conn.execute_batch(SCHEMA).unwrap();
     for f in &files {
-        let id = f.file_name().unwrap().to_str().unwrap().trim_end_matches(".rows.jsonl");
+        let id = f
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .trim_end_matches(".rows.jsonl");
         load_rows(&conn, id, &rows_of(f));
     }
     Some((db, files))
@@ -124,7 +129,12 @@ fn the_corpus_rows_read_back_from_a_state_database_as_counted_without_the_parser
     assert_eq!(fp.sessions.len(), files.len());
     for f in &files {
         let rows = rows_of(f);
-        let id = f.file_name().unwrap().to_str().unwrap().trim_end_matches(".rows.jsonl");
+        let id = f
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .trim_end_matches(".rows.jsonl");
         let s = by_native(&fp, id);
         let prompts = rows.iter().filter(|r| r["role"] == "user").count();
         let calls: usize = rows
@@ -178,7 +188,10 @@ fn the_legacy_corpus_json_is_read() {
     assert_eq!(count_kind(s, MessageKind::Thinking), 1);
     assert_eq!(s.meta.id.as_str(), "hermes:20260429_hermes_large");
     assert_eq!(s.meta.cwd.as_deref(), Some("~/Repository/Codex-History"));
-    assert_eq!(s.meta.metadata, Some(serde_json::json!({"source": "telegram"})));
+    assert_eq!(
+        s.meta.metadata,
+        Some(serde_json::json!({"source": "telegram"}))
+    );
     assert_eq!(s.models, ["gpt-5.2"]);
     assert_eq!(s.turn_count, 1);
 }
@@ -196,7 +209,10 @@ fn a_legacy_transcript_keeps_reasoning_tools_failures_and_commits() {
     assert!(fp.issues.is_empty());
     let s = only(&fp);
     assert_eq!(s.meta.id.as_str(), "hermes:20260501_093000_c0ffee01");
-    assert_eq!(s.meta.created_at.as_deref(), Some("2026-05-01T09:30:00.100Z"));
+    assert_eq!(
+        s.meta.created_at.as_deref(),
+        Some("2026-05-01T09:30:00.100Z")
+    );
     assert_eq!(s.meta.title.as_deref(), Some("Which branch am I on?"));
     assert_eq!(s.turn_count, 2);
     assert_eq!(count_kind(s, MessageKind::Thinking), 1);
@@ -207,7 +223,11 @@ fn a_legacy_transcript_keeps_reasoning_tools_failures_and_commits() {
         .map(|m| (m.tool_name.as_deref().unwrap(), m.is_error))
         .collect();
     assert_eq!(results, [("terminal", false), ("read_file", true)]);
-    assert!(s.refs.iter().any(|r| r.value == "acme/site#12"), "{:?}", s.refs);
+    assert!(
+        s.refs.iter().any(|r| r.value == "acme/site#12"),
+        "{:?}",
+        s.refs
+    );
     assert_eq!(s.files[0].path, "/etc/hostname");
 }
 
@@ -278,7 +298,10 @@ fn the_state_database_keeps_parents_rewinds_summaries_and_usage() {
     assert_eq!(s.meta.title_rank, TitleRank::USER);
     assert_eq!(s.meta.cwd.as_deref(), Some("/home/dev/site"));
     assert_eq!(s.meta.branch.as_deref(), Some("main"));
-    assert_eq!(s.meta.created_at.as_deref(), Some("2026-06-01T10:00:00.500Z"));
+    assert_eq!(
+        s.meta.created_at.as_deref(),
+        Some("2026-06-01T10:00:00.500Z")
+    );
     let kinds: Vec<(MessageKind, bool)> = s
         .messages
         .iter()
@@ -299,17 +322,30 @@ fn the_state_database_keeps_parents_rewinds_summaries_and_usage() {
         ]
     );
     assert_eq!(s.turn_count, 1);
-    assert_eq!(s.turns[0].assistant_response.as_deref(), Some("Footer updated."));
+    assert_eq!(
+        s.turns[0].assistant_response.as_deref(),
+        Some("Footer updated.")
+    );
     assert_eq!(s.files[0].path, "/home/dev/site/footer.html");
     // Per-model rows, not the session totals: counted once.
     let usage: Vec<(&str, u64, u64, u64)> = s
         .usage
         .iter()
-        .map(|u| (u.request_key.as_str(), u.input_tokens, u.output_tokens, u.cache_read_tokens))
+        .map(|u| {
+            (
+                u.request_key.as_str(),
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_read_tokens,
+            )
+        })
         .collect();
     assert_eq!(
         usage,
-        [("model:gpt-5.2:", 700, 70, 300), ("model:gpt-5.2-mini:", 200, 20, 0)]
+        [
+            ("model:gpt-5.2:", 700, 70, 300),
+            ("model:gpt-5.2-mini:", 200, 20, 0)
+        ]
     );
     assert_eq!(s.usage[0].cost_usd, Some(0.4));
     assert_eq!(s.models, ["gpt-5.2", "gpt-5.2-mini"]);
@@ -321,7 +357,10 @@ fn the_state_database_keeps_parents_rewinds_summaries_and_usage() {
     assert_eq!(child.usage.len(), 1);
     assert_eq!(child.usage[0].request_key, "session");
     assert_eq!(
-        (child.usage[0].input_tokens, child.usage[0].cache_read_tokens),
+        (
+            child.usage[0].input_tokens,
+            child.usage[0].cache_read_tokens
+        ),
         (100, 50)
     );
     assert_eq!(child.usage[0].cost_usd, Some(0.01));

@@ -102,7 +102,10 @@ fn every_corpus_file_matches_counts_made_without_the_parser() {
         if meta.exists() {
             let (input, output) = tokens_by_hand(&meta);
             let sum = |g: fn(&trail_model::Usage) -> u64| s.usage.iter().map(g).sum::<u64>();
-            assert_eq!((sum(|u| u.input_tokens), sum(|u| u.output_tokens)), (input, output));
+            assert_eq!(
+                (sum(|u| u.input_tokens), sum(|u| u.output_tokens)),
+                (input, output)
+            );
             // Two user turns recorded, both with zero counts: known to be unmeasured.
             assert_eq!(s.usage.len(), 2);
             assert!(s.usage.iter().all(|u| !u.tokens_known));
@@ -137,7 +140,9 @@ fn the_fixture_keeps_tools_errors_rewinds_and_turn_usage() {
     assert_eq!(s.meta.title.as_deref(), Some("Add a greeting to notes.md"));
     assert_eq!(
         s.meta.metadata,
-        Some(serde_json::json!({"created_reason": "user", "agent": "kiro_default", "credits": 0.375}))
+        Some(
+            serde_json::json!({"created_reason": "user", "agent": "kiro_default", "credits": 0.375})
+        )
     );
     assert_eq!(s.models, ["claude-sonnet-4.5"]);
     // Prompt 2 and its answer were rewound away (lines 9 and 10 replay lines 1 and 6).
@@ -146,7 +151,10 @@ fn the_fixture_keeps_tools_errors_rewinds_and_turn_usage() {
         .iter()
         .map(|t| t.user_message.as_deref().unwrap())
         .collect();
-    assert_eq!(turns, ["Add a greeting to notes.md", "Start over: list the folder"]);
+    assert_eq!(
+        turns,
+        ["Add a greeting to notes.md", "Start over: list the folder"]
+    );
     let off: Vec<&str> = s
         .messages
         .iter()
@@ -155,7 +163,11 @@ fn the_fixture_keeps_tools_errors_rewinds_and_turn_usage() {
         .collect();
     assert_eq!(off, ["Now translate it to French", "Bonjour."]);
     assert_eq!(count_kind(s, MessageKind::Compaction), 1, "/clear");
-    assert_eq!(count_kind(s, MessageKind::Unknown), 1, "the unknown `Compact` kind");
+    assert_eq!(
+        count_kind(s, MessageKind::Unknown),
+        1,
+        "the unknown `Compact` kind"
+    );
     let calls: Vec<(&str, &str)> = s
         .messages
         .iter()
@@ -164,7 +176,11 @@ fn the_fixture_keeps_tools_errors_rewinds_and_turn_usage() {
         .collect();
     assert_eq!(
         calls,
-        [("write", "Create notes.md"), ("shell", "Run the tests"), ("read", "")]
+        [
+            ("write", "Create notes.md"),
+            ("shell", "Run the tests"),
+            ("read", "")
+        ]
     );
     let results: Vec<(&str, bool)> = s
         .messages
@@ -180,12 +196,22 @@ fn the_fixture_keeps_tools_errors_rewinds_and_turn_usage() {
         Some("2026-07-25T17:20:00.000Z")
     );
     let files: Vec<&str> = s.files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(files, ["/home/dev/proj/notes.md", "/home/dev/proj/missing.md"]);
+    assert_eq!(
+        files,
+        ["/home/dev/proj/notes.md", "/home/dev/proj/missing.md"]
+    );
     assert!(s.refs.iter().any(|r| r.value == "kirodev/proj#7"));
     let usage: Vec<(&str, u64, u64, bool)> = s
         .usage
         .iter()
-        .map(|u| (u.request_key.as_str(), u.input_tokens, u.output_tokens, u.tokens_known))
+        .map(|u| {
+            (
+                u.request_key.as_str(),
+                u.input_tokens,
+                u.output_tokens,
+                u.tokens_known,
+            )
+        })
         .collect();
     assert_eq!(
         usage,
@@ -224,7 +250,11 @@ fn split(dir: &Path, lines: usize) -> (PathBuf, Vec<u8>) {
         .unwrap();
     let path = dir.join(format!("{ID}.jsonl"));
     std::fs::write(&path, &bytes[..at]).unwrap();
-    std::fs::copy(fixture().with_extension("json"), path.with_extension("json")).unwrap();
+    std::fs::copy(
+        fixture().with_extension("json"),
+        path.with_extension("json"),
+    )
+    .unwrap();
     (path, bytes[at..].to_vec())
 }
 
@@ -264,7 +294,10 @@ fn append_resume_equals_full_parse_until_a_replay() {
     let s = only(&again);
     assert_eq!(s.mode, UpdateMode::Replace);
     assert_eq!(s.turn_count, 2);
-    assert_eq!(s.messages, only(&parse_whole(&Kiro, &path).unwrap()).messages);
+    assert_eq!(
+        s.messages,
+        only(&parse_whole(&Kiro, &path).unwrap()).messages
+    );
 }
 
 /// The conversation state of one `conversations_v2` row, in amazon-q-developer-cli's shape.
@@ -320,11 +353,20 @@ fn build_database(dir: &Path) -> PathBuf {
     .unwrap();
     conn.execute(
         insert,
-        rusqlite::params!["/srv/app", id, STATE_ONE, 1_779_012_000_000i64, 1_779_012_031_000i64],
+        rusqlite::params![
+            "/srv/app",
+            id,
+            STATE_ONE,
+            1_779_012_000_000i64,
+            1_779_012_031_000i64
+        ],
     )
     .unwrap();
-    conn.execute(insert, rusqlite::params!["/srv/b", "broken", "{not json", 5, 6])
-        .unwrap();
+    conn.execute(
+        insert,
+        rusqlite::params!["/srv/b", "broken", "{not json", 5, 6],
+    )
+    .unwrap();
     path
 }
 
@@ -344,8 +386,14 @@ fn the_sqlite_store_is_read_read_only_with_one_session_per_conversation() {
     assert_eq!(s.meta.id.as_str(), "0e1d2c3b-4a59-4687-9786-a5b4c3d2e1f0");
     assert_eq!(s.meta.cwd.as_deref(), Some("/srv/app"));
     assert_eq!(s.meta.title.as_deref(), Some("Show the build script"));
-    assert_eq!(s.meta.created_at.as_deref(), Some("2026-05-17T10:00:00.000Z"));
-    assert_eq!(s.meta.updated_at.as_deref(), Some("2026-05-17T10:00:31.000Z"));
+    assert_eq!(
+        s.meta.created_at.as_deref(),
+        Some("2026-05-17T10:00:00.000Z")
+    );
+    assert_eq!(
+        s.meta.updated_at.as_deref(),
+        Some("2026-05-17T10:00:31.000Z")
+    );
     let kinds: Vec<MessageKind> = s.messages.iter().map(|m| m.kind()).collect();
     use MessageKind::*;
     assert_eq!(

@@ -52,7 +52,10 @@ fn count_by_hand(path: &Path) -> Counts {
             _ => {}
         }
         c.tool_calls += r["tool_calls"].as_array().map_or(0, Vec::len);
-        if r["reasoning_content"].as_str().is_some_and(|s| !s.is_empty()) {
+        if r["reasoning_content"]
+            .as_str()
+            .is_some_and(|s| !s.is_empty())
+        {
             c.thinking += 1;
         }
     }
@@ -84,12 +87,7 @@ fn every_corpus_file_matches_counts_made_without_the_parser() {
         let fp = parse_whole(&MistralVibe, f).unwrap();
         assert!(fp.issues.is_empty(), "{}: {:?}", f.display(), fp.issues);
         let s = only(&fp);
-        assert_eq!(
-            counted_by_parser(s),
-            count_by_hand(f),
-            "{}",
-            f.display()
-        );
+        assert_eq!(counted_by_parser(s), count_by_hand(f), "{}", f.display());
         let dir = f.parent().unwrap().file_name().unwrap().to_str().unwrap();
         // Turns: one per prompt, except `checkpoint-rewind`, whose lines 5 and 6 replay lines
         // 1 and 2 (same message ids): the conversation is lines 1, 2, 7, 8, two turns.
@@ -263,7 +261,11 @@ fn a_session_keeps_its_meta_tools_errors_and_totals() {
     assert_eq!(s.files.len(), 1);
     assert_eq!(s.files[0].path, "/work/app/src/lib.rs");
     assert_eq!(s.files[0].tool_name.as_deref(), Some("read_file"));
-    assert!(s.refs.iter().any(|r| r.value == "acme/app#42"), "{:?}", s.refs);
+    assert!(
+        s.refs.iter().any(|r| r.value == "acme/app#42"),
+        "{:?}",
+        s.refs
+    );
     let u = &s.usage;
     assert_eq!(u.len(), 1);
     assert_eq!((u[0].input_tokens, u[0].output_tokens), (12_345, 678));
@@ -287,7 +289,10 @@ fn a_subagent_links_to_the_session_whose_folder_holds_it() {
     // An automatic title that Vibe never set: the first prompt stands in.
     assert_eq!(s.meta.title.as_deref(), Some("find the changelog"));
     assert_eq!(s.meta.title_rank, TitleRank::FIRST_PROMPT);
-    assert_eq!((s.usage[0].input_tokens, s.usage[0].output_tokens), (900, 40));
+    assert_eq!(
+        (s.usage[0].input_tokens, s.usage[0].output_tokens),
+        (900, 40)
+    );
 }
 
 #[test]

@@ -113,7 +113,9 @@ fn the_corpus_samples_make_one_conversation_counted_without_the_parser() {
     assert!(s.usage.is_empty(), "the samples carry no token counts");
     assert_eq!(
         s.meta.metadata,
-        Some(serde_json::json!({"mode": "Agent", "client": "Microsoft.VisualStudio.Copilot", "entry_point": "chat-window"}))
+        Some(
+            serde_json::json!({"mode": "Agent", "client": "Microsoft.VisualStudio.Copilot", "entry_point": "chat-window"})
+        )
     );
 }
 
@@ -127,8 +129,14 @@ fn a_content_captured_conversation_keeps_prompts_answers_tools_and_tokens() {
         .iter()
         .map(|t| t.user_message.as_deref().unwrap())
         .collect();
-    assert_eq!(prompts, ["Rename Foo to Bar in src/Foo.cs", "Now run the tests"]);
-    assert_eq!(s.turns[0].assistant_response.as_deref(), Some("Reading the file."));
+    assert_eq!(
+        prompts,
+        ["Rename Foo to Bar in src/Foo.cs", "Now run the tests"]
+    );
+    assert_eq!(
+        s.turns[0].assistant_response.as_deref(),
+        Some("Reading the file.")
+    );
     assert_eq!(count_kind(s, MessageKind::Thinking), 1);
     let results: Vec<(&str, bool)> = s
         .messages
@@ -136,18 +144,27 @@ fn a_content_captured_conversation_keeps_prompts_answers_tools_and_tokens() {
         .filter(|m| m.kind() == MessageKind::ToolResult)
         .map(|m| (m.tool_name.as_deref().unwrap(), m.is_error))
         .collect();
-    assert_eq!(results, [("get_file", false), ("run_command_in_terminal", true)]);
+    assert_eq!(
+        results,
+        [("get_file", false), ("run_command_in_terminal", true)]
+    );
     // The span repeated in the second file counts once.
     let usage: Vec<(&str, u64, u64)> = s
         .usage
         .iter()
         .map(|u| (u.model.as_deref().unwrap(), u.input_tokens, u.output_tokens))
         .collect();
-    assert_eq!(usage, [("gpt-5.5-2026-06", 9400, 120), ("gpt-5.5", 12_000, 40)]);
+    assert_eq!(
+        usage,
+        [("gpt-5.5-2026-06", 9400, 120), ("gpt-5.5", 12_000, 40)]
+    );
     assert_eq!(s.models, ["gpt-5.5", "gpt-5.5-2026-06"]);
     assert_eq!(s.files[0].path, "src/Foo.cs");
     assert!(s.refs.iter().any(|r| r.value == "contoso/app#5"));
-    assert_eq!(s.meta.created_at.as_deref(), Some("2026-06-12T19:46:40.000Z"));
+    assert_eq!(
+        s.meta.created_at.as_deref(),
+        Some("2026-06-12T19:46:40.000Z")
+    );
 }
 
 #[test]

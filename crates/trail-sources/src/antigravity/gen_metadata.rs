@@ -146,11 +146,18 @@ mod tests {
         kv.extend(field(2, b"6"));
         // A varint field first, then fields numbered above 15 (two-byte tags).
         let mut rec = vec![0x18, 0x05];
-        for (n, b) in [(19u8, b"gemini-pro-default".to_vec()), (21, b"Gemini 3.1 Pro".to_vec())] {
+        for (n, b) in [
+            (19u8, b"gemini-pro-default".to_vec()),
+            (21, b"Gemini 3.1 Pro".to_vec()),
+        ] {
             rec.extend([(n << 3) | 2 | 0x80, 0x01, u8::try_from(b.len()).unwrap()]);
             rec.extend(b);
         }
-        rec.extend([(20u8 << 3) | 2 | 0x80, 0x01, u8::try_from(kv.len()).unwrap()]);
+        rec.extend([
+            (20u8 << 3) | 2 | 0x80,
+            0x01,
+            u8::try_from(kv.len()).unwrap(),
+        ]);
         rec.extend(kv);
         let blob = field(1, &rec);
         let r = decode(&blob);

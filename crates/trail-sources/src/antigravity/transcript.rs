@@ -64,7 +64,10 @@ pub(crate) fn parse(request: ParseRequest<'_>) -> Result<FileParse, SourceError>
         None => (State::new(), 0, 0, UpdateMode::Replace),
     };
     let store = super::store_of(path).filter(|p| p.is_file());
-    let requests = store.as_deref().map(gen_metadata::requests).unwrap_or_default();
+    let requests = store
+        .as_deref()
+        .map(gen_metadata::requests)
+        .unwrap_or_default();
     let mut p = Parser {
         st,
         messages: Vec::new(),
@@ -247,10 +250,7 @@ fn user_request(content: &str) -> String {
 fn picked_model(content: &str) -> Option<String> {
     let (_, after) = content.split_once("Model Selection")?;
     let (_, to) = after.split_once(" to ")?;
-    let end = to
-        .find(". ")
-        .or_else(|| to.find('\n'))
-        .unwrap_or(to.len());
+    let end = to.find(". ").or_else(|| to.find('\n')).unwrap_or(to.len());
     let name = to[..end].trim().trim_end_matches('.');
     (!name.is_empty()).then(|| name.to_string())
 }

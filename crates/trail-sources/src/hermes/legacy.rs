@@ -123,12 +123,16 @@ fn build_session(path: &Path, meta: &Value, records: &[Value]) -> Session {
     }
     let mut session = Session::new(sm);
     session.mode = UpdateMode::Replace;
-    let model = jstr(meta, "model").filter(|m| !m.is_empty()).map(str::to_string);
+    let model = jstr(meta, "model")
+        .filter(|m| !m.is_empty())
+        .map(str::to_string);
     let mut chat = ChatReader::default();
     for rec in records {
         for mut m in super::messages_of(&mut chat, rec) {
             if m.role == Some(Role::Assistant) {
-                m.model = jstr(rec, "model").map(str::to_string).or_else(|| model.clone());
+                m.model = jstr(rec, "model")
+                    .map(str::to_string)
+                    .or_else(|| model.clone());
             }
             if let Some(t) = &m.timestamp {
                 session.meta.observe_timestamp(t);

@@ -53,9 +53,11 @@ impl Source for Hermes {
             };
             // A legacy file of a session the database holds would repeat it.
             let legacy = discover::walk_files(&root.join("sessions"), 1, legacy::is_legacy_name);
-            out.extend(legacy.into_iter().filter(|p| {
-                legacy::id_of_name(p).is_none_or(|id| !in_db.contains(&id))
-            }));
+            out.extend(
+                legacy
+                    .into_iter()
+                    .filter(|p| legacy::id_of_name(p).is_none_or(|id| !in_db.contains(&id))),
+            );
         }
         out.sort();
         out.dedup();
@@ -103,7 +105,9 @@ fn failed_output(text: &str) -> bool {
     }
     serde_json::from_str::<Value>(t).is_ok_and(|v| {
         v.get("success").and_then(Value::as_bool) == Some(false)
-            || v.get("exit_code").and_then(Value::as_i64).is_some_and(|c| c != 0)
+            || v.get("exit_code")
+                .and_then(Value::as_i64)
+                .is_some_and(|c| c != 0)
             || v.get("error")
                 .is_some_and(|e| !e.is_null() && e != &Value::Bool(false) && e != "")
     })

@@ -16,8 +16,8 @@ use std::path::Path;
 use rusqlite::{Connection, Row};
 use serde_json::{Map, Value};
 use trail_model::{
-    turns, MessageKind, ParentLink, Role, Session, SessionMeta, SourceKind, TitleRank,
-    UpdateMode, Usage,
+    turns, MessageKind, ParentLink, Role, Session, SessionMeta, SourceKind, TitleRank, UpdateMode,
+    Usage,
 };
 
 use crate::json_fields::{jcount, jstr};
@@ -35,8 +35,8 @@ pub(crate) fn is_hermes_db(path: &Path) -> bool {
     let Ok(conn) = open_direct(path) else {
         return false;
     };
-    let has_tables = table_names(&conn)
-        .is_ok_and(|t| t.contains("sessions") && t.contains("messages"));
+    let has_tables =
+        table_names(&conn).is_ok_and(|t| t.contains("sessions") && t.contains("messages"));
     has_tables
         && column_names(&conn, "messages").is_ok_and(|c| c.contains("tool_calls"))
         && column_names(&conn, "sessions").is_ok_and(|c| c.contains("source"))
@@ -95,7 +95,8 @@ fn read_sessions(path: &Path, conn: &Connection) -> Result<FileParse, SourceErro
         return Ok(out);
     }
     let by_model = tables.contains("session_model_usage");
-    let sessions = query_objects(conn, "SELECT * FROM sessions ORDER BY rowid", None).map_err(err)?;
+    let sessions =
+        query_objects(conn, "SELECT * FROM sessions ORDER BY rowid", None).map_err(err)?;
     for s in sessions {
         let Some(id) = s.get("id").and_then(Value::as_str).map(str::to_string) else {
             continue;
@@ -116,8 +117,12 @@ fn read_sessions(path: &Path, conn: &Connection) -> Result<FileParse, SourceErro
         } else {
             Vec::new()
         };
-        out.sessions
-            .push(build_session(&id, &Value::Object(s), &messages, &model_rows));
+        out.sessions.push(build_session(
+            &id,
+            &Value::Object(s),
+            &messages,
+            &model_rows,
+        ));
     }
     Ok(out)
 }
@@ -130,7 +135,9 @@ fn build_session(
 ) -> Session {
     let mut session = Session::new(session_meta(id, s));
     session.mode = UpdateMode::Replace;
-    let model = jstr(s, "model").filter(|m| !m.is_empty()).map(str::to_string);
+    let model = jstr(s, "model")
+        .filter(|m| !m.is_empty())
+        .map(str::to_string);
     let mut chat = ChatReader::default();
     let mut order = Vec::new();
     for row in rows {
@@ -172,7 +179,11 @@ fn build_session(
         session.meta.title_rank = TitleRank::FIRST_PROMPT;
     }
     session.usage = usage_rows(s, model_rows, model.as_deref());
-    let usage_models: Vec<String> = session.usage.iter().filter_map(|u| u.model.clone()).collect();
+    let usage_models: Vec<String> = session
+        .usage
+        .iter()
+        .filter_map(|u| u.model.clone())
+        .collect();
     for m in &usage_models {
         session.observe_model(m);
     }
@@ -181,11 +192,19 @@ fn build_session(
 
 fn session_meta(id: &str, s: &Value) -> SessionMeta {
     let get = |k: &str| jstr(s, k).filter(|v| !v.is_empty());
-    let mut meta = SessionMeta::new(ids::session_id(SourceKind::Hermes, id), SourceKind::Hermes, id);
+    let mut meta = SessionMeta::new(
+        ids::session_id(SourceKind::Hermes, id),
+        SourceKind::Hermes,
+        id,
+    );
     meta.cwd = get("cwd").map(str::to_string);
     meta.branch = get("git_branch").map(str::to_string);
     for k in ["started_at", "ended_at", "last_activity_at"] {
-        if let Some(t) = s.get(k).filter(|v| v.is_number()).and_then(super::timestamp) {
+        if let Some(t) = s
+            .get(k)
+            .filter(|v| v.is_number())
+            .and_then(super::timestamp)
+        {
             meta.observe_timestamp(&t);
         }
     }
@@ -241,7 +260,11 @@ fn usage_from(v: &Value, key: String, model: Option<String>, ts: Option<String>)
 fn usage_rows(s: &Value, model_rows: &[Map<String, Value>], model: Option<&str>) -> Vec<Usage> {
     let ended = ["ended_at", "last_activity_at", "started_at"]
         .iter()
-        .find_map(|k| s.get(*k).filter(|v| v.is_number()).and_then(super::timestamp));
+        .find_map(|k| {
+            s.get(*k)
+                .filter(|v| v.is_number())
+                .and_then(super::timestamp)
+        });
     if model_rows.is_empty() {
         let total = usage_from(s, "session".into(), model.map(str::to_string), ended);
         return if total.tokens_known || total.cost_usd.is_some() {

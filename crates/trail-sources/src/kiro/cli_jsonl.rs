@@ -279,9 +279,7 @@ impl Parser {
             self.messages[i].on_main_chain = true;
         }
         self.st.turn_count = turns::assign_turn_indexes(&mut self.messages, &chain);
-        self.st.current_turn = chain
-            .last()
-            .and_then(|&i| self.messages[i].turn_index);
+        self.st.current_turn = chain.last().and_then(|&i| self.messages[i].turn_index);
     }
 }
 
@@ -320,7 +318,11 @@ fn finish(path: &Path, mut p: Parser, outcome: jsonl::LinesOutcome, mode: Update
     let model = meta_json.as_ref().and_then(model_of);
     if let Some(m) = &model {
         session.observe_model(m);
-        for msg in p.messages.iter_mut().filter(|m| m.role == Some(Role::Assistant)) {
+        for msg in p
+            .messages
+            .iter_mut()
+            .filter(|m| m.role == Some(Role::Assistant))
+        {
             msg.model = Some(m.clone());
         }
     }
@@ -399,7 +401,12 @@ fn session_facts(meta: &Value) -> Option<Value> {
     let state = meta.get("session_state");
     let credits: f64 = turns_of(meta)
         .iter()
-        .flat_map(|t| t.get("metering_usage").and_then(Value::as_array).into_iter().flatten())
+        .flat_map(|t| {
+            t.get("metering_usage")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
         .filter(|m| jstr(m, "unit") == Some("credit"))
         .filter_map(|m| m.get("value").and_then(Value::as_f64))
         .sum();

@@ -69,9 +69,12 @@ fn read_conversations(path: &Path, conn: &Connection) -> Result<FileParse, Sourc
             Ok(_) => out
                 .issues
                 .push(record_issue(path, &what, raw, "not a JSON object")),
-            Err(e) => out
-                .issues
-                .push(record_issue(path, &what, raw, &format!("invalid JSON: {e}"))),
+            Err(e) => out.issues.push(record_issue(
+                path,
+                &what,
+                raw,
+                &format!("invalid JSON: {e}"),
+            )),
         }
     }
     Ok(out)
@@ -180,9 +183,7 @@ fn entry_messages(session: &mut Session, entry: &Value, default_model: Option<&s
         .get("stream_end_timestamp_ms")
         .and_then(time::from_json)
         .or_else(|| user_ts.clone());
-    let model = jstr(meta, "model_id")
-        .or(default_model)
-        .map(str::to_string);
+    let model = jstr(meta, "model_id").or(default_model).map(str::to_string);
     for mut m in user_messages(user.get("content").unwrap_or(&Value::Null)) {
         m.timestamp.clone_from(&user_ts);
         push_message(session, m);
@@ -251,7 +252,11 @@ fn assistant_messages(v: &Value) -> Vec<Message> {
     let native = jstr(body, "message_id").map(str::to_string);
     let text = jstr(body, "content").unwrap_or("");
     if !text.trim().is_empty() {
-        out.push(message(Role::Assistant, MessageKind::Text, text.to_string()));
+        out.push(message(
+            Role::Assistant,
+            MessageKind::Text,
+            text.to_string(),
+        ));
     }
     for call in calls.into_iter().flatten() {
         let mut m = message(Role::Assistant, MessageKind::ToolCall, String::new());

@@ -221,7 +221,8 @@ impl Parser {
             "assistant" => {
                 let mut ms = self.chat.assistant(v, &["reasoning_content"]);
                 if let (Some(th), Some(id)) = (
-                    ms.iter_mut().find(|m| m.kind == Some(MessageKind::Thinking)),
+                    ms.iter_mut()
+                        .find(|m| m.kind == Some(MessageKind::Thinking)),
                     jstr(v, "reasoning_message_id"),
                 ) {
                     th.native_id = Some(id.to_string());
@@ -333,7 +334,10 @@ fn finish(path: &Path, mut p: Parser, outcome: jsonl::LinesOutcome, mode: Update
         }
     }
     openai_chat::derive_files_and_refs(&mut session, SHELL_TOOLS);
-    if let Some(u) = meta_json.as_ref().and_then(|m| usage_of(m, model.as_deref())) {
+    if let Some(u) = meta_json
+        .as_ref()
+        .and_then(|m| usage_of(m, model.as_deref()))
+    {
         session.usage.push(u);
     }
     p.st.tool_names = std::mem::take(&mut p.chat.tool_names);
@@ -502,7 +506,9 @@ mod tests {
 
     #[test]
     fn tool_errors_are_recognised() {
-        assert!(is_error_output("<tool_error>bash failed: boom</tool_error>"));
+        assert!(is_error_output(
+            "<tool_error>bash failed: boom</tool_error>"
+        ));
         assert!(!is_error_output("ok"));
     }
 }

@@ -206,7 +206,11 @@ mod tests {
         let kinds: Vec<_> = ms.iter().map(Message::kind).collect();
         assert_eq!(
             kinds,
-            [MessageKind::Thinking, MessageKind::Text, MessageKind::ToolCall]
+            [
+                MessageKind::Thinking,
+                MessageKind::Text,
+                MessageKind::ToolCall
+            ]
         );
         assert_eq!(ms[2].tool_input.as_deref(), Some("{\"command\":\"ls\"}"));
         let res = r.tool_result(

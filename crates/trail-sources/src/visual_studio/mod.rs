@@ -56,7 +56,11 @@ impl Source for VisualStudioCopilot {
         for root in roots {
             // The logs folder (`traces` below it) or the traces folder itself.
             let traces = root.join("traces");
-            let base = if traces.is_dir() { traces } else { root.clone() };
+            let base = if traces.is_dir() {
+                traces
+            } else {
+                root.clone()
+            };
             out.extend(discover::walk_files(&base, 1, is_trace_name));
         }
         out.sort();

@@ -31,7 +31,10 @@ struct Span {
 
 impl Span {
     fn attr(&self, key: &str) -> Option<&str> {
-        self.attrs.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+        self.attrs
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
     }
     fn conversation(&self) -> String {
         self.attr("gen_ai.conversation.id")
@@ -193,7 +196,9 @@ fn parts_text(m: &Value, kind: &str) -> String {
 }
 
 fn build_session(conv: &str, mut spans: Vec<Span>) -> Session {
-    spans.sort_by(|a, b| (a.start_ns, a.rank(), &a.span_id).cmp(&(b.start_ns, b.rank(), &b.span_id)));
+    spans.sort_by(|a, b| {
+        (a.start_ns, a.rank(), &a.span_id).cmp(&(b.start_ns, b.rank(), &b.span_id))
+    });
     let mut meta = SessionMeta::new(
         ids::session_id(SourceKind::VisualStudioCopilot, conv),
         SourceKind::VisualStudioCopilot,
@@ -325,7 +330,12 @@ impl Builder {
             self.session.observe_model(m);
         }
         let outputs = json_attr(s, "gen_ai.output.messages");
-        for out in outputs.as_ref().and_then(Value::as_array).into_iter().flatten() {
+        for out in outputs
+            .as_ref()
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             for part in out["parts"].as_array().into_iter().flatten() {
                 let mut m = match jstr(part, "type") {
                     Some("text") => message(
@@ -338,11 +348,9 @@ impl Builder {
                         MessageKind::Thinking,
                         part.get("content").map(value_text).unwrap_or_default(),
                     ),
-                    Some("tool_call") => self.call(
-                        jstr(part, "id"),
-                        jstr(part, "name"),
-                        part.get("arguments"),
-                    ),
+                    Some("tool_call") => {
+                        self.call(jstr(part, "id"), jstr(part, "name"), part.get("arguments"))
+                    }
                     _ => continue,
                 };
                 m.model.clone_from(&model);
@@ -355,12 +363,17 @@ impl Builder {
                 other => other.as_u64().unwrap_or(0),
             })
         };
-        let (input, output) = (n("gen_ai.usage.input_tokens"), n("gen_ai.usage.output_tokens"));
+        let (input, output) = (
+            n("gen_ai.usage.input_tokens"),
+            n("gen_ai.usage.output_tokens"),
+        );
         if input + output > 0 {
             self.session.usage.push(Usage {
                 request_key: format!("span:{}", s.span_id),
                 model,
-                timestamp: time::from_epoch_millis(i64::try_from(s.start_ns / 1_000_000).unwrap_or(0)),
+                timestamp: time::from_epoch_millis(
+                    i64::try_from(s.start_ns / 1_000_000).unwrap_or(0),
+                ),
                 input_tokens: input,
                 output_tokens: output,
                 tokens_known: true,
