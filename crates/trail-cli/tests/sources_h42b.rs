@@ -228,6 +228,13 @@ fn antigravity_is_found_in_its_home_and_by_path() {
     index_and_check(home.path(), &[], &want);
     let empty = tempfile::tempdir().unwrap();
     index_and_check(empty.path(), &[&dir], &want);
+    // `doctor` says what of the conversation store is not read.
+    let store = empty.path().join("doctor.db");
+    let (code, out, err) = run(trail(home.path(), &store).arg("index"));
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = run(trail(home.path(), &store).arg("doctor"));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("token counts") && out.contains("are not read"), "{out}");
 }
 
 #[test]

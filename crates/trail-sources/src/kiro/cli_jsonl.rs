@@ -326,6 +326,9 @@ fn finish(path: &Path, mut p: Parser, outcome: jsonl::LinesOutcome, mode: Update
             msg.model = Some(m.clone());
         }
     }
+    for t in p.messages.iter().filter_map(|m| m.timestamp.clone()) {
+        session.meta.observe_timestamp(&t);
+    }
     session.messages = std::mem::take(&mut p.messages);
     if mode == UpdateMode::Replace {
         session.turns = turns::build_turns(&session.messages);
