@@ -234,7 +234,10 @@ fn antigravity_is_found_in_its_home_and_by_path() {
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = run(trail(home.path(), &store).arg("doctor"));
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("token counts") && out.contains("are not read"), "{out}");
+    assert!(
+        out.contains("token counts") && out.contains("are not read"),
+        "{out}"
+    );
 }
 
 #[test]

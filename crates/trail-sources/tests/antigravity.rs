@@ -34,7 +34,7 @@ fn every_corpus_transcript_matches_counts_made_without_the_parser() {
     let Some(dir) = common::shared_corpus("antigravity") else {
         return;
     };
-    let files = Antigravity.discover(&[dir.clone()]);
+    let files = Antigravity.discover(std::slice::from_ref(&dir));
     // Three brain/<id>/.system_generated/logs/transcript.jsonl (`find -name transcript.jsonl`).
     assert_eq!(files.len(), 3);
     for f in &files {

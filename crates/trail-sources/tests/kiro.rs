@@ -374,7 +374,10 @@ fn build_database(dir: &Path) -> PathBuf {
 fn the_sqlite_store_is_read_read_only_with_one_session_per_conversation() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_database(dir.path());
-    assert_eq!(Kiro.discover(&[dir.path().to_path_buf()]), [db.clone()]);
+    assert_eq!(
+        Kiro.discover(&[dir.path().to_path_buf()]),
+        std::slice::from_ref(&db)
+    );
     let head = std::fs::read(&db).unwrap();
     assert!(Kiro.detect(&db, &head[..100]));
     assert!(!Kiro.appendable(&db));
