@@ -221,10 +221,31 @@ const PATH_KEYS: &[&str] = &[
     "file",
     "target_file",
     "absolute_path",
+    // Antigravity.
+    "TargetFile",
 ];
-const OLD_KEYS: &[&str] = &["old_string", "oldString", "old_str", "oldText", "search"];
-const NEW_KEYS: &[&str] = &["new_string", "newString", "new_str", "newText", "replace"];
-const CONTENT_KEYS: &[&str] = &["content", "file_text", "text", "contents"];
+// `oldText`/`newText`: Pi; `oldStr`/`newStr`: Kiro CLI's `write` (`strReplace`);
+// `TargetContent`/`ReplacementContent`: Antigravity.
+const OLD_KEYS: &[&str] = &[
+    "old_string",
+    "oldString",
+    "old_str",
+    "oldText",
+    "search",
+    "oldStr",
+    "TargetContent",
+];
+const NEW_KEYS: &[&str] = &[
+    "new_string",
+    "newString",
+    "new_str",
+    "newText",
+    "replace",
+    "newStr",
+    "ReplacementContent",
+];
+// `CodeContent`: Antigravity's `write_to_file`.
+const CONTENT_KEYS: &[&str] = &["content", "file_text", "text", "contents", "CodeContent"];
 
 /// Returns the edits a tool call's input describes (none for a call that edits nothing).
 pub fn edits_of(tool_name: &str, input: &str) -> Vec<Edit> {
@@ -338,7 +359,15 @@ pub fn edits_of(tool_name: &str, input: &str) -> Vec<Edit> {
 fn is_write_tool(name: &str) -> bool {
     matches!(
         name,
-        "Write" | "write" | "write_file" | "create" | "Create" | "create_file" | "write_to_file"
+        "Write"
+            | "write"
+            | "write_file"
+            | "create"
+            | "Create"
+            | "create_file"
+            | "write_to_file"
+            // Kiro CLI's SQLite-era tool (Amazon Q's `fs_write`).
+            | "fs_write"
     )
 }
 
@@ -1049,6 +1078,43 @@ mod tests {
         assert_eq!(t1.files[0].changes.len(), 1);
         assert!(d.for_path("a.txt").is_some());
         assert!(d.for_path("/elsewhere/b.txt").is_none());
+    }
+
+    #[test]
+    fn the_edit_tools_of_issue_42s_agents_are_read() {
+        // Mistral Vibe `edit`, Hermes `patch`: the common replace shape.
+        let vibe = edits_of(
+            "edit",
+            r#"{"file_path": "/w/a.rs", "old_string": "a - b", "new_string": "a + b"}"#,
+        );
+        assert_eq!(vibe.len(), 1);
+        // Kiro CLI `write`: create, and `strReplace` with oldStr/newStr.
+        let create = edits_of(
+            "write",
+            r#"{"command": "create", "path": "h.txt", "content": "hi"}"#,
+        );
+        assert!(matches!(&create[0].op, Op::Write(c) if c == "hi"));
+        let kiro = edits_of(
+            "write",
+            r#"{"command": "strReplace", "path": "h.txt", "oldStr": "hi", "newStr": "ho"}"#,
+        );
+        assert!(matches!(&kiro[0].op, Op::Replace { old, new, .. } if old == "hi" && new == "ho"));
+        let q = edits_of(
+            "fs_write",
+            r#"{"command": "create", "path": "q.txt", "file_text": "x"}"#,
+        );
+        assert!(matches!(&q[0].op, Op::Write(c) if c == "x"));
+        // Antigravity `write_to_file` and `replace_file_content`.
+        let ag = edits_of(
+            "write_to_file",
+            r#"{"TargetFile": "/w/m.go", "CodeContent": "package m"}"#,
+        );
+        assert_eq!(ag[0].path, "/w/m.go");
+        let agr = edits_of(
+            "replace_file_content",
+            r#"{"TargetFile": "/w/m.go", "TargetContent": "m", "ReplacementContent": "n"}"#,
+        );
+        assert!(matches!(&agr[0].op, Op::Replace { old, .. } if old == "m"));
     }
 
     #[test]

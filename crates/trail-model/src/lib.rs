@@ -64,11 +64,22 @@ pub enum SourceKind {
     Goose,
     /// Grok Build (xAI): `~/.grok/sessions/<cwd>/<id>/updates.jsonl`.
     Grok,
+    // h42b: new sources of issue 42.
+    /// Mistral Vibe (`~/.vibe/logs/session`).
+    MistralVibe,
+    /// Kiro CLI (`~/.kiro/sessions/cli`, `kiro-cli/data.sqlite3`).
+    Kiro,
+    /// Hermes Agent (`~/.hermes/state.db`, legacy `~/.hermes/sessions`).
+    Hermes,
+    /// Google Antigravity, IDE and CLI (`~/.gemini/antigravity*/brain`).
+    Antigravity,
+    /// GitHub Copilot in Visual Studio (OpenTelemetry traces in `VSGitHubCopilotLogs/traces`).
+    VisualStudioCopilot,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 28] = [
+    pub const ALL: [SourceKind; 33] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -100,6 +111,12 @@ impl SourceKind {
         SourceKind::Zed,
         SourceKind::Goose,
         SourceKind::Grok,
+        // h42b
+        SourceKind::MistralVibe,
+        SourceKind::Kiro,
+        SourceKind::Hermes,
+        SourceKind::Antigravity,
+        SourceKind::VisualStudioCopilot,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -136,6 +153,12 @@ impl SourceKind {
             SourceKind::Zed => "zed",
             SourceKind::Goose => "goose",
             SourceKind::Grok => "grok",
+            // h42b
+            SourceKind::MistralVibe => "mistral-vibe",
+            SourceKind::Kiro => "kiro",
+            SourceKind::Hermes => "hermes",
+            SourceKind::Antigravity => "antigravity",
+            SourceKind::VisualStudioCopilot => "visual-studio-copilot",
         }
     }
 

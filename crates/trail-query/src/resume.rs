@@ -149,6 +149,26 @@ mod tests {
             "cd '/home/me/my proj' && aider --restore-chat-history"
         );
         assert!(reopen_command(&row("aider", "x", None), None).is_none());
+        assert_eq!(
+            r("mistral-vibe", Some("3f0c2a9e")).unwrap(),
+            "cd '/home/me/my proj' && vibe --resume 3f0c2a9e"
+        );
+        assert_eq!(
+            r("kiro", Some("5b2f0a11")).unwrap(),
+            "cd '/home/me/my proj' && kiro-cli chat --resume-id 5b2f0a11"
+        );
+        assert_eq!(
+            reopen_command(
+                &row("hermes", "hermes:20260501_093000_c0ffee01", None),
+                None
+            )
+            .unwrap()
+            .shell(),
+            "hermes --resume 20260501_093000_c0ffee01"
+        );
+        // Antigravity and Visual Studio have no resume command.
+        assert!(r("antigravity", None).is_none());
+        assert!(r("visual-studio-copilot", None).is_none());
     }
 
     #[test]

@@ -405,6 +405,23 @@ fn planted_store() -> (tempfile::TempDir, Store) {
             | SourceKind::Traex
             | SourceKind::Crush
             | SourceKind::Zed => Vec::new(),
+            // h42b: the new sources of issue 42, from their fixtures.
+            SourceKind::MistralVibe
+            | SourceKind::Kiro
+            | SourceKind::Hermes
+            | SourceKind::Antigravity
+            | SourceKind::VisualStudioCopilot => {
+                let folder = match source.kind() {
+                    SourceKind::MistralVibe => "mistral-vibe",
+                    SourceKind::Kiro => "kiro",
+                    SourceKind::Hermes => "hermes",
+                    SourceKind::Antigravity => "antigravity",
+                    _ => "visual-studio-copilot",
+                };
+                source.discover(&[repo()
+                    .join("crates/trail-sources/tests/fixtures")
+                    .join(folder)])
+            }
             k => source.discover(roots.by_source.get(&k).map(Vec::as_slice).unwrap_or(&[])),
         };
         for f in files {

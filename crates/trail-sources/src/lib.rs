@@ -29,6 +29,12 @@ pub mod kimi;
 pub mod pi;
 pub mod qwen;
 pub mod zed;
+// h42b: new sources of issue 42.
+pub mod antigravity;
+pub mod hermes;
+pub mod kiro;
+pub mod mistral_vibe;
+pub mod visual_studio;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
 // folder layout. Each format module has one entry in `registry.rs`.
@@ -43,6 +49,7 @@ pub use registry::{
 };
 use shared::{blocks, chat_tree, json_fields, linear, sqlite_readonly};
 pub use shared::{discover, ids, jsonl, refs, whole};
+use shared::{openai_chat, replay_chain};
 use vscode::copilot_vscode_legacy;
 pub use vscode::{copilot_vscode, vscode_editing, vscode_export};
 

@@ -19,6 +19,8 @@ use crate::{cursor, gemini, opencode, specstory, vscode_export, Source};
 use crate::{droid, iflow, kimi, pi, qwen};
 // h42c
 use crate::{crush, goose, grok, kilo, relabel, zed};
+// h42b
+use crate::{antigravity, hermes, kiro, mistral_vibe, visual_studio};
 
 /// An operating system a location applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -706,6 +708,89 @@ pub static SOURCES: &[SourceInfo] = &[
         },
         resume: None,
         make: || Box::new(iflow::Iflow),
+    },
+    // h42b: Mistral Vibe, Kiro CLI, Hermes Agent, Antigravity, Visual Studio Copilot.
+    SourceInfo {
+        kind: SourceKind::MistralVibe,
+        name: "Mistral Vibe",
+        aliases: &["vibe"],
+        locations: &[Location::new(Os::All, Base::Home, ".vibe")],
+        env: &[replace("VIBE_HOME", "")],
+        records: FULL,
+        resume: Some("vibe --resume {id}"),
+        make: || Box::new(mistral_vibe::MistralVibe),
+    },
+    SourceInfo {
+        kind: SourceKind::Kiro,
+        name: "Kiro CLI",
+        aliases: &["kiro-cli"],
+        // `~/.kiro/sessions/cli` (JSONL), and the newer `kiro-cli/data.sqlite3`.
+        locations: &[
+            Location::new(Os::All, Base::Home, ".kiro"),
+            Location::new(Os::Linux, Base::XdgData, "kiro-cli").always(),
+            Location::new(Os::MacOs, Base::MacAppSupport, "kiro-cli").always(),
+            Location::new(Os::Windows, Base::LocalAppData, "kiro-cli").always(),
+        ],
+        env: &[replace("KIRO_HOME", "")],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: true,
+            subagents: false,
+            chats_only: false,
+        },
+        resume: Some("kiro-cli chat --resume-id {id}"),
+        make: || Box::new(kiro::Kiro),
+    },
+    SourceInfo {
+        kind: SourceKind::Hermes,
+        name: "Hermes Agent",
+        aliases: &["hermes-agent"],
+        locations: &[Location::new(Os::All, Base::Home, ".hermes")],
+        env: &[replace("HERMES_HOME", "")],
+        records: FULL,
+        resume: Some("hermes --resume {id}"),
+        make: || Box::new(hermes::Hermes),
+    },
+    SourceInfo {
+        kind: SourceKind::Antigravity,
+        name: "Antigravity",
+        aliases: &["agy"],
+        locations: &[
+            Location::new(Os::All, Base::Home, ".gemini/antigravity"),
+            Location::new(Os::All, Base::Home, ".gemini/antigravity-cli"),
+            Location::new(Os::All, Base::Home, ".gemini/antigravity-ide"),
+        ],
+        env: &[],
+        records: Records {
+            tokens: false,
+            tool_calls: true,
+            file_edits: true,
+            subagents: false,
+            chats_only: false,
+        },
+        resume: None,
+        make: || Box::new(antigravity::Antigravity),
+    },
+    SourceInfo {
+        kind: SourceKind::VisualStudioCopilot,
+        name: "Visual Studio Copilot",
+        aliases: &["vs"],
+        locations: &[
+            Location::new(Os::Windows, Base::LocalAppData, "Temp/VSGitHubCopilotLogs"),
+            Location::new(Os::MacOs, Base::Home, "Library/Caches/VSGitHubCopilotLogs"),
+            Location::new(Os::Linux, Base::Home, ".cache/VSGitHubCopilotLogs"),
+        ],
+        env: &[add("XDG_CACHE_HOME", "VSGitHubCopilotLogs")],
+        records: Records {
+            tokens: true,
+            tool_calls: true,
+            file_edits: false,
+            subagents: false,
+            chats_only: false,
+        },
+        resume: None,
+        make: || Box::new(visual_studio::VisualStudioCopilot),
     },
 ];
 

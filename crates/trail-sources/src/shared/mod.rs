@@ -1,6 +1,7 @@
 //! Readers shared by several formats: JSON Lines, whole files (a byte-order mark skipped, JSON
 //! documents with trailing bytes), JSON field helpers, linear transcripts, file references,
-//! read-only SQLite, discovery walks and session ids.
+//! read-only SQLite, discovery walks, session ids, OpenAI-style chat records and rewinds replayed
+//! into a file.
 
 pub(crate) mod blocks;
 pub(crate) mod chat_tree;
@@ -12,3 +13,6 @@ pub(crate) mod linear;
 pub mod refs;
 pub(crate) mod sqlite_readonly;
 pub mod whole;
+// h42b: OpenAI-style chat records (Mistral Vibe, Hermes) and rewinds replayed into a file.
+pub(crate) mod openai_chat;
+pub(crate) mod replay_chain;
