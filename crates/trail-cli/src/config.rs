@@ -558,7 +558,12 @@ mod tests {
         assert_eq!(r[&SourceKind::Cline].len(), 7);
         assert_eq!(r[&SourceKind::Cline][6], PathBuf::from("/h/.cline/data"));
         assert_eq!(r[&SourceKind::RooCode], r[&SourceKind::Cline][..6]);
-        assert_eq!(r[&SourceKind::KiloCode], r[&SourceKind::RooCode]);
+        // Kilo Code: the old task folders of every host, and today's OpenCode-format store.
+        assert_eq!(r[&SourceKind::KiloCode][..6], r[&SourceKind::RooCode][..]);
+        assert_eq!(
+            r[&SourceKind::KiloCode][6..],
+            paths(&["/h/.local/share/kilo"])
+        );
         assert_eq!(r[&SourceKind::ClaudeHistory], r[&SourceKind::ClaudeCode]);
         // Sources found in projects or given by path have no fixed place.
         for k in [

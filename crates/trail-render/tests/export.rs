@@ -462,6 +462,11 @@ fn planted_store() -> (tempfile::TempDir, Store) {
         SourceKind::Traex,
         SourceKind::Crush,
         SourceKind::Zed,
+        SourceKind::Pi,
+        SourceKind::QwenCode,
+        SourceKind::Kimi,
+        SourceKind::Droid,
+        SourceKind::Iflow,
     ] {
         let mut s = handmade(kind, "handmade-1");
         plant(&mut s);

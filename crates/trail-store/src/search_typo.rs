@@ -63,6 +63,11 @@ impl Store {
             return Ok(None);
         }
         let mut lexemes = lex(query);
+        // Alternatives the user listed (`cargo OR npm`) are each meant as typed: only a query
+        // that found nothing is corrected then.
+        if !no_match && lexemes.iter().any(|l| matches!(l, Lexeme::Or)) {
+            return Ok(None);
+        }
         let mut words = Vec::new();
         let mut excluded = false;
         for l in lexemes.iter_mut() {

@@ -111,7 +111,7 @@ impl Source for Crush {
 /// The data folders `projects.json` lists (a relative `data_dir` is under its project).
 /// A missing or unreadable registry lists none.
 pub fn registered_data_dirs(registry: &Path) -> Vec<PathBuf> {
-    let Ok(bytes) = std::fs::read(registry) else {
+    let Ok(bytes) = crate::whole::read(registry) else {
         return Vec::new();
     };
     let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {

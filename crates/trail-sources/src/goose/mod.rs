@@ -479,7 +479,7 @@ fn totals_usage(session: &mut Session, row: &Value, prefix: &str) {
 
 /// A legacy JSONL session: metadata line, then messages.
 fn parse_legacy(path: &Path) -> Result<FileParse, SourceError> {
-    let data = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
+    let data = crate::whole::read(path)?;
     let text = String::from_utf8_lossy(&data);
     let mut lines = text
         .lines()

@@ -111,7 +111,7 @@ impl Source for Grok {
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         let path = request.path;
-        let data = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
+        let data = crate::whole::read(path)?;
         let text = String::from_utf8_lossy(&data);
         let summary = read_summary(path);
         let mut session = new_session(path, &summary);
@@ -140,7 +140,7 @@ fn line_update(v: &Value) -> Option<&Value> {
 }
 
 fn read_summary(path: &Path) -> Value {
-    std::fs::read(path.with_file_name(SUMMARY))
+    crate::whole::read(&path.with_file_name(SUMMARY))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(Value::Null)

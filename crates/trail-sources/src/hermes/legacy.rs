@@ -78,7 +78,7 @@ pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
         out.lines = outcome.lines;
         (Value::Object(meta), records)
     } else {
-        let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
+        let bytes = crate::whole::read(path)?;
         let mut v: Value = serde_json::from_slice(&bytes)
             .map_err(|e| SourceError::format(path, format!("not a Hermes session: {e}")))?;
         let records = match v.get_mut("messages").map(Value::take) {

@@ -66,7 +66,12 @@ pub(crate) fn parse(request: ParseRequest<'_>) -> Result<FileParse, SourceError>
         if !p.replayed {
             return Ok(finish(request.path, p, outcome, UpdateMode::Append));
         }
-        // A replay in the new lines moves the main chain back: read it all again.
+        // A replay in the new lines moves the main chain back: read it all again, whole (a
+        // re-read bounded by `max_bytes` would stop before the offset it resumed from, and the
+        // next resume would replay again: no progress).
+        let mut p = Parser::new(State::new(), false);
+        let outcome = read(request.path, 0, 0, None, &mut p)?;
+        return Ok(finish(request.path, p, outcome, UpdateMode::Replace));
     }
     let mut p = Parser::new(State::new(), false);
     let outcome = read(request.path, 0, 0, request.max_bytes, &mut p)?;
@@ -368,7 +373,7 @@ fn meta_path(path: &Path) -> PathBuf {
 }
 
 fn read_meta(path: &Path) -> Option<Value> {
-    let bytes = std::fs::read(meta_path(path)).ok()?;
+    let bytes = crate::whole::read(&meta_path(path)).ok()?;
     serde_json::from_slice::<Value>(&bytes)
         .ok()
         .filter(Value::is_object)

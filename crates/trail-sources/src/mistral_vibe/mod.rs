@@ -101,7 +101,12 @@ impl Source for MistralVibe {
             if !p.replayed {
                 return Ok(finish(request.path, p, outcome, UpdateMode::Append));
             }
-            // A replay in the new lines moves the main chain back: read it all again.
+            // A replay in the new lines moves the main chain back: read it all again, whole
+            // (a re-read bounded by `max_bytes` would stop before the offset it resumed from,
+            // and the next resume would replay again: no progress).
+            let mut p = Parser::new(State::new(), false);
+            let outcome = read(request.path, 0, 0, None, &mut p)?;
+            return Ok(finish(request.path, p, outcome, UpdateMode::Replace));
         }
         let mut p = Parser::new(State::new(), false);
         let outcome = read(request.path, 0, 0, request.max_bytes, &mut p)?;
@@ -360,7 +365,7 @@ fn finish(path: &Path, mut p: Parser, outcome: jsonl::LinesOutcome, mode: Update
 
 /// `meta.json` beside the messages, if it is there and is a JSON object.
 fn read_meta(messages: &Path) -> Option<Value> {
-    let bytes = std::fs::read(messages.parent()?.join(META_FILE)).ok()?;
+    let bytes = crate::whole::read(&messages.parent()?.join(META_FILE)).ok()?;
     serde_json::from_slice::<Value>(&bytes)
         .ok()
         .filter(Value::is_object)

@@ -92,7 +92,10 @@ pub(super) fn parse(path: &Path) -> Result<FileParse, SourceError> {
 
 /// The spans of a sibling file; its bad lines are its own parse's to report.
 fn sibling_spans(path: &Path) -> Vec<Span> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(bytes) = crate::whole::read(path) else {
+        return Vec::new();
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
         return Vec::new();
     };
     text.lines()
