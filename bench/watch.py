@@ -166,7 +166,7 @@ def main():
         print("append to searchable (%d appends): p50 %.3f s, p95 %.3f s, max %.3f s; over 2 s: %d"
               % (len(lat), pct(lat, 50), pct(lat, 95), max(lat), sum(1 for x in lat if x > 2)))
         print("a new file in a new project folder: %s" % ("%.3f s" % new_file if new_file else "NOT FOUND"))
-        print("resident: %.1f MB now, peak %.1f MB" % (mem["VmRSS:"] / 1024, mem["VmHWM:"] / 1024))
+        print("resident: %.1f MB now, peak %.1f MB" % (mem["VmRSS"] / 1024, mem["VmHWM"] / 1024))
     finally:
         w.terminate()
         code = w.wait(timeout=30)
