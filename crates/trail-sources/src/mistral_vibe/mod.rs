@@ -126,16 +126,10 @@ fn read(
     budget: Option<u64>,
     p: &mut Parser,
 ) -> Result<jsonl::LinesOutcome, SourceError> {
-    jsonl::read_lines_limited(path, offset, line, budget, |_, text| {
-        if p.replayed {
-            return Ok(());
-        }
-        let v: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
-        if !v.is_object() {
-            return Err("a message must be a JSON object".into());
-        }
-        p.record(&v);
-        Ok(())
+    // Once a replay is seen, the caller reads the file again from its start.
+    jsonl::read_objects_limited(path, offset, line, budget, "a message", |v| {
+        p.record(v);
+        !p.replayed
     })
 }
 

@@ -51,6 +51,32 @@ pub fn read_lines(
     read_lines_limited(path, start, start_line, None, on_line)
 }
 
+/// Like [`read_lines_limited`], for formats whose every line is one JSON object (`what` names
+/// it in the problem a line that is not one gives: "a record"): `on_object` gets each object
+/// and returns whether to go on; once it says stop, the remaining lines are only counted.
+pub fn read_objects_limited(
+    path: &Path,
+    start: u64,
+    start_line: u64,
+    budget: Option<u64>,
+    what: &str,
+    mut on_object: impl FnMut(&serde_json::Value) -> bool,
+) -> Result<LinesOutcome, SourceError> {
+    let mut going = true;
+    read_lines_limited(path, start, start_line, budget, |_, text| {
+        if !going {
+            return Ok(());
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+        if !v.is_object() {
+            return Err(format!("{what} must be a JSON object"));
+        }
+        going = on_object(&v);
+        Ok(())
+    })
+}
+
 /// Like [`read_lines`], but stops before starting a new line once `budget` bytes were read
 /// (`more` is then set and the caller resumes from `bytes_parsed`). This bounds the memory a
 /// parse of a huge log holds, whatever its size.
