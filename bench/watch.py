@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,10 +51,33 @@ def memory_kib(pid):
     out = {}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith(("VmRSS:", "VmHWM:")):
+            if line.startswith(("VmRSS:", "VmHWM:", "RssAnon:", "RssFile:")):
                 k, v = line.split(":")
                 out[k] = int(v.split()[0])
     return out
+
+
+class Sampler(threading.Thread):
+    """Polls the watcher's resident memory every 5 ms: the kernel keeps a peak of the whole
+    (VmHWM) but not of its parts, and the parts differ in kind. Anonymous memory is the
+    process's own (heap, stacks); file memory is pages of mapped files (the binary, and the
+    store, which SQLite reads through a memory map): the kernel drops those first when memory
+    is short, and they are shared with every other reader of the same files."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.phase, self.stop = pid, "start", False
+        self.peak = {}  # phase -> (anon KiB, file KiB)
+
+    def run(self):
+        while not self.stop:
+            try:
+                m = memory_kib(self.pid)
+            except OSError:
+                return
+            a, f = self.peak.get(self.phase, (0, 0))
+            self.peak[self.phase] = (max(a, m.get("RssAnon", 0)), max(f, m.get("RssFile", 0)))
+            time.sleep(0.005)
 
 
 def exchange(session, word, n):
@@ -133,6 +157,8 @@ def main():
     t0 = time.monotonic()
     w = subprocess.Popen([trail] + base + ["index", "--watch"], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True)
+    sampler = Sampler(w.pid)
+    sampler.start()
     try:
         line = ""
         while not line.startswith("Watching"):
@@ -141,11 +167,13 @@ def main():
                 sys.exit("the watcher stopped before watching")
         print(f"watcher up in {time.monotonic() - t0:.2f} s: {line.strip()}")
         time.sleep(2)
+        sampler.phase = "idle"
         c0 = cpu_seconds(w.pid)
         time.sleep(a.idle)
         idle = (cpu_seconds(w.pid) - c0) / a.idle
         print(f"idle CPU over {a.idle:.0f} s: {idle * 100:.3f} % of one core")
 
+        sampler.phase = "appends"
         lat = []
         for n in range(a.appends):
             word = "zq%sx%d" % ("".join(rng.choice("bcdfghjklmnpqrstvwz") for _ in range(6)), n)
@@ -166,8 +194,14 @@ def main():
         print("append to searchable (%d appends): p50 %.3f s, p95 %.3f s, max %.3f s; over 2 s: %d"
               % (len(lat), pct(lat, 50), pct(lat, 95), max(lat), sum(1 for x in lat if x > 2)))
         print("a new file in a new project folder: %s" % ("%.3f s" % new_file if new_file else "NOT FOUND"))
-        print("resident: %.1f MB now, peak %.1f MB" % (mem["VmRSS"] / 1024, mem["VmHWM"] / 1024))
+        print("resident: %.1f MB now (anonymous %.1f, mapped files %.1f), peak %.1f MB"
+              % (mem["VmRSS"] / 1024, mem["RssAnon"] / 1024, mem["RssFile"] / 1024, mem["VmHWM"] / 1024))
+        for phase in ("start", "idle", "appends"):
+            anon, file = sampler.peak.get(phase, (0, 0))
+            print("  peak while %-7s anonymous %.1f MB, mapped files %.1f MB (5 ms samples)"
+                  % (phase + ":", anon / 1024, file / 1024))
     finally:
+        sampler.stop = True
         w.terminate()
         code = w.wait(timeout=30)
         print(f"SIGTERM: exit {code}")

@@ -4,7 +4,7 @@ and a 300-turn transcript (streamed: first byte and whole page), then a bounded 
 test with wrk (200 connections, at most 30 s, 127.0.0.1 only) reporting requests/s and errors.
 
 usage: python3 bench/web.py [--store STORE] [--total-mib 64] [--runs 50] [--duration 20]
-                            [--connections 200] [--no-build]
+                            [--connections 200] [--no-build | --trail BIN]
 
 Without --store it builds one: a corpus from ../shared/bench/gen_claude_corpus.py (--total-mib;
 the 1 GiB store of bench/run.py --keep can be given with --store instead) plus one generated
@@ -93,12 +93,16 @@ def main():
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--connections", type=int, default=200)
     ap.add_argument("--no-build", action="store_true", help="use the release binary as it is")
+    ap.add_argument("--trail", help="this trail binary (no build)")
     a = ap.parse_args()
     if a.duration > 30:
         sys.exit("the load test runs 30 s at most")
-    if not a.no_build:
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
-    trail = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "trail")
+    if a.trail:
+        trail = os.path.abspath(a.trail)
+    else:
+        if not a.no_build:
+            subprocess.run(["cargo", "build", "--release", "-q", "-p", "trail-cli"], cwd=ROOT, check=True)
+        trail = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "trail")
     work = tempfile.mkdtemp(prefix="trail-web-bench-")
     store = a.store
     if not store:
@@ -110,6 +114,14 @@ def main():
         store = os.path.join(work, "trail.db")
         subprocess.run([trail, "--store", store, "--home", home, "index", "--source", "claude-code"], check=True,
                        stdout=subprocess.DEVNULL)
+    long_id = LONG_ID
+    if a.store:
+        # A given store has no generated session: the one closest to 300 turns stands in.
+        import sqlite3
+        db = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
+        long_id = db.execute("SELECT id FROM sessions WHERE parent_session_id IS NULL "
+                             "ORDER BY abs(turn_count - 300), id LIMIT 1").fetchone()[0]
+        db.close()
     server = subprocess.Popen([trail, "--store", store, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()
@@ -119,7 +131,7 @@ def main():
             ("sessions page", "/"),
             ("search API (one word)", "/api/search?q=error"),
             ("search API (two words)", "/api/search?q=install+build"),
-            ("300-turn transcript", "/sessions/" + LONG_ID),
+            ("300-turn transcript", "/sessions/" + long_id),
         ]
         print("%-26s %9s %9s %11s %9s" % ("request", "ttfb p50", "ttfb p90", "total p50", "bytes"))
         for name, path in cases:

@@ -488,7 +488,7 @@ fn index_candidates(
     let mut search_writer = if store.path().as_os_str() == ":memory:" {
         None
     } else {
-        Some(SearchWriter::open(store.path())?)
+        Some(store.search_writer()?)
     };
     let mut search_result: Result<(), IngestError> = Ok(());
     // A first index builds the indexes nothing reads while it writes after its last batch

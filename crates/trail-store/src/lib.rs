@@ -134,6 +134,9 @@ pub struct Store {
     /// While a first index writes without syncs: its marker and the thread that writes the
     /// databases' pages to disk meanwhile (`unsynced.rs`).
     unsynced: Option<Box<unsynced::Unsynced>>,
+    /// The page cache each writing connection may hold, in KiB, when [`Store::limit_cache`]
+    /// lowered it (otherwise [`MEMORY_SETTINGS`]' and the search writer's own).
+    cache_kib: Option<u32>,
 }
 
 impl Drop for Store {
@@ -176,6 +179,7 @@ impl Store {
             path: path.to_path_buf(),
             checkpoints: None,
             unsynced: None,
+            cache_kib: None,
         };
         // A first index killed before its end left these out (see `bulk.rs`).
         store.build_deferred_indexes()?;
@@ -205,6 +209,7 @@ impl Store {
             path: path.to_path_buf(),
             checkpoints: None,
             unsynced: None,
+            cache_kib: None,
         })
     }
 
@@ -220,7 +225,31 @@ impl Store {
             path: PathBuf::from(":memory:"),
             checkpoints: None,
             unsynced: None,
+            cache_kib: None,
         })
+    }
+
+    /// Bounds the page cache of this store's writing connections (this one, for both of its
+    /// databases, and the search writer [`Store::search_writer`] opens) to `kib` KiB each.
+    ///
+    /// For a process that stays resident and writes little at a time (`index --watch`): an
+    /// FTS5 merge, which a small commit can start, otherwise fills the caches to their full
+    /// size (48 MB together) and the process keeps that as its peak. With a small cache the
+    /// merge spills its pages to the WAL instead, which costs a little time and no memory.
+    pub fn limit_cache(&mut self, kib: u32) -> Result<()> {
+        self.conn
+            .execute_batch(&cache_pragmas(kib, &["main", "search"]))?;
+        self.cache_kib = Some(kib);
+        Ok(())
+    }
+
+    /// Opens the writer of the search database, with this store's cache limit.
+    pub fn search_writer(&self) -> Result<SearchWriter> {
+        let w = SearchWriter::open(&self.path)?;
+        if let Some(kib) = self.cache_kib {
+            w.limit_cache(kib)?;
+        }
+        Ok(w)
     }
 
     /// Returns the store's path.
@@ -338,6 +367,14 @@ fn configure(conn: &Connection) -> Result<()> {
 /// three while they are built (`bulk.rs`'s `SORT_IN_PIECES`), then set these again.
 pub(crate) const MEMORY_SETTINGS: &str =
     "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32000; PRAGMA threads = 0;";
+
+/// `PRAGMA cache_size` for each of `schemas`, at `kib` KiB.
+pub(crate) fn cache_pragmas(kib: u32, schemas: &[&str]) -> String {
+    schemas
+        .iter()
+        .map(|s| format!("PRAGMA {s}.cache_size = -{kib};"))
+        .collect()
+}
 
 /// Switches the store to WAL (readers run while an index writes). Switching needs the file to
 /// itself, and SQLite reports "database is locked" at once instead of waiting when another

@@ -648,6 +648,13 @@ impl SearchWriter {
         })
     }
 
+    /// Bounds this connection's page cache, for both databases (see [`crate::Store::limit_cache`]).
+    pub(crate) fn limit_cache(&self, kib: u32) -> Result<()> {
+        self.conn
+            .execute_batch(&crate::cache_pragmas(kib, &["main", "search"]))?;
+        Ok(())
+    }
+
     /// Leaves the syncs of the search database's commits and checkpoints to the end of a first
     /// index, as the store's writer does ([`crate::Store::write_unsynced`], which syncs this
     /// file too at its end).

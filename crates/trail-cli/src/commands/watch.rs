@@ -20,7 +20,9 @@ pub fn run(ctx: &mut Ctx, options: IndexOptions) -> CliResult<u8> {
             .with_hint("`trail service status` says whether it is the service; stop it first"),
         WatchLockError::Io { .. } => CliError::from(anyhow::Error::new(e)),
     })?;
-    let store = index_pass(ctx, &options)?;
+    // The first pass catches up with what changed while nothing watched (after a reboot, a
+    // whole day): with the index's full caches.
+    let store = index_pass(ctx, &options, None)?;
 
     let (wake, woken) = mpsc::channel();
     let stop = wake.clone();
@@ -44,7 +46,7 @@ pub fn run(ctx: &mut Ctx, options: IndexOptions) -> CliResult<u8> {
         None,
         |watcher| {
             // A failed pass (a full disk, a store locked too long) is retried at the next change.
-            match index_pass(ctx, &options) {
+            match index_pass(ctx, &options, Some(PASS_CACHE_KIB)) {
                 Ok(store) => {
                     if let Some(w) = watcher {
                         w.add_roots(in_project_roots(&store));
@@ -93,11 +95,21 @@ fn watched_roots(options: &IndexOptions) -> Vec<PathBuf> {
     roots
 }
 
+/// The page cache of each writing connection in the passes after the first, in KiB (SQLite's
+/// own default): they write a few appended lines, but a commit can start an FTS5 merge, which
+/// with the index's full caches took the watcher from 17 to 62 MB resident
+/// (`bench/watch.py`, BENCHMARKS.md "Issue 44").
+const PASS_CACHE_KIB: u32 = 2048;
+
 /// One incremental index on a store opened for it (the idle watcher holds no connection, no
-/// cache, and no file of the store open); prints a line when it found something new or
-/// changed. Returns the store, for what the caller reads after.
-fn index_pass(ctx: &mut Ctx, options: &IndexOptions) -> CliResult<Store> {
+/// cache, and no file of the store open), its page caches bounded to `cache_kib` when given;
+/// prints a line when it found something new or changed. Returns the store, for what the
+/// caller reads after.
+fn index_pass(ctx: &mut Ctx, options: &IndexOptions, cache_kib: Option<u32>) -> CliResult<Store> {
     let mut store = Store::open(&ctx.store_path)?;
+    if let Some(kib) = cache_kib {
+        store.limit_cache(kib)?;
+    }
     let s = trail_ingest::index(&mut store, options, &NoProgress)?;
     if s.sessions_new + s.sessions_updated > 0 || !s.issues.is_empty() || s.files_failed > 0 {
         ctx.ui.line(&format!(
