@@ -12,8 +12,8 @@
 //! `content`, `is_error`, `tool_use_id`), and others (`voice_note`, `token_budget`...).
 //!
 //! # Mapping
-//! - A human message is one prompt (its text blocks joined, else `text`), its attachments and
-//!   files meta messages after it. An assistant message gives its blocks in order: answer text,
+//! - A human message is one prompt (its text blocks joined, else `text`), its other blocks,
+//!   attachments and files after it (other blocks `unknown`, attachments and files meta). An assistant message gives its blocks in order: answer text,
 //!   thinking, tool calls and results (a result without `tool_use_id` answers the last
 //!   unanswered call of its name). Other block types are `unknown` messages holding the block.
 //! - With `current_leaf_message_uuid`, the path from it to the root is the conversation and
@@ -209,6 +209,15 @@ fn human(msg: &Value, blocks: &[Value], base: Message) -> Vec<Message> {
         text,
         ..base.clone()
     };
+    // Blocks other than text (a voice note...) are kept as they are.
+    for b in blocks.iter().filter(|b| jstr(b, "type") != Some("text")) {
+        out.push(Message {
+            kind: Some(MessageKind::Unknown),
+            text: b.get("text").map(value_text).unwrap_or_default(),
+            extra: Some(b.to_string()),
+            ..meta(String::new())
+        });
+    }
     for a in list(msg, "attachments") {
         let name = jstr(a, "file_name").unwrap_or("attachment");
         let body = jstr(a, "extracted_content").unwrap_or("");
