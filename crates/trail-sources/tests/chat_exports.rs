@@ -71,7 +71,7 @@ fn each_file_is_detected_by_its_own_source_and_the_side_files_by_none() {
     }
     assert!(ChatgptExport.discover(&[]).is_empty());
     assert_eq!(
-        ClaudeAiExport.discover(&[claude.clone()]),
+        ClaudeAiExport.discover(std::slice::from_ref(&claude)),
         vec![claude.join("conversations.json")]
     );
     assert_eq!(
