@@ -444,6 +444,9 @@ pub struct SessionOut {
     pub parent: Option<String>,
     /// The agent deleted its files; trail kept the session.
     pub source_missing: bool,
+    /// A chat (a ChatGPT or Claude.ai data export), not a coding session; absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub chat: bool,
 }
 
 impl SessionOut {
@@ -463,6 +466,7 @@ impl SessionOut {
             models: r.models,
             parent: r.parent_session_id,
             source_missing: r.source_missing,
+            chat: r.chat,
         }
     }
 
@@ -481,6 +485,9 @@ impl SessionOut {
             }
         }
         let _ = write!(s, " · {}", self.title.as_deref().unwrap_or("(untitled)"));
+        if self.chat {
+            s.push_str(" · chat");
+        }
         s
     }
 }
@@ -2073,6 +2080,7 @@ mod tests {
                 tokens: 0,
                 parent: None,
                 source_missing: false,
+                chat: false,
             },
             messages: Vec::new(),
             next_cursor: None,

@@ -75,11 +75,16 @@ pub enum SourceKind {
     Antigravity,
     /// GitHub Copilot in Visual Studio (OpenTelemetry traces in `VSGitHubCopilotLogs/traces`).
     VisualStudioCopilot,
+    // h42x: chat-service data exports (import only, chats rather than coding sessions).
+    /// A ChatGPT data export's `conversations.json`.
+    ChatgptExport,
+    /// A Claude.ai data export's `conversations.json`.
+    ClaudeAiExport,
 }
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 33] = [
+    pub const ALL: [SourceKind; 35] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -117,6 +122,9 @@ impl SourceKind {
         SourceKind::Hermes,
         SourceKind::Antigravity,
         SourceKind::VisualStudioCopilot,
+        // h42x
+        SourceKind::ChatgptExport,
+        SourceKind::ClaudeAiExport,
     ];
 
     /// Returns the stable identifier stored in `sessions.host_type`.
@@ -159,6 +167,9 @@ impl SourceKind {
             SourceKind::Hermes => "hermes",
             SourceKind::Antigravity => "antigravity",
             SourceKind::VisualStudioCopilot => "visual-studio-copilot",
+            // h42x
+            SourceKind::ChatgptExport => "chatgpt-export",
+            SourceKind::ClaudeAiExport => "claude-ai-export",
         }
     }
 

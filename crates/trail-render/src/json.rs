@@ -36,6 +36,9 @@ struct JsonSession<'a> {
     parent_session_id: Option<&'a str>,
     parent_tool_call_id: Option<&'a str>,
     agent_version: Option<&'a str>,
+    /// A chat (a chat service's data export), not a coding session; absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    chat: bool,
 }
 
 #[derive(Serialize)]
@@ -91,6 +94,7 @@ fn write_body(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write) -> Resul
         parent_session_id: s.parent_session_id.as_deref(),
         parent_tool_call_id: s.parent_tool_call_id.as_deref(),
         agent_version: s.agent_version.as_deref(),
+        chat: s.chat,
     };
     w.write_all(b"\"session\":")?;
     serde_json::to_writer(&mut *w, &session)?;

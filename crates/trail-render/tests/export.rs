@@ -422,6 +422,11 @@ fn planted_store() -> (tempfile::TempDir, Store) {
                     .join("crates/trail-sources/tests/fixtures")
                     .join(folder)])
             }
+            // h42x: the chat exports, from their fixtures.
+            SourceKind::ChatgptExport => vec![fixtures.join("chatgpt-export/conversations.json")],
+            SourceKind::ClaudeAiExport => {
+                vec![fixtures.join("claude-ai-export/conversations.json")]
+            }
             k => source.discover(roots.by_source.get(&k).map(Vec::as_slice).unwrap_or(&[])),
         };
         for f in files {

@@ -134,6 +134,7 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
     let conn = store.connection();
     let sessions: i64 = {
         let w = Where::sessions(filter)
+            .coding(filter)
             .active(filter)
             .and("s.parent_session_id IS NULL");
         conn.query_row(
@@ -149,6 +150,7 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
     // Failed tool calls, with the result text.
     let failed: Vec<(String, Hit)> = {
         let w = Where::sessions(filter)
+            .coding(filter)
             .range("t.timestamp", since, until)
             .and("t.is_error = 1");
         let sql = format!(
@@ -250,6 +252,7 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
     // too, and reading every prompt cost 25-33 ms instead of under 1).
     let msg_hits = |cond: &str, index: Option<&str>| -> Result<Vec<Hit>> {
         let w = Where::sessions(filter)
+            .coding(filter)
             .range("m.timestamp", since, until)
             .and(cond);
         let indexed_by = index.map_or(String::new(), |i| format!(" INDEXED BY {i}"));

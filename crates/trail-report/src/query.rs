@@ -45,6 +45,16 @@ impl Where {
         w
     }
 
+    /// Leaves out chats (sessions of chat-service data exports, [`trail_store::is_chat_sql`])
+    /// unless `f` names a source: the coding-session views count coding sessions.
+    pub fn coding(mut self, f: &Filter) -> Where {
+        if f.source.is_none() {
+            self.sql.push_str(" AND NOT ");
+            self.sql.push_str(&trail_store::is_chat_sql("s"));
+        }
+        self
+    }
+
     /// Adds `column >= since` / `column < until`.
     pub fn range(mut self, column: &str, since: Option<&str>, until: Option<&str>) -> Where {
         if let Some(s) = since {

@@ -128,6 +128,7 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
     };
     let conn = store.connection();
     let w = Where::sessions(&f)
+        .coding(&f)
         .active(&f)
         .and("s.parent_session_id IS NULL");
     let sql = format!(

@@ -89,6 +89,7 @@ pub struct RepeatedPrompt {
 pub fn tips(store: &Store, filter: &Filter, prices: &PriceTable) -> Result<Tips> {
     let conn = store.connection();
     let main = Where::sessions(filter)
+        .coding(filter)
         .active(filter)
         .and("s.parent_session_id IS NULL");
 
@@ -167,7 +168,7 @@ pub fn tips(store: &Store, filter: &Filter, prices: &PriceTable) -> Result<Tips>
 
     // Tools (subagents' calls included).
     let tools = {
-        let w = Where::sessions(filter).range(
+        let w = Where::sessions(filter).coding(filter).range(
             "t.timestamp",
             filter.since.as_deref(),
             filter.until.as_deref(),

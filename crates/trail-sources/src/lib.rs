@@ -35,9 +35,12 @@ pub mod hermes;
 pub mod kiro;
 pub mod mistral_vibe;
 pub mod visual_studio;
+// h42x: chat-service data exports (import only).
+mod chat_exports;
 
 // The module paths other crates use (`trail_sources::claude_code`, ...), kept stable across the
 // folder layout. Each format module has one entry in `registry.rs`.
+pub use chat_exports::{chatgpt, claude_ai};
 pub use claude::{claude_code, claude_history};
 pub use cline_family::cline;
 use cursor::cursor_transcripts;

@@ -21,6 +21,8 @@ use crate::{droid, iflow, kimi, pi, qwen};
 use crate::{crush, goose, grok, kilo, relabel, zed};
 // h42b
 use crate::{antigravity, hermes, kiro, mistral_vibe, visual_studio};
+// h42x
+use crate::{chatgpt, claude_ai};
 
 /// An operating system a location applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -792,6 +794,27 @@ pub static SOURCES: &[SourceInfo] = &[
         resume: None,
         make: || Box::new(visual_studio::VisualStudioCopilot),
     },
+    // h42x: chat-service data exports, import only (no location: discovery never looks).
+    SourceInfo {
+        kind: SourceKind::ChatgptExport,
+        name: "ChatGPT data export",
+        aliases: &["chatgpt"],
+        locations: &[],
+        env: &[],
+        records: CHAT_EXPORT,
+        resume: None,
+        make: || Box::new(chatgpt::ChatgptExport),
+    },
+    SourceInfo {
+        kind: SourceKind::ClaudeAiExport,
+        name: "Claude.ai data export",
+        aliases: &["claude-ai", "claude.ai"],
+        locations: &[],
+        env: &[],
+        records: CHAT_EXPORT,
+        resume: None,
+        make: || Box::new(claude_ai::ClaudeAiExport),
+    },
 ];
 
 /// Cline's task folders: tokens, tool calls and edits; a task started from another is not
@@ -802,6 +825,16 @@ const CLINE: Records = Records {
     file_edits: true,
     subagents: false,
     chats_only: false,
+};
+
+/// A chat service's data export: chats with their tool calls (code runs, searches), no tokens,
+/// no edits, branches kept in the conversation rather than as linked sessions.
+const CHAT_EXPORT: Records = Records {
+    tokens: false,
+    tool_calls: true,
+    file_edits: false,
+    subagents: false,
+    chats_only: true,
 };
 
 /// A format trail finds but cannot read: `doctor` says it found these files and why it cannot

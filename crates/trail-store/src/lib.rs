@@ -36,8 +36,8 @@ pub use export::{ExportMessage, ToolResultRow};
 pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
-    like_escape, ContinuationLink, DoctorFileStats, EditCallRow, IssueRow, ListFilter, MessageRow,
-    SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
+    is_chat_sql, like_escape, ContinuationLink, DoctorFileStats, EditCallRow, IssueRow, ListFilter,
+    MessageRow, SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
     translate_query, Correction, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END,

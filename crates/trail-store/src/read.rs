@@ -28,6 +28,18 @@ pub struct SessionRow {
     pub agent_version: Option<String>,
     pub source_path: Option<String>,
     pub source_missing: bool,
+    /// A chat (a chat service's data export), not a coding session: its metadata says
+    /// `"chat": true` ([`is_chat_sql`]).
+    pub chat: bool,
+}
+
+/// The SQL condition "session `alias` is a chat": its `metadata` holds `"chat": true`, which
+/// the sources of chat-service exports write. Coding-session reports leave such sessions out.
+pub fn is_chat_sql(alias: &str) -> String {
+    format!(
+        "coalesce(CASE WHEN json_valid({alias}.metadata) \
+         THEN json_extract({alias}.metadata, '$.chat') END, 0) = 1"
+    )
 }
 
 impl SessionRow {
@@ -66,7 +78,8 @@ const SESSION_COLUMNS: &str =
     "id, source, summary, cwd, repository, branch, created_at, updated_at,
     turn_count, message_count, input_tokens, output_tokens, cache_creation_tokens,
     cache_read_tokens, models, parent_session_id, parent_tool_call_id, agent_version,
-    source_path, source_missing";
+    source_path, source_missing,
+    coalesce(CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.chat') END, 0) = 1";
 
 fn session_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     let models: Option<String> = r.get(14)?;
@@ -93,6 +106,7 @@ fn session_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
         agent_version: r.get(17)?,
         source_path: r.get(18)?,
         source_missing: r.get::<_, i64>(19)? != 0,
+        chat: r.get::<_, i64>(20)? != 0,
     })
 }
 

@@ -494,7 +494,7 @@ fn column_doc(table: &str, column: &str) -> &'static str {
         ("sessions", "cache_creation_tokens") => "Cache-write tokens over all requests.",
         ("sessions", "cache_read_tokens") => "Cache-read tokens over all requests.",
         ("sessions", "indexed_at") => "When trail last wrote the session.",
-        ("sessions", "metadata") => "JSON facts the format records without a column of their own: a Claude Code workflow agent's run (`workflowRun`: name, status, tokens, phases, agents; `journalResult`), a fork's origin (`forkedFrom`).",
+        ("sessions", "metadata") => "JSON facts the format records without a column of their own: a Claude Code workflow agent's run (`workflowRun`: name, status, tokens, phases, agents; `journalResult`), a fork's origin (`forkedFrom`); `chat: true` marks a chat from a ChatGPT or Claude.ai data export, not a coding session (`json_extract(metadata, '$.chat') = 1`).",
         ("turns", "id") => "Row id; also the turn's rowid in search_index.",
         ("turns", "session_id") => "The session (sessions.id).",
         ("turns", "turn_index") => "Turn number within the session, from 0.",

@@ -157,6 +157,9 @@ fn sessions_page(
                 &cut(&one_line(s.title.as_deref().unwrap_or("(untitled)")), 160),
             );
             out.raw("</a>");
+            if s.chat {
+                out.raw(" <span class=\"muted\">(chat)</span>");
+            }
             if s.source_missing {
                 out.raw(" <span class=\"muted\">(file gone; trail's copy)</span>");
             }

@@ -1,5 +1,6 @@
-//! `trail import`: store files the user names (VS Code "Export Chat" files and any other
-//! format trail reads), detecting each file's format. Importing the same content twice adds
+//! `trail import`: store files the user names (VS Code "Export Chat" files, ChatGPT and
+//! Claude.ai data exports, and any other format trail reads), detecting each file's format. A
+//! folder (an unzipped data export) gives the files in it that trail reads. Importing the same content twice adds
 //! nothing: export ids are derived from the content.
 
 use std::path::PathBuf;
@@ -13,7 +14,8 @@ use crate::Ctx;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Files to import (chat.json exports, or any session file trail reads)
+    /// Files or folders to import (chat.json exports, a ChatGPT or Claude.ai data export's
+    /// conversations.json or its unzipped folder, or any session file trail reads)
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print the summary as JSON
@@ -24,14 +26,20 @@ pub struct Args {
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let sources = registry();
     for f in &args.files {
-        if !f.is_file() {
-            return Err(CliError::usage(format!("{} is not a file", f.display())));
+        if !f.is_file() && !f.is_dir() {
+            return Err(CliError::usage(format!(
+                "{} is not a file or a folder",
+                f.display()
+            )));
         }
         if trail_ingest::detect_paths(&sources, f).is_empty() {
-            return Err(
-                CliError::usage(format!("{} is not in a format trail reads", f.display()))
-                    .with_hint(crate::agents::reads_hint()),
-            );
+            let what = if f.is_dir() {
+                "holds no file in a format trail reads"
+            } else {
+                "is not in a format trail reads"
+            };
+            return Err(CliError::usage(format!("{} {what}", f.display()))
+                .with_hint(crate::agents::reads_hint()));
         }
     }
     let mut store = Store::open(&ctx.store_path)?;

@@ -83,7 +83,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             .or_else(|| r.cwd.clone())
             .unwrap_or_else(|| "-".into());
         let title = output::one_line(r.title.as_deref().unwrap_or("(untitled)"));
-        let missing = if r.source_missing { " [file gone]" } else { "" };
+        let missing = match (r.chat, r.source_missing) {
+            (true, true) => " [chat] [file gone]",
+            (true, false) => " [chat]",
+            (false, true) => " [file gone]",
+            (false, false) => "",
+        };
         let line = format!(
             "{}  {}  {}  {}  {}  {:>5}  {:>7}  {}{}",
             ctx.ui

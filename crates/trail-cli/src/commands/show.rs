@@ -74,6 +74,9 @@ fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
     if let Some(c) = &s.cwd {
         facts.push(c.clone());
     }
+    if s.chat {
+        facts.push("chat (not a coding session)".into());
+    }
     ui.line(&ui.paint(Style::Dim, &facts.join(" · ")))?;
     let mut line2 = format!(
         "{} → {} · {} turns · {} messages",
