@@ -190,6 +190,37 @@ struct Progress {
     unchecked: Vec<usize>,
 }
 
+impl Progress {
+    /// The tier of the next row read (none for a tier-1 candidate, checked later) and its
+    /// key in tier 0; counts it.
+    fn place(
+        &mut self,
+        rowid: i64,
+        prompt: &HashSet<i64>,
+        candidates: &HashSet<i64>,
+        rest: usize,
+    ) -> (Option<usize>, Option<(f64, u8)>) {
+        let mut key = None;
+        let tier = if prompt.contains(&rowid) {
+            if let Some(order) = &self.order {
+                key = order.keys.get(&rowid).copied();
+                self.needed_read += usize::from(order.needed.contains(&rowid));
+            }
+            Some(0)
+        } else if candidates.contains(&rowid) {
+            self.candidates_read += 1;
+            self.unchecked.push(self.rows.len());
+            None
+        } else {
+            Some(rest)
+        };
+        if let Some(t) = tier {
+            self.counts[t] += 1;
+        }
+        (tier, key)
+    }
+}
+
 impl Store {
     /// The best `limit` matching turns (module doc); returns them and how many matches were
     /// read.
@@ -242,23 +273,7 @@ impl Store {
             if decided_at.is_some_and(|s| s != score) {
                 break;
             }
-            let mut key = None;
-            let tier = if prompt.contains(&rowid) {
-                if let Some(order) = &p.order {
-                    key = order.keys.get(&rowid).copied();
-                    p.needed_read += usize::from(order.needed.contains(&rowid));
-                }
-                Some(0)
-            } else if candidates.contains(&rowid) {
-                p.candidates_read += 1;
-                p.unchecked.push(p.rows.len());
-                None
-            } else {
-                Some(tiers.rest)
-            };
-            if let Some(t) = tier {
-                p.counts[t] += 1;
-            }
+            let (tier, key) = p.place(rowid, &prompt, &candidates, tiers.rest);
             p.rows.push(Row {
                 rowid,
                 turn: HitTurn {

@@ -447,9 +447,12 @@ fn the_top_ten_are_those_of_a_brute_force_scorer_over_every_match() {
     }
 }
 
-/// A store of the given sessions, each a list of turns, each turn a list of messages (role,
-/// kind, text; a tool call's text is its input, a tool result's its output).
-fn small_store(sessions: &[Vec<Vec<(Role, MessageKind, String)>>]) -> (tempfile::TempDir, Store) {
+/// A turn's messages: role, kind and text (a tool call's text is its input, a tool result's
+/// its output).
+type TurnMessages = Vec<(Role, MessageKind, String)>;
+
+/// A store of the given sessions, each a list of turns.
+fn small_store(sessions: &[Vec<TurnMessages>]) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
     let mut batch = Vec::new();
