@@ -28,6 +28,15 @@ sql`). The
 known item is the session the words came from: recall@10 is the share of queries that have it
 among the 10 hits, MRR the mean of 1/rank of its first hit (0 when absent). The median time of
 a query (process start included) is printed per class.
+
+How ambiguous a class is, beside what any ranking can do about it: `<=10 ses` is the share of
+its queries whose words are all held by texts of the class's kind (prompts or answers; every
+word, anywhere in the text; not for class 4: its tool outputs are most of the corpus' bytes,
+too slow to index here) of at most 10 sessions, and `blind` the recall@10
+expected of a ranking that could not tell those sessions apart (the mean of min(1, 10 / their
+number)). A query above 10 sessions is not lost: the texts that hold its words differ (a short
+prompt that holds them is likelier to be the one they were drawn from). --misses prints each
+missed query with that number of sessions.
 """
 import argparse
 import collections
@@ -160,6 +169,23 @@ def class_queries(cls, rng, n, prompts, answers, outputs, pdf, adf):
     raise ValueError(cls)
 
 
+class Holders:
+    """Which texts of a kind hold a query's every word: an inverted index over them."""
+
+    def __init__(self, texts):
+        self.sessions = [sid for sid, _ in texts]
+        self.index = collections.defaultdict(set)
+        for i, (_, text) in enumerate(texts):
+            for w in set(w.lower() for w in WORD.findall(text)):
+                self.index[w].add(i)
+
+    def sessions_of(self, words):
+        """The number of sessions that have a text holding every word of `words`."""
+        ws = set(w.lower() for w in WORD.findall(" ".join(words)))
+        held = set.intersection(*[self.index.get(w, set()) for w in ws]) if ws else set()
+        return len({self.sessions[i] for i in held})
+
+
 def fts_and(words):
     """The FTS5 expression `trail search` made of plain words and quoted phrases before issue
     43 (each term quoted, all ANDed)."""
@@ -178,10 +204,14 @@ def bm25_only(trail, store, words):
     return [{"session_id": r[0]} for r in json.loads(p.stdout)["rows"]]
 
 
-def measure(trail, store, queries, before=False):
-    """(recall@10, MRR, median seconds, misses) of the queries."""
-    found, rr, times, misses = 0, 0.0, [], []
+def measure(trail, store, queries, holders=None, before=False):
+    """(recall@10, MRR, median seconds, misses, share of queries held by <= 10 sessions, blind
+    recall) of the queries."""
+    found, rr, times, misses, few, blind = 0, 0.0, [], [], 0, 0.0
     for session, words in queries:
+        held = max(holders.sessions_of(words), 1) if holders else 0
+        few += 0 < held <= 10
+        blind += min(1.0, 10.0 / held) if held else 0.0
         t = time.perf_counter()
         if before:
             hits = bm25_only(trail, store, words)
@@ -198,9 +228,10 @@ def measure(trail, store, queries, before=False):
             found += 1
             rr += 1.0 / (ranks[0] + 1)
         else:
-            misses.append(" ".join(words))
+            misses.append("%s (%s)" % (" ".join(words), held or "-"))
     n = max(len(queries), 1)
-    return found / n, rr / n, statistics.median(times) if times else 0.0, misses
+    median = statistics.median(times) if times else 0.0
+    return found / n, rr / n, median, misses, few / n, blind / n
 
 
 def main():
@@ -221,15 +252,23 @@ def main():
     pdf, adf = doc_freq(prompts), doc_freq(answers)
     print("known-item search, seed %d: %d prompts, %d answers, %d tool outputs in the corpus; "
           "%d queries a class" % (seed, len(prompts), len(answers), len(outputs), a.queries))
-    print("%-38s %7s %9s %6s %9s" % ("class", "queries", "recall@10", "MRR", "median ms"))
+    print("%-38s %7s %9s %6s %9s %8s %6s" % ("class", "queries", "recall@10", "MRR",
+                                               "median ms", "<=10 ses", "blind"))
+    kinds = {1: prompts, 2: prompts, 3: answers, 5: prompts}
+    holders = {}
     for cls in [int(c) for c in a.classes.split(",")]:
         rng = random.Random("%d/%d" % (seed, cls))
         queries = class_queries(cls, rng, a.queries, prompts, answers, outputs, pdf, adf)
-        recall, mrr, median, misses = measure(a.trail, a.store, queries, a.bm25_only)
-        print("%-38s %7d %9.3f %6.3f %9.1f" % ("%d. %s" % (cls, CLASSES[cls]), len(queries),
-                                              recall, mrr, median * 1e3))
+        kind = id(kinds.get(cls))
+        if cls in kinds and kind not in holders:
+            holders[kind] = Holders(kinds[cls])
+        recall, mrr, median, misses, few, blind = measure(a.trail, a.store, queries,
+                                                          holders.get(kind), a.bm25_only)
+        ambiguity = "%8.3f %6.3f" % (few, blind) if cls in kinds else "%8s %6s" % ("-", "-")
+        print("%-38s %7d %9.3f %6.3f %9.1f %s" % (
+            "%d. %s" % (cls, CLASSES[cls]), len(queries), recall, mrr, median * 1e3, ambiguity))
         if a.misses and misses:
-            print("   missed: " + "; ".join(misses[:10]))
+            print("   missed (sessions holding every word): " + "; ".join(misses[:10]))
 
 
 if __name__ == "__main__":

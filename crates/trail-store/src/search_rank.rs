@@ -1,22 +1,35 @@
 //! Coherent ranking (issue 43): a turn where the query's words stand together ranks above one
 //! where they are scattered over its prompt, answers and tool output.
 //!
-//! Hits are ordered by tier, then bm25 (the index's column weights), then recency:
-//! 0. the turn's prompt holds every word, near each other (FTS5's `NEAR`, ten tokens);
-//! 1. the prompt holds every word;
-//! 2. one message (one of its fields: text, tool input or tool output) holds every word;
-//! 3. the words are spread over the turn.
+//! Hits are ordered by tier:
+//! 0. the turn's prompt holds every word;
+//! 1. one message (one of its fields: text, tool input or tool output) holds every word;
+//! 2. the words are spread over the turn;
+//!
+//! then, within tier 0 and for a query of two groups or more (a term, or terms joined by OR),
+//! by the prompt's own score: bm25 of the turn's prompt alone (its prompt messages, without
+//! its answers and tool output), among the prompts of tier 0, which favours the prompt whose
+//! words weigh most against its length; then proximity (every word within ten tokens of each
+//! other, FTS5's `NEAR`); then, in every tier, bm25 of the whole turn (the index's column
+//! weights), then recency. Why the prompt's own score: a person who remembers a few words of a
+//! prompt remembers that prompt, and bm25 of the whole turn normalises by the length of the
+//! turn's answers and tool output, which say nothing of it (BENCHMARKS.md, issue 43, has what
+//! each order found).
 //!
 //! Exact, without scoring anything twice: FTS5 ranks every match once (`ORDER BY rank`, as
-//! before), and the rows are read in that order until the best `limit` by tier are known. What
-//! puts a turn in tier 0 or 1 is a column filter, so those tiers are sets of rowids read off the
-//! index (their sizes say when each is complete). Tier 2 cannot be read off a turn's row (a
-//! column holds all of the turn's messages of its kind), so the index gives its candidates (a
-//! column holding every word) and each candidate is checked against its messages, in rank
-//! order and only when the tiers above are complete, on the in-memory table that snippets use.
-//! A query of one term (or one OR group) has no tier 3: any match is in one message.
+//! before), and the rows are read in that order until the best `limit` are known. What puts a
+//! turn in tier 0 is a column filter, so tier 0 is a set of rowids read off the index (its size
+//! says when it is complete). Its prompts are scored up front, on an in-memory FTS5 table (the
+//! index's tokenizer) that holds them alone, so the members that can be among the best `limit`
+//! are known before the ranked rows are read, which stop once those are all read. Tier 1 cannot
+//! be read off a turn's row (a column holds all of the turn's messages of its kind), so the
+//! index gives its candidates (a column holding every word) and each candidate is checked
+//! against its messages, in rank order and only when tier 0 is complete, on the in-memory
+//! table that snippets use. A query of one group has no tier 2 (any match is in one message)
+//! and orders tier 0 by bm25 of the turn: each of its prompts holds the one word, and reading
+//! every prompt of `the` would cost more than a search may.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::types::Value;
 use rusqlite::ToSql;
@@ -24,7 +37,7 @@ use rusqlite::ToSql;
 use crate::search::{fts_error, whole_message_query, HitTurn, Needles, QueryShape};
 use crate::{Result, Store};
 
-/// Candidates of tier 2 checked against their messages at once.
+/// Candidates of tier 1 checked against their messages at once.
 const CHECK_BATCH: usize = 16;
 
 /// A ranked search: what [`Store::coherent_turns`] needs.
@@ -44,10 +57,12 @@ pub(crate) struct Ranking<'a> {
 
 /// The tiers' definitions for one query.
 struct Tiers {
-    /// Tier 0 and tier 1 as index queries (rowid sets).
-    prompt_near: Option<String>,
+    /// Tier 0 as an index query (a rowid set), and its members' prompts near each other.
     prompt: Option<String>,
-    /// Tier 2: the index query of its candidates, and what one message must match.
+    prompt_near: Option<String>,
+    /// What a tier-0 prompt is scored against (two groups or more): every word in the text.
+    prompt_score: Option<String>,
+    /// Tier 1: the index query of its candidates, and what one message must match.
     one_message: Option<(String, String)>,
     /// The tier of a match none of the above takes.
     rest: usize,
@@ -58,10 +73,11 @@ impl Tiers {
         let m = r.matched;
         let Some(positive) = r.shape.positive.as_deref() else {
             return Tiers {
-                prompt_near: None,
                 prompt: None,
+                prompt_near: None,
+                prompt_score: None,
                 one_message: None,
-                rest: 3,
+                rest: 2,
             };
         };
         // The columns a role searches (`Store::search`'s column filter).
@@ -72,20 +88,21 @@ impl Tiers {
             _ => &["prompt", "answer", "tool_input", "tool_output"],
         };
         let has_prompt = columns.contains(&"prompt");
+        // One group: whatever matches holds it in one message (so no tier 2).
+        let single = r.shape.groups <= 1;
         let prompt_near = r
             .shape
             .near
             .as_ref()
-            .filter(|_| has_prompt)
+            .filter(|_| has_prompt && !single)
             .map(|near| format!("({m}) AND ({{prompt}} : {near})"));
         let prompt = has_prompt.then(|| format!("({m}) AND ({{prompt}} : ({positive}))"));
+        let prompt_score = (has_prompt && !single).then(|| format!("{{text}} : ({positive})"));
         let others: Vec<String> = columns
             .iter()
             .filter(|c| **c != "prompt")
             .map(|c| format!("({{{c}}} : ({positive}))"))
             .collect();
-        // One group: whatever matches holds it in one message (so no tier 3).
-        let single = r.shape.groups <= 1;
         let one_message = (!single && !others.is_empty()).then(|| {
             (
                 format!("({m}) AND ({})", others.join(" OR ")),
@@ -93,12 +110,56 @@ impl Tiers {
             )
         });
         Tiers {
-            prompt_near,
             prompt,
+            prompt_near,
+            prompt_score,
             one_message,
-            rest: if single { 2 } else { 3 },
+            rest: if single { 1 } else { 2 },
         }
     }
+}
+
+/// How tier 0 is ordered before bm25 of the turn, for a query of two groups or more.
+struct PromptOrder {
+    /// Each member's key: its prompt's score (lower is better), then 0 when its words are
+    /// near each other, else 1.
+    keys: HashMap<i64, (f64, u8)>,
+    /// The members that can be among the best `limit`: those whose key is at most the
+    /// `limit`-th best key (ties included).
+    needed: HashSet<i64>,
+}
+
+impl PromptOrder {
+    fn of(
+        scores: HashMap<i64, f64>,
+        members: &HashSet<i64>,
+        near: &HashSet<i64>,
+        limit: usize,
+    ) -> PromptOrder {
+        let keys: HashMap<i64, (f64, u8)> = members
+            .iter()
+            .map(|id| {
+                // A prompt the scoring table did not match (none should) ranks last.
+                let score = scores.get(id).copied().unwrap_or(f64::INFINITY);
+                (*id, (score, u8::from(!near.contains(id))))
+            })
+            .collect();
+        let mut sorted: Vec<(f64, u8)> = keys.values().copied().collect();
+        sorted.sort_by(key_order);
+        let needed = match sorted.get(limit.saturating_sub(1)) {
+            Some(last) if sorted.len() > limit => keys
+                .iter()
+                .filter(|(_, k)| key_order(k, last).is_le())
+                .map(|(id, _)| *id)
+                .collect(),
+            _ => members.clone(),
+        };
+        PromptOrder { keys, needed }
+    }
+}
+
+fn key_order(a: &(f64, u8), b: &(f64, u8)) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
 }
 
 /// A match read in rank order.
@@ -107,40 +168,81 @@ struct Row {
     turn: HitTurn,
     /// `coalesce(last_at, updated_at)`: the tie-break, newest first.
     recency: Option<String>,
-    /// 0-3, or `None` while a tier-2 candidate is unchecked.
+    /// 0-2, or `None` while a tier-1 candidate is unchecked.
     tier: Option<usize>,
+    /// Its [`PromptOrder`] key in tier 0 (none without one).
+    key: Option<(f64, u8)>,
 }
 
 /// The ranking in progress: the rows read so far and what is known of each tier.
 struct Progress {
     rows: Vec<Row>,
     /// Rows of each tier read so far.
-    counts: [usize; 4],
-    /// Members of tiers 0 and 1 (from the index), and tier 2's candidates outside them.
-    sizes: [usize; 3],
-    /// Tier-2 candidates read so far, checked or not.
+    counts: [usize; 3],
+    /// Members of tier 0 (from the index), and tier 1's candidates outside it.
+    sizes: [usize; 2],
+    /// Tier 0's order, for a query of two groups or more, and its needed members read so far.
+    order: Option<PromptOrder>,
+    needed_read: usize,
+    /// Tier-1 candidates read so far, checked or not.
     candidates_read: usize,
     /// Indexes into `rows` of candidates not checked yet, in rank order.
     unchecked: Vec<usize>,
 }
 
+impl Progress {
+    /// The tier of the next row read (none for a tier-1 candidate, checked later) and its
+    /// key in tier 0; counts it.
+    fn place(
+        &mut self,
+        rowid: i64,
+        prompt: &HashSet<i64>,
+        candidates: &HashSet<i64>,
+        rest: usize,
+    ) -> (Option<usize>, Option<(f64, u8)>) {
+        let mut key = None;
+        let tier = if prompt.contains(&rowid) {
+            if let Some(order) = &self.order {
+                key = order.keys.get(&rowid).copied();
+                self.needed_read += usize::from(order.needed.contains(&rowid));
+            }
+            Some(0)
+        } else if candidates.contains(&rowid) {
+            self.candidates_read += 1;
+            self.unchecked.push(self.rows.len());
+            None
+        } else {
+            Some(rest)
+        };
+        if let Some(t) = tier {
+            self.counts[t] += 1;
+        }
+        (tier, key)
+    }
+}
+
 impl Store {
-    /// The best `limit` matching turns by tier, bm25 and recency (module doc); returns them
-    /// and how many matches were read.
+    /// The best `limit` matching turns (module doc); returns them and how many matches were
+    /// read.
     pub(crate) fn coherent_turns(&self, r: &Ranking<'_>) -> Result<(Vec<HitTurn>, usize)> {
         let tiers = Tiers::of(r);
-        let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
         let prompt = self.rowid_set(r, tiers.prompt.as_deref())?;
         let mut candidates = self.rowid_set(r, tiers.one_message.as_ref().map(|t| t.0.as_str()))?;
         candidates.retain(|id| !prompt.contains(id));
+        let order = match tiers.prompt_score.as_deref() {
+            Some(expr) if !prompt.is_empty() => {
+                let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
+                let scores = self.prompt_scores(&prompt, expr)?;
+                Some(PromptOrder::of(scores, &prompt, &near, r.limit))
+            }
+            _ => None,
+        };
         let mut p = Progress {
             rows: Vec::new(),
-            counts: [0; 4],
-            sizes: [
-                near.len(),
-                prompt.iter().filter(|id| !near.contains(id)).count(),
-                candidates.len(),
-            ],
+            counts: [0; 3],
+            sizes: [prompt.len(), candidates.len()],
+            order,
+            needed_read: 0,
             candidates_read: 0,
             unchecked: Vec::new(),
         };
@@ -171,20 +273,7 @@ impl Store {
             if decided_at.is_some_and(|s| s != score) {
                 break;
             }
-            let tier = if near.contains(&rowid) {
-                Some(0)
-            } else if prompt.contains(&rowid) {
-                Some(1)
-            } else if candidates.contains(&rowid) {
-                p.candidates_read += 1;
-                p.unchecked.push(p.rows.len());
-                None
-            } else {
-                Some(tiers.rest)
-            };
-            if let Some(t) = tier {
-                p.counts[t] += 1;
-            }
+            let (tier, key) = p.place(rowid, &prompt, &candidates, tiers.rest);
             p.rows.push(Row {
                 rowid,
                 turn: HitTurn {
@@ -194,6 +283,7 @@ impl Store {
                 },
                 recency: row.get(4)?,
                 tier,
+                key,
             });
             if decided_at.is_none() && self.decided(&mut p, r, check, needles.as_ref(), false)? {
                 decided_at = Some(score);
@@ -239,8 +329,8 @@ impl Store {
     }
 
     /// Whether the best `limit` are known from the rows read so far (all of them when `done`):
-    /// each tier, best first, either holds what is still needed or is complete. Checks tier-2
-    /// candidates (in batches, in rank order) only once tiers 0 and 1 are complete and short.
+    /// each tier, best first, either holds what is still needed or is complete. Checks tier-1
+    /// candidates (in batches, in rank order) only once tier 0 is complete and short.
     fn decided(
         &self,
         p: &mut Progress,
@@ -250,21 +340,32 @@ impl Store {
         done: bool,
     ) -> Result<bool> {
         let mut need = r.limit;
-        for t in 0..2 {
-            if p.counts[t] >= need {
-                return Ok(true);
+        match &p.order {
+            // Ordered by the prompts' scores: the members that can be shown must all be read.
+            Some(order) => {
+                if !done && p.needed_read < order.needed.len() {
+                    return Ok(false);
+                }
+                if p.sizes[0] >= need {
+                    return Ok(true);
+                }
             }
-            if !done && p.counts[t] < p.sizes[t] {
-                return Ok(false);
+            None => {
+                if p.counts[0] >= need {
+                    return Ok(true);
+                }
+                if !done && p.counts[0] < p.sizes[0] {
+                    return Ok(false);
+                }
             }
-            need -= p.counts[t];
         }
+        need -= p.counts[0].min(need);
         if let Some(check) = check {
-            let complete = p.candidates_read == p.sizes[2];
+            let complete = p.candidates_read == p.sizes[1];
             if !done && !complete && p.unchecked.len() < CHECK_BATCH {
                 return Ok(false);
             }
-            while !p.unchecked.is_empty() && p.counts[2] < need {
+            while !p.unchecked.is_empty() && p.counts[1] < need {
                 let batch: Vec<usize> = p
                     .unchecked
                     .drain(..p.unchecked.len().min(CHECK_BATCH))
@@ -285,19 +386,19 @@ impl Store {
                     self.check_one_message(p, &tied, check, needles, r.role)?;
                 }
             }
-            if p.counts[2] >= need {
+            if p.counts[1] >= need {
                 return Ok(true);
             }
             if !done && !complete {
                 return Ok(false);
             }
-            need -= p.counts[2];
+            need -= p.counts[1];
         }
-        Ok(p.counts[2] + p.counts[3] >= need)
+        Ok(p.counts[1] + p.counts[2] >= need)
     }
 
-    /// Puts each of `batch` (tier-2 candidates) in tier 2 if one of its messages holds every
-    /// word, else in tier 3.
+    /// Puts each of `batch` (tier-1 candidates) in tier 1 if one of its messages holds every
+    /// word, else in tier 2.
     fn check_one_message(
         &self,
         p: &mut Progress,
@@ -323,21 +424,82 @@ impl Store {
                 .collect())
         })?;
         for (k, &i) in batch.iter().enumerate() {
-            let t = if whole.contains(&k) { 2 } else { 3 };
+            let t = if whole.contains(&k) { 1 } else { 2 };
             p.rows[i].tier = Some(t);
             p.counts[t] += 1;
         }
         Ok(())
     }
+
+    /// Each member of tier 0's prompt score: FTS5's bm25 of the turn's prompt column (its
+    /// prompt messages, as the index holds them: without escape sequences, one per line) on an
+    /// in-memory table of the members' prompts alone, against `expr`. Every such prompt holds
+    /// every word, so each word weighs the same (FTS5 gives a word found in every row the same
+    /// tiny weight) and the score is bm25's saturated term frequency against the prompt's length
+    /// (normalised by the members' mean length).
+    fn prompt_scores(&self, members: &HashSet<i64>, expr: &str) -> Result<HashMap<i64, f64>> {
+        let mut ids: Vec<i64> = members.iter().copied().collect();
+        // In rowid order: FTS5 writes a segment whenever a rowid is lower than the one before.
+        ids.sort_unstable();
+        self.with_hit_text(|| {
+            let mut turn = self.conn.prepare_cached(
+                "SELECT session_id, turn_index FROM search.turn_docs WHERE id = ?1",
+            )?;
+            let mut prompts = self.conn.prepare_cached(
+                "SELECT text FROM main.messages
+                 WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt'
+                 ORDER BY +seq",
+            )?;
+            let mut insert = self
+                .conn
+                .prepare_cached("INSERT INTO temp.hit_text (rowid, text) VALUES (?1, ?2)")?;
+            let mut column = String::new();
+            for id in ids {
+                let (session, index): (String, i64) =
+                    turn.query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                column.clear();
+                let mut rows =
+                    prompts.query(rusqlite::params![session, (index >= 0).then_some(index)])?;
+                while let Some(row) = rows.next()? {
+                    let text: Option<String> = row.get(0)?;
+                    let text = crate::text::strip_ansi(text.as_deref().unwrap_or_default());
+                    if text.is_empty() {
+                        continue;
+                    }
+                    if !column.is_empty() {
+                        column.push('\n');
+                    }
+                    column.push_str(&text);
+                }
+                insert.execute(rusqlite::params![id, column])?;
+            }
+            let mut score = self.conn.prepare_cached(
+                "SELECT rowid, bm25(hit_text) FROM temp.hit_text WHERE hit_text MATCH ?1",
+            )?;
+            let scores = score
+                .query_map([expr], |row| Ok((row.get(0)?, row.get(1)?)))
+                .and_then(|rows| rows.collect::<rusqlite::Result<_>>());
+            match scores.map_err(fts_error) {
+                Ok(scores) => Ok(scores),
+                // What FTS5 cannot read scores nothing (the query itself was read).
+                Err(crate::StoreError::InvalidQuery(_)) => Ok(HashMap::new()),
+                Err(e) => Err(e),
+            }
+        })
+    }
 }
 
-/// The best `limit` rows: by tier, then bm25, then the newest; rows not placed in a tier were
-/// not needed (they rank below `limit` placed ones).
+/// The best `limit` rows: by tier, then tier 0's [`PromptOrder`], then bm25, then the
+/// newest; rows not placed in a tier were not needed (they rank below `limit` placed ones).
 fn select(p: Progress, limit: usize) -> Vec<HitTurn> {
     let mut rows: Vec<Row> = p.rows.into_iter().filter(|r| r.tier.is_some()).collect();
     rows.sort_by(|a, b| {
         a.tier
             .cmp(&b.tier)
+            .then_with(|| match (&a.key, &b.key) {
+                (Some(x), Some(y)) => key_order(x, y),
+                _ => std::cmp::Ordering::Equal,
+            })
             .then(a.turn.score.total_cmp(&b.turn.score))
             .then_with(|| b.recency.cmp(&a.recency))
             .then(a.rowid.cmp(&b.rowid))

@@ -2,8 +2,9 @@
 //! answers, tool inputs and tool outputs hold the query's words together, near each other,
 //! spread out or in part, the top 10 of `Store::search` are the top 10 of a brute-force scorer
 //! over every match, written here from the words the test placed: tier (all words in the
-//! prompt, near each other / all in the prompt / all in one message / spread over the turn),
-//! then FTS5's bm25 with the index's column weights, then the newest.
+//! prompt / all in one message / spread over the turn); in the prompt tier, for two words or
+//! more, the prompt's own bm25 among the tier's prompts, then the words near each other; then
+//! FTS5's bm25 of the turn with the index's column weights, then the newest.
 
 use trail_model::{Message, MessageKind, Role, Session, SessionId, SessionMeta, SourceKind};
 use trail_store::{FileRecord, SearchOptions, Store};
@@ -91,22 +92,66 @@ impl Turn {
     }
 }
 
-/// The tier of a matching turn for `words`: 0 all in the prompt within 10 tokens of each
-/// other, 1 all in the prompt, 2 all in one message, 3 spread out. One word: 1 or 2.
+/// The tier of a matching turn for `words`: 0 all in the prompt, 1 all in one message, 2
+/// spread out. One word: 0 or 1.
 fn tier(t: &Turn, words: &[&str]) -> u8 {
     let holds = |p: &Part| words.iter().all(|w| p.words.iter().any(|x| x == w));
-    let prompt = t.parts.iter().find(|p| p.column == 0);
-    if let Some(p) = prompt.filter(|p| holds(p)) {
-        if words.len() >= 2 && near(&p.words, words) {
-            return 0;
-        }
-        return 1;
-    }
-    if t.parts.iter().any(holds) {
-        2
+    if t.parts.iter().any(|p| p.column == 0 && holds(p)) {
+        0
+    } else if t.parts.iter().any(holds) {
+        1
     } else {
-        3
+        2
     }
+}
+
+fn prompt(t: &Turn) -> &[String] {
+    &t.parts.iter().find(|p| p.column == 0).unwrap().words
+}
+
+/// The order within the prompt tier for two words or more, for each of `members` (the tier's
+/// turns that pass the filters): FTS5's bm25 (fts5_aux.c) of the prompt alone, among the
+/// members' prompts (so N, the words' document counts and the mean length are theirs: every
+/// member holds every word, so each word's idf is FTS5's floor, 1e-6), then 0 when the words
+/// are near each other in the prompt, else 1.
+fn prompt_keys(turns: &[Turn], members: &[usize], words: &[&str]) -> Vec<Option<(f64, u8)>> {
+    let (k1, b) = (1.2, 0.75);
+    let n_docs = members.len() as f64;
+    let avgdl = members
+        .iter()
+        .map(|&i| prompt(&turns[i]).len() as f64)
+        .sum::<f64>()
+        / n_docs;
+    let idf: Vec<f64> = words
+        .iter()
+        .map(|w| {
+            let n = members
+                .iter()
+                .filter(|&&i| prompt(&turns[i]).iter().any(|x| x == w))
+                .count() as f64;
+            let idf = ((n_docs - n + 0.5) / (n + 0.5)).ln();
+            if idf <= 0.0 {
+                1e-6
+            } else {
+                idf
+            }
+        })
+        .collect();
+    let mut keys = vec![None; turns.len()];
+    for &i in members {
+        let p = prompt(&turns[i]);
+        let dl = p.len() as f64;
+        let score = -words
+            .iter()
+            .zip(&idf)
+            .map(|(w, idf)| {
+                let f = p.iter().filter(|x| x == w).count() as f64;
+                idf * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * dl / avgdl))
+            })
+            .sum::<f64>();
+        keys[i] = Some((score, u8::from(!near(p, words))));
+    }
+    keys
 }
 
 /// Whether some window of `words` holds every one of `query`, with at most 10 other tokens
@@ -280,6 +325,80 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
+/// The brute force's order of the matches `keep` lets through: each match's tier, prompt key
+/// (prompt tier, two words or more) and bm25 of the turn, and the matches best first.
+struct Brute {
+    tiers: Vec<u8>,
+    keys: Vec<Option<(f64, u8)>>,
+    scores: Vec<f64>,
+    order: Vec<usize>,
+}
+
+impl Brute {
+    fn of(turns: &[Turn], words: &[&str], keep: impl Fn(&Turn) -> bool) -> Brute {
+        let scores = bm25(turns, words);
+        let tiers: Vec<u8> = turns.iter().map(|t| tier(t, words)).collect();
+        let mut order: Vec<usize> = (0..turns.len())
+            .filter(|&i| scores[i].is_finite() && keep(&turns[i]))
+            .collect();
+        let members: Vec<usize> = order.iter().copied().filter(|&i| tiers[i] == 0).collect();
+        let keys = if words.len() >= 2 {
+            prompt_keys(turns, &members, words)
+        } else {
+            vec![None; turns.len()]
+        };
+        order.sort_by(|&a, &b| {
+            tiers[a]
+                .cmp(&tiers[b])
+                .then_with(|| match (keys[a], keys[b]) {
+                    (Some(x), Some(y)) => x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)),
+                    _ => std::cmp::Ordering::Equal,
+                })
+                .then(scores[a].total_cmp(&scores[b]))
+        });
+        Brute {
+            tiers,
+            keys,
+            scores,
+            order,
+        }
+    }
+
+    /// Asserts that the hits are the brute force's first ones: at each rank, the hit's bm25
+    /// is the one computed here, and its tier, prompt key and bm25 are those of the match the
+    /// brute force has at that rank (ties may come in any order).
+    fn assert_hits(&self, turns: &[Turn], hits: &[trail_store::SearchHit], what: &str) {
+        for (rank, (hit, &w)) in hits.iter().zip(&self.order).enumerate() {
+            let i = turns
+                .iter()
+                .position(|t| t.session == hit.session_id && Some(t.turn) == hit.turn)
+                .unwrap();
+            let what = format!("{what} #{rank}");
+            let scores = &self.scores;
+            assert!(
+                close(hit.score, scores[i]),
+                "{what}: {} {}",
+                hit.score,
+                scores[i]
+            );
+            assert_eq!(self.tiers[i], self.tiers[w], "{what}");
+            match (self.keys[i], self.keys[w]) {
+                (Some(x), Some(y)) => {
+                    assert!(close(x.0, y.0), "{what}: prompt {} {}", x.0, y.0);
+                    assert_eq!(x.1, y.1, "{what}: near");
+                }
+                (x, y) => assert_eq!(x.is_some(), y.is_some(), "{what}"),
+            }
+            assert!(
+                close(scores[i], scores[w]),
+                "{what}: {} {}",
+                scores[i],
+                scores[w]
+            );
+        }
+    }
+}
+
 #[test]
 fn the_top_ten_are_those_of_a_brute_force_scorer_over_every_match() {
     let (_dir, store, turns) = build();
@@ -291,18 +410,9 @@ fn the_top_ten_are_those_of_a_brute_force_scorer_over_every_match() {
     ];
     for words in queries {
         for source in [None, Some(SourceKind::GeminiCli)] {
-            let scores = bm25(&turns, words);
-            let keep =
-                |i: usize| scores[i].is_finite() && source.is_none_or(|s| turns[i].source == s);
-            let tiers: Vec<u8> = turns.iter().map(|t| tier(t, words)).collect();
-            let mut want: Vec<usize> = (0..turns.len()).filter(|&i| keep(i)).collect();
-            let matches = want.len();
+            let brute = Brute::of(&turns, words, |t| source.is_none_or(|s| t.source == s));
+            let matches = brute.order.len();
             assert!(matches >= 200, "{words:?}: {matches} matches");
-            want.sort_by(|&a, &b| {
-                tiers[a]
-                    .cmp(&tiers[b])
-                    .then(scores[a].total_cmp(&scores[b]))
-            });
             let hits = store
                 .search(&SearchOptions {
                     query: words.join(" "),
@@ -314,69 +424,204 @@ fn the_top_ten_are_those_of_a_brute_force_scorer_over_every_match() {
                 .unwrap()
                 .hits;
             assert_eq!(hits.len(), 10, "{words:?}");
-            for (rank, (hit, &w)) in hits.iter().zip(&want).enumerate() {
-                let i = turns
-                    .iter()
-                    .position(|t| t.session == hit.session_id && Some(t.turn) == hit.turn)
-                    .unwrap();
-                let what = format!("{words:?} {source:?} #{rank}");
-                // The hit's score is bm25 as computed here, and the hit has the tier and the
-                // score the brute-force order has at this rank (ties may come in any order).
-                assert!(
-                    close(hit.score, scores[i]),
-                    "{what}: {} {}",
-                    hit.score,
-                    scores[i]
-                );
-                assert_eq!(tiers[i], tiers[w], "{what}");
-                assert!(
-                    close(scores[i], scores[w]),
-                    "{what}: {} {}",
-                    scores[i],
-                    scores[w]
-                );
-            }
-            // Every tier the brute force fills before rank 10 is exercised by some query.
+            brute.assert_hits(&turns, &hits, &format!("{words:?} {source:?}"));
             if words.len() == 3 && source.is_none() {
-                let shown: Vec<u8> = want.iter().take(10).map(|&i| tiers[i]).collect();
-                assert!(shown.contains(&0), "{shown:?}");
+                // The prompt tier fills the page, and its order is not the turn's bm25: the
+                // prompt's own score decides.
+                let top: Vec<usize> = brute.order.iter().take(10).copied().collect();
+                assert!(top.iter().all(|&i| brute.tiers[i] == 0));
+                assert!(top
+                    .windows(2)
+                    .any(|w| brute.scores[w[0]] > brute.scores[w[1]]));
             }
         }
     }
-    // Tier 2 and 3 are reached and ordered: a query whose prompt tiers are short.
+    // Every tier is reached by some match of the three words.
     let words = ["alpha", "bravo", "charlie"];
-    let tiers: Vec<u8> = turns.iter().map(|t| tier(t, &words)).collect();
-    for t in 0..4 {
+    let brute = Brute::of(&turns, &words, |_| true);
+    for t in 0..3 {
         assert!(
-            tiers
-                .iter()
-                .zip(&turns)
-                .filter(|(_, turn)| words.iter().all(|w| turn.has(w)))
-                .any(|(x, _)| *x == t),
+            brute.order.iter().any(|&i| brute.tiers[i] == t),
             "no turn of tier {t}"
         );
     }
 }
 
-/// With few enough matches in the prompt tiers, the hits reach the one-message and spread
-/// tiers, in order: all the prompt tiers' turns first, then tier 2 by bm25, then tier 3.
+/// A turn's messages: role, kind and text (a tool call's text is its input, a tool result's
+/// its output).
+type TurnMessages = Vec<(Role, MessageKind, String)>;
+
+/// A store of the given sessions, each a list of turns.
+fn small_store(sessions: &[Vec<TurnMessages>]) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut batch = Vec::new();
+    for (n, turns) in sessions.iter().enumerate() {
+        let id = format!("00000000-0000-4000-8000-{n:012}");
+        let mut s = Session::new(SessionMeta::new(
+            SessionId::new(&id),
+            SourceKind::Codex,
+            &id,
+        ));
+        s.meta.created_at = Some("2026-01-01T00:00:00Z".into());
+        let mut seq = 0;
+        for (t, messages) in turns.iter().enumerate() {
+            for (role, kind, text) in messages {
+                let mut m = message(seq, *role, *kind, t as u32);
+                match kind {
+                    MessageKind::ToolCall => {
+                        m.tool_name = Some("Bash".into());
+                        m.tool_input = Some(text.clone());
+                    }
+                    MessageKind::ToolResult => m.tool_output = Some(text.clone()),
+                    _ => m.text = text.clone(),
+                }
+                s.messages.push(m);
+                seq += 1;
+            }
+        }
+        s.turn_count = turns.len() as u32;
+        batch.push(FileRecord {
+            path: format!("/nowhere/{n}.jsonl"),
+            source: Some(SourceKind::Codex),
+            sessions: vec![s],
+            bytes_parsed: 1,
+            lines: 1,
+            ..FileRecord::default()
+        });
+    }
+    store.write_batch(batch).unwrap();
+    (dir, store)
+}
+
+fn filler(tag: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("{tag}{i}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn sessions_found(store: &Store, query: &str) -> Vec<String> {
+    store
+        .search(&SearchOptions {
+            query: query.into(),
+            limit: 10,
+            exact: true,
+            ..SearchOptions::default()
+        })
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| h.session_id)
+        .collect()
+}
+
+/// Issue 43's example, on a fixture of its kind: two prompts hold `issue string change`, in
+/// long turns (long prompts, long answers and tool output, so bm25 of the turn is low), and
+/// thirty short turns hold the three words many times, scattered over a prompt, an answer and
+/// a tool output (by bm25 of the turn, they come first). Both prompts' sessions are the first
+/// two hits.
+#[test]
+fn the_sessions_whose_prompts_hold_every_word_come_first() {
+    let (user, asst, tool) = (Role::User, Role::Assistant, Role::Tool);
+    let (prompt, text, call, result) = (
+        MessageKind::Prompt,
+        MessageKind::Text,
+        MessageKind::ToolCall,
+        MessageKind::ToolResult,
+    );
+    let wanted = |tag: &str| {
+        vec![vec![
+            (
+                user,
+                prompt,
+                format!(
+                    "{} the issue is that a string may change {}",
+                    filler(tag, 60),
+                    filler(tag, 60)
+                ),
+            ),
+            (asst, call, filler("call", 80)),
+            (tool, result, filler("out", 150)),
+            (asst, text, filler("answer", 200)),
+        ]]
+    };
+    let mut sessions = vec![wanted("first"), wanted("second")];
+    for n in 0..30 {
+        sessions.push(vec![vec![
+            (
+                user,
+                prompt,
+                format!("issue issue issue {}", filler("p", n % 5)),
+            ),
+            (asst, call, "string string".to_string()),
+            (tool, result, "change change change".to_string()),
+            (asst, text, "string change issue string change".to_string()),
+        ]]);
+    }
+    let (_dir, store) = small_store(&sessions);
+    let found = sessions_found(&store, "issue string change");
+    assert_eq!(found.len(), 10);
+    let mut top: Vec<&str> = found[..2].iter().map(String::as_str).collect();
+    top.sort();
+    assert_eq!(
+        top,
+        [
+            "00000000-0000-4000-8000-000000000000",
+            "00000000-0000-4000-8000-000000000001"
+        ]
+    );
+}
+
+/// Within the prompt tier, the prompt's own bm25 comes before the turn's: a short prompt
+/// holding the words ranks above a long one, whatever the answers; between prompts of the same
+/// score, the one whose words are near each other comes first.
+#[test]
+fn the_prompt_tier_is_ordered_by_the_prompt_then_by_proximity() {
+    let (user, asst) = (Role::User, Role::Assistant);
+    let (prompt, text) = (MessageKind::Prompt, MessageKind::Text);
+    let turn = |p: String, answer: String| vec![(user, prompt, p), (asst, text, answer)];
+    let sessions = vec![
+        // Long prompt, the words near each other, a short answer: best bm25 of the turn.
+        vec![turn(
+            format!("alpha bravo {}", filler("a", 40)),
+            "short".to_string(),
+        )],
+        // Short prompt, the words far apart, a long answer.
+        vec![turn(
+            format!("alpha {} bravo", filler("b", 12)),
+            filler("c", 300),
+        )],
+        // The same length and words as the one above, near each other, a longer answer.
+        vec![turn(
+            format!("alpha bravo {}", filler("d", 12)),
+            filler("e", 600),
+        )],
+    ];
+    let (_dir, store) = small_store(&sessions);
+    let found = sessions_found(&store, "alpha bravo");
+    assert_eq!(
+        found,
+        [
+            "00000000-0000-4000-8000-000000000002",
+            "00000000-0000-4000-8000-000000000001",
+            "00000000-0000-4000-8000-000000000000"
+        ]
+    );
+}
+
+/// With few enough matches in the prompt tier, the hits reach the one-message and spread
+/// tiers, in order: all the prompt tier's turns first (by the prompt's own score), then tier 1
+/// by bm25, then tier 2.
 #[test]
 fn a_session_filter_reaches_the_lower_tiers_in_order() {
     let (_dir, store, turns) = build();
     let words = ["alpha", "bravo", "charlie"];
-    let scores = bm25(&turns, &words);
     for session in [
         "00000000-0000-4000-8000-000000000003",
         "00000000-0000-4000-8000-000000000017",
     ] {
-        let mut want: Vec<usize> = (0..turns.len())
-            .filter(|&i| scores[i].is_finite() && turns[i].session == session)
-            .collect();
-        want.sort_by(|&a, &b| {
-            tier(&turns[a], &words)
-                .cmp(&tier(&turns[b], &words))
-                .then(scores[a].total_cmp(&scores[b]))
-        });
+        let brute = Brute::of(&turns, &words, |t| t.session == session);
         let hits = store
             .search(&SearchOptions {
                 query: words.join(" "),
@@ -387,14 +632,7 @@ fn a_session_filter_reaches_the_lower_tiers_in_order() {
             })
             .unwrap()
             .hits;
-        assert_eq!(hits.len(), want.len(), "{session}");
-        for (hit, &w) in hits.iter().zip(&want) {
-            let i = turns
-                .iter()
-                .position(|t| t.session == hit.session_id && Some(t.turn) == hit.turn)
-                .unwrap();
-            assert_eq!(tier(&turns[i], &words), tier(&turns[w], &words));
-            assert!(close(scores[i], scores[w]));
-        }
+        assert_eq!(hits.len(), brute.order.len(), "{session}");
+        brute.assert_hits(&turns, &hits, session);
     }
 }
