@@ -44,6 +44,7 @@ pub use search::{
     HIT_START,
 };
 pub use search_db::{search_path, SearchBatch, SearchWriter};
+pub use search_rank::PROMPT_SCORE_MAX;
 pub use sql::{
     Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc, DEFAULT_MAX_BYTES,
 };

@@ -138,6 +138,13 @@ fn prompt_keys(turns: &[Turn], members: &[usize], words: &[&str]) -> Vec<Option<
         })
         .collect();
     let mut keys = vec![None; turns.len()];
+    if members.len() > trail_store::PROMPT_SCORE_MAX {
+        // Too many to score: every member's score is the same, proximity decides.
+        for &i in members {
+            keys[i] = Some((f64::INFINITY, u8::from(!near(prompt(&turns[i]), words))));
+        }
+        return keys;
+    }
     for &i in members {
         let p = prompt(&turns[i]);
         let dl = p.len() as f64;
