@@ -208,8 +208,8 @@ pub struct SourceInfo {
     /// Environment variables that replace or add places, applied in order.
     pub env: &'static [EnvOverride],
     pub records: Records,
-    /// The command that reopens a session: `{id}` is the agent's own session id, `{cwd}` the
-    /// session's folder. The command runs in the session's folder; one without `{id}` finds the
+    /// The command that reopens a session: `{id}` is the agent's own session id (a word may put
+    /// a literal prefix before it: iFlow's `session-{id}`), `{cwd}` the session's folder. The command runs in the session's folder; one without `{id}` finds the
     /// session by its folder, so a session without a folder cannot be reopened.
     pub resume: Option<&'static str>,
     /// The parser.
@@ -561,7 +561,9 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: true,
             chats_only: false,
         },
-        resume: None,
+        // Crush's root command: `--session <id>`, looked up in the folder's own store (so it runs
+        // in the session's folder).
+        resume: Some("crush --session {id}"),
         make: || Box::new(crush::Crush),
     },
     SourceInfo {
@@ -581,6 +583,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: true,
             chats_only: false,
         },
+        // Zed's agent threads are reopened in the editor, not from a command line.
         resume: None,
         make: || Box::new(zed::Zed),
     },
@@ -601,7 +604,9 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: true,
             chats_only: false,
         },
-        resume: None,
+        // goose-cli: `session --resume --session-id <id>` (ids such as `20251108_1`; legacy JSONL
+        // sessions were imported under their file names).
+        resume: Some("goose session --resume --session-id {id}"),
         make: || Box::new(goose::Goose),
     },
     SourceInfo {
@@ -617,7 +622,8 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: true,
             chats_only: false,
         },
-        resume: None,
+        // Grok Build: `--resume [SESSION]` resumes a session by its id.
+        resume: Some("grok --resume {id}"),
         make: || Box::new(grok::Grok),
     },
     // h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
@@ -642,7 +648,9 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
-        resume: None,
+        // Pi's `--session <path|id>` takes a session id prefix (`cli/session-path.ts`); the forks
+        // (Oh My Pi, OpenClaw...) get Pi's command too.
+        resume: Some("pi --session {id}"),
         make: || Box::new(pi::Pi),
     },
     SourceInfo {
@@ -661,6 +669,7 @@ pub static SOURCES: &[SourceInfo] = &[
         ],
         env: &[],
         records: FULL,
+        // Qwen Code: `--resume <session-id>` (`-r`; `--continue` is the latest).
         resume: Some("qwen --resume {id}"),
         make: || Box::new(qwen::QwenCode),
     },
@@ -674,6 +683,7 @@ pub static SOURCES: &[SourceInfo] = &[
         ],
         env: &[replace("KIMI_CODE_HOME", "")],
         records: FULL,
+        // kimi-cli: `--session <id>` (`-S`; `--continue` is the folder's latest).
         resume: Some("kimi --session {id}"),
         make: || Box::new(kimi::Kimi),
     },
@@ -690,6 +700,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
+        // Droid: `--resume [sessionId]` (`-r`; Factory's CLI reference).
         resume: Some("droid --resume {id}"),
         make: || Box::new(droid::Droid),
     },
@@ -706,7 +717,9 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
-        resume: None,
+        // iFlow (a Gemini CLI fork, closed source): `--resume <session id>`; its ids keep the
+        // `session-` prefix trail strips.
+        resume: Some("iflow --resume session-{id}"),
         make: || Box::new(iflow::Iflow),
     },
     // h42b: Mistral Vibe, Kiro CLI, Hermes Agent, Antigravity, Visual Studio Copilot.
@@ -717,6 +730,8 @@ pub static SOURCES: &[SourceInfo] = &[
         locations: &[Location::new(Os::All, Base::Home, ".vibe")],
         env: &[replace("VIBE_HOME", "")],
         records: FULL,
+        // mistral-vibe's `vibe/cli/entrypoint.py`: `--resume SESSION_ID` (`-c` continues the
+        // latest).
         resume: Some("vibe --resume {id}"),
         make: || Box::new(mistral_vibe::MistralVibe),
     },
@@ -739,6 +754,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
+        // kiro-cli: `chat --resume-id <id>` (`chat --resume` is the folder's latest).
         resume: Some("kiro-cli chat --resume-id {id}"),
         make: || Box::new(kiro::Kiro),
     },
@@ -749,6 +765,7 @@ pub static SOURCES: &[SourceInfo] = &[
         locations: &[Location::new(Os::All, Base::Home, ".hermes")],
         env: &[replace("HERMES_HOME", "")],
         records: FULL,
+        // Hermes Agent: `--resume <session_id>` (`-r`; `--continue` is the latest).
         resume: Some("hermes --resume {id}"),
         make: || Box::new(hermes::Hermes),
     },
@@ -769,6 +786,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
+        // Antigravity documents no command that reopens a conversation by its id.
         resume: None,
         make: || Box::new(antigravity::Antigravity),
     },
@@ -789,6 +807,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
+        // Visual Studio's Copilot chats have no command line.
         resume: None,
         make: || Box::new(visual_studio::VisualStudioCopilot),
     },
@@ -954,8 +973,12 @@ mod tests {
             if let Some(t) = s.resume {
                 let program = t.split_whitespace().next().unwrap_or("");
                 assert!(!program.is_empty() && !program.contains('{'), "{t}");
+                // A word holds at most one placeholder, perhaps after a literal prefix
+                // (iFlow's `session-{id}`); nothing else in braces.
                 for token in t.split_whitespace().filter(|w| w.contains('{')) {
-                    assert!(token == "{id}" || token == "{cwd}", "{t}");
+                    let rest = token.replacen("{id}", "", 1).replacen("{cwd}", "", 1);
+                    assert!(!rest.contains(['{', '}']), "{t}");
+                    assert!(token.ends_with("{id}") || token == "{cwd}", "{t}");
                 }
             }
         }
