@@ -831,8 +831,8 @@ pub struct Unreadable {
     pub name: &'static str,
     /// Where its files lie, per OS (resolved as [`SourceInfo::locations`] are).
     pub locations: &'static [Location],
-    /// Files whose name ends with this are the agent's conversations.
-    pub file_suffix: &'static str,
+    /// Files whose name ends with one of these are the agent's conversations.
+    pub file_suffixes: &'static [&'static str],
     /// How many folder levels under a location they may lie.
     pub depth: usize,
     /// Why trail cannot read them.
@@ -847,14 +847,14 @@ impl Unreadable {
 
     /// Returns this format's files under `roots` (folders resolved from its locations).
     pub fn files(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
-        let suffix = self.file_suffix;
+        let suffixes = self.file_suffixes;
         roots
             .iter()
             .flat_map(|r| {
                 crate::discover::walk_files(r, self.depth, |p| {
                     p.file_name()
                         .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.ends_with(suffix))
+                        .is_some_and(|n| suffixes.iter().any(|s| n.ends_with(s)))
                 })
             })
             .collect()
@@ -866,14 +866,14 @@ pub static UNREADABLE: &[Unreadable] = &[
     Unreadable {
         name: "Windsurf",
         locations: &[Location::new(Os::All, Base::Home, ".codeium/windsurf/cascade")],
-        file_suffix: ".pb",
+        file_suffixes: &[".pb"],
         depth: 1,
         why: "Cascade conversations are encrypted protobuf, and no key is published",
     },
     Unreadable {
         name: "Trae",
         locations: user_data!["Trae/User", "Trae CN/User", "TRAE SOLO CN/User"],
-        file_suffix: "state.vscdb",
+        file_suffixes: &["state.vscdb"],
         depth: 3,
         why: "current Trae versions encrypt the chat store in state.vscdb",
     },
@@ -883,9 +883,21 @@ pub static UNREADABLE: &[Unreadable] = &[
             Location::new(Os::Unix, Base::XdgConfig, "github-copilot"),
             Location::new(Os::Windows, Base::AppData, "github-copilot"),
         ],
-        file_suffix: "-nitrite.db",
+        file_suffixes: &["-nitrite.db"],
         depth: 4,
         why: "chats are kept in a Nitrite database (an embedded Java store) with no reader outside the JVM",
+    },
+    // h42y: Kiro IDE, the VS Code fork (Kiro CLI is the `kiro` source).
+    Unreadable {
+        name: "Kiro IDE",
+        // `<ws hash>/<execution>.chat` (the first generation) and
+        // `workspace-sessions/<base64 folder>/<uuid>.json` with `sessions.json` (the current).
+        locations: user_data!["Kiro/User/globalStorage/kiro.kiroagent"],
+        file_suffixes: &[".chat", ".json"],
+        depth: 3,
+        why: "Kiro IDE is closed source and publishes no format for its chats; three \
+              generations (.chat files, workspace-sessions JSON, execution logs without a name \
+              ending) are known only from other readers' guesses",
     },
 ];
 
