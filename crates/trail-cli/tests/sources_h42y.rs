@@ -167,3 +167,160 @@ fn doctor_says_kiro_ide_chats_are_found_but_not_read() {
         assert_eq!(kiro["files_found"], 4, "{out}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Grok Build, end to end. The session folder is our own, written here in the shapes of
+// `crates/trail-sources/src/grok/mod.rs` (Grok Build's `updates.jsonl` ACP log and
+// `summary.json`): two prompts, a shell call and its failed result, one `turn_completed` with
+// usage. Counts made from the lines below, not by trail: 1 session, 2 prompts (2 distinct
+// `promptIndex` values), 1 `tool_call`, input 1,200 - 1,000 cache reads = 200, output 40.
+
+const GROK_ID: &str = "019f7000-0000-7000-8000-0000000000aa";
+
+fn grok_update(ts: u64, update: Value) -> String {
+    let method = if update["sessionUpdate"] == "turn_completed" {
+        "_x.ai/session/update"
+    } else {
+        "session/update"
+    };
+    serde_json::json!({
+        "timestamp": ts,
+        "method": method,
+        "params": {"sessionId": GROK_ID, "update": update},
+    })
+    .to_string()
+}
+
+/// Writes one Grok Build session folder under `home/.grok/sessions/<encoded cwd>/`.
+fn grok_session(home: &Path) -> PathBuf {
+    let dir = home.join(".grok/sessions/%2Fhome%2Fdemo%2Fw").join(GROK_ID);
+    std::fs::create_dir_all(&dir).unwrap();
+    let summary = serde_json::json!({
+        "generated_title": "Fix the flaky test",
+        "info": {"id": GROK_ID, "cwd": "/home/demo/w"},
+        "created_at": "2026-09-01T10:00:00Z",
+        "updated_at": "2026-09-01T10:02:00Z",
+        "session_kind": "interactive",
+    });
+    std::fs::write(dir.join("summary.json"), summary.to_string()).unwrap();
+    let text = |t: &str| serde_json::json!({"type": "text", "text": t});
+    let lines = [
+        grok_update(
+            1_788_256_800,
+            serde_json::json!({"sessionUpdate": "user_message_chunk",
+            "content": text("grokquokka: why does the test flake?"),
+            "_meta": {"promptIndex": 0, "modelId": "grok-code-fast-1"}}),
+        ),
+        grok_update(
+            1_788_256_801,
+            serde_json::json!({"sessionUpdate": "tool_call",
+            "toolCallId": "t1", "title": "cargo test", "kind": "execute",
+            "rawInput": {"command": "cargo test"}}),
+        ),
+        grok_update(
+            1_788_256_802,
+            serde_json::json!({"sessionUpdate": "tool_call_update",
+            "toolCallId": "t1", "status": "failed",
+            "content": [{"type": "content", "content": text("1 test failed")}]}),
+        ),
+        grok_update(
+            1_788_256_803,
+            serde_json::json!({"sessionUpdate": "agent_message_chunk",
+            "content": text("A timing race in the test.")}),
+        ),
+        grok_update(
+            1_788_256_804,
+            serde_json::json!({"sessionUpdate": "turn_completed",
+            "prompt_id": "p0", "stop_reason": "end_turn",
+            "usage": {"inputTokens": 1200, "outputTokens": 40, "cachedReadTokens": 1000,
+                "cacheCreationTokens": 0, "reasoningTokens": 0, "costUsdTicks": 100_000_000,
+                "modelUsage": {"grok-code-fast-1": {"inputTokens": 1200, "outputTokens": 40,
+                    "cachedReadTokens": 1000, "cacheCreationTokens": 0, "reasoningTokens": 0,
+                    "costUsdTicks": 100_000_000}}}}),
+        ),
+        grok_update(
+            1_788_256_810,
+            serde_json::json!({"sessionUpdate": "user_message_chunk",
+            "content": text("Fix it"), "_meta": {"promptIndex": 1}}),
+        ),
+        grok_update(
+            1_788_256_811,
+            serde_json::json!({"sessionUpdate": "agent_message_chunk",
+            "content": text("Fixed.")}),
+        ),
+    ];
+    std::fs::write(dir.join("updates.jsonl"), lines.join("\n") + "\n").unwrap();
+    dir
+}
+
+fn grok_checks(home: &Path, store: &Path) {
+    let trail_at = |args: &[&str]| {
+        let mut c = trail(home, store);
+        c.arg("--home").arg(home).args(args);
+        run(&mut c)
+    };
+    let (code, out, err) = trail_at(&["list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert_eq!(rows[0]["source"], "grok");
+    assert_eq!(rows[0]["turns"], 2, "{out}");
+    let id = rows[0]["id"].as_str().unwrap().to_string();
+    let (code, out, err) = trail_at(&["show", &id, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let shown: Value = serde_json::from_str(&out).unwrap();
+    let calls = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "tool_call")
+        .count();
+    assert_eq!(calls, 1, "{out}");
+    let (code, out, err) = trail_at(&[
+        "sql",
+        "SELECT sum(input_tokens) AS i, sum(output_tokens) AS o, sum(cache_read_tokens) AS c FROM usage",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("200") && out.contains("40") && out.contains("1000"),
+        "{out}"
+    );
+    let (code, out, err) = trail_at(&["search", "grokquokka"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = trail_at(&["resume", &id]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        out.trim(),
+        format!("cd /home/demo/w && grok --resume {GROK_ID}")
+    );
+}
+
+#[test]
+fn grok_build_sessions_are_found_and_read_both_ways() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let folder = grok_session(&home);
+    // Plain discovery under the scratch home.
+    let store = tmp.path().join("discovered.db");
+    let mut c = trail(&home, &store);
+    c.arg("--home").arg(&home).args(["index", "--json"]);
+    let (code, out, err) = run(&mut c);
+    assert_eq!(code, 0, "{out}{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["issues"].as_array().map(Vec::len), Some(0), "{out}");
+    assert_eq!(report["sessions_new"], 1, "{out}");
+    grok_checks(&home, &store);
+    // Given by path: the session folder, from an empty home.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let store = tmp.path().join("by-path.db");
+    let report = index(&empty, &store, &folder);
+    assert_eq!(
+        report["issues"].as_array().map(Vec::len),
+        Some(0),
+        "{report}"
+    );
+    assert_eq!(report["sessions_new"], 1, "{report}");
+    grok_checks(&empty, &store);
+}
