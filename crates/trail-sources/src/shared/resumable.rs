@@ -19,7 +19,9 @@
 //!
 //! A delta cannot change anything else of a message already stored. When a new line would
 //! (Kimi naming a subagent on a call written before), the fingerprints of the older messages
-//! differ and the file is parsed again whole. An unreadable state does the same.
+//! differ and the file is parsed again whole, in one piece whatever the byte budget (in
+//! pieces, the piece holding that line would be resumed into again and again). An unreadable
+//! state starts over too.
 //!
 //! The first line of each of these formats is a JSON object that says what the file is;
 //! [`first_object`] reads it for `detect`, and [`session_named_by`] makes the session a file's
@@ -105,10 +107,12 @@ pub(crate) fn parse<P: LineParser>(
     let mut sessions = parser.sessions(path);
     let now_seen: Vec<Seen> = sessions.iter().map(seen_of).collect();
     if appending && !into_deltas(&mut sessions, &seen) {
-        // A new line changed a message already stored: parse the file whole.
+        // A new line changed a message already stored: parse the file whole, in one piece (a
+        // piece that ended before that line would meet it again on the next resume).
         return parse(
             ParseRequest {
                 resume: None,
+                max_bytes: None,
                 ..request
             },
             what,
