@@ -18,8 +18,10 @@
 //! `thinkingTokens`). It becomes one usage row keyed `settings`; `thinkingTokens` is kept as
 //! reasoning, not added to the output.
 //!
-//! Session files only grow (Droid appends each message; a branch is a later message whose
-//! `parentId` names an older one): a grown file is read from where the last parse stopped
+//! Session files only grow as far as their shape shows (Droid is closed source: one message per
+//! line, a branch is a later message whose `parentId` names an older one; a rewrite of line 1,
+//! say a new title, changes the indexed prefix, and the ingest then reads the file whole): a
+//! grown file is read from where the last parse stopped
 //! ([`crate::resumable`]), with the tree, the last message and the title saved between
 //! parses. The settings file is read again with every parse of its session file, so its usage
 //! row follows it; a later message that starts a branch relinks the messages it moves on or

@@ -13,8 +13,9 @@
 //! `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`); iFlow writes
 //! zeros where it measured nothing, and those make no row.
 //!
-//! Files only grow (iFlow appends each record): a grown file is read from where the last parse
-//! stopped ([`crate::resumable`]), with the tool ids seen so far saved between parses, so a
+//! Files only grow as far as their shape shows (iFlow is closed source; like the Gemini CLI it
+//! forks, it appends one record per line; a rewrite changes the indexed prefix, and the ingest
+//! then reads the file whole): a grown file is read from where the last parse stopped ([`crate::resumable`]), with the tool ids seen so far saved between parses, so a
 //! streamed record after the cut still drops the `tool_use` it repeats.
 
 use std::collections::HashSet;
