@@ -53,12 +53,23 @@ impl Query {
             }
         }
         let native = store.native_id(&id)?;
-        reopen_command(&row, native.as_deref()).ok_or_else(|| {
-            QueryError::Invalid(format!(
-                "{} sessions cannot be reopened from the command line ({id}); read it with `trail show {id}`",
-                row.source
-            ))
-        })
+        reopen_command(&row, native.as_deref())
+            .ok_or_else(|| QueryError::Invalid(cannot_reopen(&row, &id)))
+    }
+}
+
+/// Why a session has no command that reopens it: its agent has none (the registry's `resume`
+/// is empty), or the agent reopens a session from its folder and this one recorded none.
+fn cannot_reopen(row: &SessionRow, id: &str) -> String {
+    let source = trail_sources::find(&row.source).map(trail_sources::info);
+    let name = source.map_or(row.source.as_str(), |s| s.name);
+    match source.and_then(|s| s.resume) {
+        None => format!(
+            "{name} has no command that reopens a session ({id}); read it with `trail show {id}`"
+        ),
+        Some(_) => format!(
+            "{name} reopens a session from its folder, and {id} recorded none; read it with `trail show {id}`"
+        ),
     }
 }
 
@@ -169,6 +180,53 @@ mod tests {
         // Antigravity and Visual Studio have no resume command.
         assert!(r("antigravity", None).is_none());
         assert!(r("visual-studio-copilot", None).is_none());
+    }
+
+    /// Issue 42's sources, each with the flag its own CLI takes (checked against each agent's
+    /// source or reference: see the registry's notes).
+    #[test]
+    fn each_new_agent_reopens_with_its_own_flag() {
+        let r = |s: &str, native: &str| {
+            reopen_command(&row(s, "x", Some("/w")), Some(native)).map(|r| r.shell())
+        };
+        let cases = [
+            ("pi", "0f1e", "pi --session 0f1e"),
+            ("qwen-code", "0a0a", "qwen --resume 0a0a"),
+            ("kimi", "7a7a", "kimi --session 7a7a"),
+            ("droid", "3c3c", "droid --resume 3c3c"),
+            ("iflow", "4d4d", "iflow --resume session-4d4d"),
+            ("mistral-vibe", "3f0c", "vibe --resume 3f0c"),
+            ("kiro", "5b2f", "kiro-cli chat --resume-id 5b2f"),
+            ("hermes", "2026", "hermes --resume 2026"),
+            ("crush", "c0ffee", "crush --session c0ffee"),
+            (
+                "goose",
+                "20251108_1",
+                "goose session --resume --session-id 20251108_1",
+            ),
+            ("grok", "019f", "grok --resume 019f"),
+        ];
+        for (source, native, want) in cases {
+            assert_eq!(
+                r(source, native).as_deref(),
+                Some(format!("cd /w && {want}").as_str()),
+                "{source}"
+            );
+        }
+        for source in ["zed", "antigravity", "visual-studio-copilot"] {
+            assert!(r(source, "x").is_none(), "{source}");
+        }
+    }
+
+    #[test]
+    fn an_agent_without_a_resume_command_is_named_in_the_refusal() {
+        let msg = cannot_reopen(&row("zed", "zed:abc", None), "zed:abc");
+        assert!(
+            msg.starts_with("Zed has no command that reopens a session (zed:abc)"),
+            "{msg}"
+        );
+        let msg = cannot_reopen(&row("aider", "aider:abc", None), "aider:abc");
+        assert!(msg.contains("from its folder"), "{msg}");
     }
 
     #[test]

@@ -50,6 +50,7 @@ pub use registry::{
     display_name, find, info, name_of, source_ids, sources, Base, EnvAction, EnvOverride, Location,
     Os, Records, SourceInfo, Unreadable, UNREADABLE,
 };
+use shared::resumable;
 use shared::{blocks, chat_tree, json_fields, linear, sqlite_readonly};
 pub use shared::{discover, ids, jsonl, refs, whole};
 use shared::{openai_chat, replay_chain};

@@ -210,8 +210,8 @@ pub struct SourceInfo {
     /// Environment variables that replace or add places, applied in order.
     pub env: &'static [EnvOverride],
     pub records: Records,
-    /// The command that reopens a session: `{id}` is the agent's own session id, `{cwd}` the
-    /// session's folder. The command runs in the session's folder; one without `{id}` finds the
+    /// The command that reopens a session: `{id}` is the agent's own session id (a word may put
+    /// a literal prefix before it: iFlow's `session-{id}`), `{cwd}` the session's folder. The command runs in the session's folder; one without `{id}` finds the
     /// session by its folder, so a session without a folder cannot be reopened.
     pub resume: Option<&'static str>,
     /// The parser.
@@ -563,7 +563,9 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: true,
             chats_only: false,
         },
-        resume: None,
+        // Crush's root command: `--session <id>`, looked up in the folder's own store (so it runs
+        // in the session's folder).
+        resume: Some("crush --session {id}"),
         make: || Box::new(crush::Crush),
     },
     SourceInfo {
@@ -583,6 +585,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: true,
             chats_only: false,
         },
+        // Zed's agent threads are reopened in the editor, not from a command line.
         resume: None,
         make: || Box::new(zed::Zed),
     },
@@ -603,7 +606,9 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: true,
             chats_only: false,
         },
-        resume: None,
+        // goose-cli: `session --resume --session-id <id>` (ids such as `20251108_1`; legacy JSONL
+        // sessions were imported under their file names).
+        resume: Some("goose session --resume --session-id {id}"),
         make: || Box::new(goose::Goose),
     },
     SourceInfo {
@@ -619,7 +624,8 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: true,
             chats_only: false,
         },
-        resume: None,
+        // Grok Build: `--resume [SESSION]` resumes a session by its id.
+        resume: Some("grok --resume {id}"),
         make: || Box::new(grok::Grok),
     },
     // h42a: Pi, Qwen Code, Kimi Code CLI, Factory Droid, iFlow CLI.
@@ -644,7 +650,9 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
-        resume: None,
+        // Pi's `--session <path|id>` takes a session id prefix (`cli/session-path.ts`); the forks
+        // (Oh My Pi, OpenClaw...) get Pi's command too.
+        resume: Some("pi --session {id}"),
         make: || Box::new(pi::Pi),
     },
     SourceInfo {
@@ -663,6 +671,7 @@ pub static SOURCES: &[SourceInfo] = &[
         ],
         env: &[],
         records: FULL,
+        // Qwen Code: `--resume <session-id>` (`-r`; `--continue` is the latest).
         resume: Some("qwen --resume {id}"),
         make: || Box::new(qwen::QwenCode),
     },
@@ -676,6 +685,7 @@ pub static SOURCES: &[SourceInfo] = &[
         ],
         env: &[replace("KIMI_CODE_HOME", "")],
         records: FULL,
+        // kimi-cli: `--session <id>` (`-S`; `--continue` is the folder's latest).
         resume: Some("kimi --session {id}"),
         make: || Box::new(kimi::Kimi),
     },
@@ -692,6 +702,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
+        // Droid: `--resume [sessionId]` (`-r`; Factory's CLI reference).
         resume: Some("droid --resume {id}"),
         make: || Box::new(droid::Droid),
     },
@@ -708,7 +719,9 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
-        resume: None,
+        // iFlow (a Gemini CLI fork, closed source): `--resume <session id>`; its ids keep the
+        // `session-` prefix trail strips.
+        resume: Some("iflow --resume session-{id}"),
         make: || Box::new(iflow::Iflow),
     },
     // h42b: Mistral Vibe, Kiro CLI, Hermes Agent, Antigravity, Visual Studio Copilot.
@@ -719,6 +732,8 @@ pub static SOURCES: &[SourceInfo] = &[
         locations: &[Location::new(Os::All, Base::Home, ".vibe")],
         env: &[replace("VIBE_HOME", "")],
         records: FULL,
+        // mistral-vibe's `vibe/cli/entrypoint.py`: `--resume SESSION_ID` (`-c` continues the
+        // latest).
         resume: Some("vibe --resume {id}"),
         make: || Box::new(mistral_vibe::MistralVibe),
     },
@@ -741,6 +756,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
+        // kiro-cli: `chat --resume-id <id>` (`chat --resume` is the folder's latest).
         resume: Some("kiro-cli chat --resume-id {id}"),
         make: || Box::new(kiro::Kiro),
     },
@@ -751,6 +767,7 @@ pub static SOURCES: &[SourceInfo] = &[
         locations: &[Location::new(Os::All, Base::Home, ".hermes")],
         env: &[replace("HERMES_HOME", "")],
         records: FULL,
+        // Hermes Agent: `--resume <session_id>` (`-r`; `--continue` is the latest).
         resume: Some("hermes --resume {id}"),
         make: || Box::new(hermes::Hermes),
     },
@@ -771,6 +788,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
+        // Antigravity documents no command that reopens a conversation by its id.
         resume: None,
         make: || Box::new(antigravity::Antigravity),
     },
@@ -791,6 +809,7 @@ pub static SOURCES: &[SourceInfo] = &[
             subagents: false,
             chats_only: false,
         },
+        // Visual Studio's Copilot chats have no command line.
         resume: None,
         make: || Box::new(visual_studio::VisualStudioCopilot),
     },
@@ -845,8 +864,8 @@ pub struct Unreadable {
     pub name: &'static str,
     /// Where its files lie, per OS (resolved as [`SourceInfo::locations`] are).
     pub locations: &'static [Location],
-    /// Files whose name ends with this are the agent's conversations.
-    pub file_suffix: &'static str,
+    /// Files whose name ends with one of these are the agent's conversations.
+    pub file_suffixes: &'static [&'static str],
     /// How many folder levels under a location they may lie.
     pub depth: usize,
     /// Why trail cannot read them.
@@ -861,14 +880,14 @@ impl Unreadable {
 
     /// Returns this format's files under `roots` (folders resolved from its locations).
     pub fn files(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
-        let suffix = self.file_suffix;
+        let suffixes = self.file_suffixes;
         roots
             .iter()
             .flat_map(|r| {
                 crate::discover::walk_files(r, self.depth, |p| {
                     p.file_name()
                         .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.ends_with(suffix))
+                        .is_some_and(|n| suffixes.iter().any(|s| n.ends_with(s)))
                 })
             })
             .collect()
@@ -880,14 +899,14 @@ pub static UNREADABLE: &[Unreadable] = &[
     Unreadable {
         name: "Windsurf",
         locations: &[Location::new(Os::All, Base::Home, ".codeium/windsurf/cascade")],
-        file_suffix: ".pb",
+        file_suffixes: &[".pb"],
         depth: 1,
         why: "Cascade conversations are encrypted protobuf, and no key is published",
     },
     Unreadable {
         name: "Trae",
         locations: user_data!["Trae/User", "Trae CN/User", "TRAE SOLO CN/User"],
-        file_suffix: "state.vscdb",
+        file_suffixes: &["state.vscdb"],
         depth: 3,
         why: "current Trae versions encrypt the chat store in state.vscdb",
     },
@@ -897,9 +916,21 @@ pub static UNREADABLE: &[Unreadable] = &[
             Location::new(Os::Unix, Base::XdgConfig, "github-copilot"),
             Location::new(Os::Windows, Base::AppData, "github-copilot"),
         ],
-        file_suffix: "-nitrite.db",
+        file_suffixes: &["-nitrite.db"],
         depth: 4,
         why: "chats are kept in a Nitrite database (an embedded Java store) with no reader outside the JVM",
+    },
+    // h42y: Kiro IDE, the VS Code fork (Kiro CLI is the `kiro` source).
+    Unreadable {
+        name: "Kiro IDE",
+        // `<ws hash>/<execution>.chat` (the first generation) and
+        // `workspace-sessions/<base64 folder>/<uuid>.json` with `sessions.json` (the current).
+        locations: user_data!["Kiro/User/globalStorage/kiro.kiroagent"],
+        file_suffixes: &[".chat", ".json"],
+        depth: 3,
+        why: "Kiro IDE is closed source and publishes no format for its chats; three \
+              generations (.chat files, workspace-sessions JSON, execution logs without a name \
+              ending) are known only from other readers' guesses",
     },
 ];
 
@@ -987,8 +1018,12 @@ mod tests {
             if let Some(t) = s.resume {
                 let program = t.split_whitespace().next().unwrap_or("");
                 assert!(!program.is_empty() && !program.contains('{'), "{t}");
+                // A word holds at most one placeholder, perhaps after a literal prefix
+                // (iFlow's `session-{id}`); nothing else in braces.
                 for token in t.split_whitespace().filter(|w| w.contains('{')) {
-                    assert!(token == "{id}" || token == "{cwd}", "{t}");
+                    let rest = token.replacen("{id}", "", 1).replacen("{cwd}", "", 1);
+                    assert!(!rest.contains(['{', '}']), "{t}");
+                    assert!(token.ends_with("{id}") || token == "{cwd}", "{t}");
                 }
             }
         }

@@ -129,3 +129,16 @@ fn discovery_finds_sessions_but_not_settings() {
     assert_eq!(found.len(), 1);
     assert!(!Droid.detect(std::path::Path::new("x.jsonl"), b"{\"type\":\"session\"}\n"));
 }
+
+/// A grown file is read from where the last parse stopped: cut after every line of the fixture
+/// (a branch, tool results named from their calls, the settings file's usage row), the first
+/// parse plus the resumed one equal a whole parse.
+#[test]
+fn resuming_at_every_line_equals_a_whole_parse() {
+    common::assert_resume_at_every_line(
+        &Droid,
+        &fixtures("droid"),
+        "sessions/-home-u-app/3c3c3c3c-0000-4000-8000-000000000003.jsonl",
+        0,
+    );
+}

@@ -135,3 +135,16 @@ fn claude_code_leaves_iflow_and_qwen_files_to_their_sources() {
         assert!(!ClaudeCode.detect(&path, &head), "{}", path.display());
     }
 }
+
+/// A grown file is read from where the last parse stopped: cut after every line of the fixture
+/// (streamed records repeating the previous `tool_use`), the first parse plus the resumed one
+/// equal a whole parse.
+#[test]
+fn resuming_at_every_line_equals_a_whole_parse() {
+    common::assert_resume_at_every_line(
+        &Iflow,
+        &fixtures("iflow"),
+        "projects/-home-u-app/session-4d4d4d4d-0000-4000-8000-000000000004.jsonl",
+        0,
+    );
+}

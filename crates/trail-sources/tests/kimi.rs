@@ -189,3 +189,23 @@ fn discovery_finds_every_wire_log_of_both_homes() {
     ];
     assert_eq!(Kimi.discover(&roots).len(), 3);
 }
+
+/// A grown file is read from where the last parse stopped: cut after every line of both
+/// generations' fixtures (a `usage.record` repeating its `step.end`, legacy `StatusUpdate`
+/// repeats, a subagent, a torn last line), the first parse plus the resumed one equal a whole
+/// parse. The three cuts between the `Agent` call (line 9) and its result naming the subagent
+/// (line 12) change a stored message, so those parse the file whole again.
+#[test]
+fn resuming_at_every_line_equals_a_whole_parse() {
+    let session = "sessions/wd_app_1a2b3c/session_5e5e5e5e-0000-4000-8000-000000000001";
+    let main = format!("{session}/agents/main/wire.jsonl");
+    common::assert_resume_at_every_line(&Kimi, &fixtures("kimi/code-home"), &main, 3);
+    let agent = format!("{session}/agents/agent-0/wire.jsonl");
+    common::assert_resume_at_every_line(&Kimi, &fixtures("kimi/code-home"), &agent, 0);
+    common::assert_resume_at_every_line(
+        &Kimi,
+        &fixtures("kimi/legacy-home"),
+        "sessions/0f0f0f0f0f0f/7a7a7a7a-0000-4000-8000-000000000002/wire.jsonl",
+        0,
+    );
+}

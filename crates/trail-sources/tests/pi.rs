@@ -266,3 +266,17 @@ fn discovery_finds_session_folders_under_agent_roots() {
     let droid = b"{\"type\":\"session_start\",\"id\":\"a\",\"cwd\":\"/\"}\n";
     assert!(!Pi.detect(std::path::Path::new("a.jsonl"), droid));
 }
+
+/// A grown file is read from where the last parse stopped: cut after every line of each
+/// fixture (the tree with its abandoned branch and a leaf moved back, child usage replacing a
+/// row, a fork, a version 1 file), the first parse plus the resumed one equal a whole parse.
+#[test]
+fn resuming_at_every_line_equals_a_whole_parse() {
+    for rel in [
+        "sessions/--home-u-app--/2026-01-02T10-00-00-000Z_11111111-2222-4333-8444-555555555555.jsonl",
+        "sessions/--home-u-app--/2026-01-03T09-00-00-000Z_66666666-7777-4888-8999-aaaaaaaaaaaa.jsonl",
+        "legacy/sessions/2025-06-01T08-00-00-000Z_bbbbbbbb-cccc-4ddd-8eee-ffffffffffff.jsonl",
+    ] {
+        common::assert_resume_at_every_line(&Pi, &fixtures("pi"), rel, 0);
+    }
+}

@@ -268,3 +268,16 @@ fn discovery_and_detection() {
         br#"{"uuid":"a","sessionId":"s","type":"user","message":{"role":"user","content":"hi"}}"#;
     assert!(!QwenCode.detect(std::path::Path::new("a.jsonl"), claude));
 }
+
+/// A grown file is read from where the last parse stopped: cut after every line of the fixture
+/// (a response streamed as two records with one `uuid`, a rewind that moves the leaf, a
+/// subagent, a bad line), the first parse plus the resumed one equal a whole parse.
+#[test]
+fn resuming_at_every_line_equals_a_whole_parse() {
+    common::assert_resume_at_every_line(
+        &QwenCode,
+        &fixtures("qwen"),
+        "projects/-home-u-app/chats/0a0a0a0a-0000-4000-8000-000000000001.jsonl",
+        0,
+    );
+}

@@ -14,7 +14,7 @@ use serde_json::Value;
 use trail_model::{MessageKind, SourceKind};
 use trail_sources::claude_code::ClaudeCode;
 use trail_sources::codex::Codex;
-use trail_sources::relabel::{claimed, CLAUDE_COWORK, OPENCLAUDE, TRAEX};
+use trail_sources::relabel::{claimed, claimed_by, CLAUDE_COWORK, OPENCLAUDE, TRAEX};
 use trail_sources::{FileParse, Source};
 
 fn lines(path: &Path) -> Vec<Value> {
@@ -61,8 +61,27 @@ fn traex_reads_every_corpus_rollout_as_its_own() {
             "Codex leaves TraeX's files alone"
         );
         assert_eq!(claimed(&placed), Some(SourceKind::Traex));
-        // Outside TraeX's folder the same bytes are Codex's.
-        assert!(Codex.detect(&file, &head) || !file.to_string_lossy().contains("rollout-"));
+        // Outside TraeX's folder the rollout still says it is TraeX's: its session_meta names
+        // the model provider `trae` (read off the file: `"model_provider":"trae"`).
+        let text = String::from_utf8_lossy(&head);
+        if text
+            .lines()
+            .next()
+            .unwrap()
+            .contains(r#""model_provider":"trae""#)
+        {
+            assert!(TRAEX.detect(&file, &head));
+            assert!(!Codex.detect(&file, &head), "given by path, it is TraeX's");
+            assert_eq!(claimed_by(&file, &head), Some(SourceKind::Traex));
+        }
+        // A Codex rollout of another provider stays Codex's.
+        let codex_head = text.replacen(
+            r#""model_provider":"trae""#,
+            r#""model_provider":"openai""#,
+            1,
+        );
+        assert!(Codex.detect(&file, codex_head.as_bytes()));
+        assert!(!TRAEX.detect(&file, codex_head.as_bytes()));
 
         // Independent counts, plain serde_json over the lines: session_meta records, user
         // messages (`event_msg` `user_message`), function calls, and the last cumulative

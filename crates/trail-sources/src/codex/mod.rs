@@ -101,7 +101,7 @@ impl Source for Codex {
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
         // Agents writing Codex's rollouts in their own folders (TraeX) read them as theirs.
-        crate::relabel::claimed(path).is_none() && detect_format(path, head)
+        crate::relabel::claimed_by(path, head).is_none() && detect_format(path, head)
     }
 
     fn appendable(&self, path: &Path) -> bool {

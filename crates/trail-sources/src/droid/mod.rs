@@ -18,14 +18,22 @@
 //! `thinkingTokens`). It becomes one usage row keyed `settings`; `thinkingTokens` is kept as
 //! reasoning, not added to the output.
 //!
-//! A later message can start a branch, so a grown file is parsed again from the start.
+//! Session files only grow as far as their shape shows (Droid is closed source: one message per
+//! line, a branch is a later message whose `parentId` names an older one; a rewrite of line 1,
+//! say a new title, changes the indexed prefix, and the ingest then reads the file whole): a
+//! grown file is read from where the last parse stopped
+//! ([`crate::resumable`]), with the tree, the last message and the title saved between
+//! parses. The settings file is read again with every parse of its session file, so its usage
+//! row follows it; a later message that starts a branch relinks the messages it moves on or
+//! off the conversation.
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
-    time, Message, MessageKind, PromptSource, Role, Session, SessionMeta, SourceKind, TitleRank,
-    UpdateMode, Usage,
+    time, Message, MessageKind, PromptSource, Role, Session, SourceKind, TitleRank, UpdateMode,
+    Usage,
 };
 
 use crate::blocks::{arg_paths, claude_blocks, count_of, fill_tool_names, title_from};
@@ -33,14 +41,15 @@ use crate::chat_tree::finish_tree_session;
 use crate::claude_code::strip_system_reminders;
 use crate::json_fields::jstr;
 use crate::linear::PendingFile;
-use crate::{discover, ids, jsonl, FileParse, ParseRequest, Source, SourceError};
+use crate::resumable::{self, first_object, session_named_by, LineParser};
+use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
 /// Factory Droid session files.
 pub struct Droid;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
-/// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 1: the first version. 2: files are resumed where the last parse stopped.
+pub const PARSER_VERSION: u32 = 2;
 
 const TITLE_CHARS: usize = 200;
 const SHELL_TOOLS: &[&str] = &["Execute", "Bash", "bash"];
@@ -73,41 +82,35 @@ impl Source for Droid {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
-        if !discover::has_extension(path, "jsonl") {
-            return false;
-        }
-        let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-        serde_json::from_slice::<Value>(first)
-            .is_ok_and(|v| jstr(&v, "type") == Some("session_start"))
+        discover::has_extension(path, "jsonl")
+            && first_object(head).is_some_and(|v| jstr(&v, "type") == Some("session_start"))
     }
 
     fn appendable(&self, _path: &Path) -> bool {
-        false
+        true
     }
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
-        let path = request.path;
-        let mut p = Parser::new(path);
-        let outcome = jsonl::read_lines(path, 0, 0, |_, line| {
-            let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-            if !v.is_object() {
-                return Err("a Droid record must be a JSON object".into());
-            }
-            p.record(&v);
-            Ok(())
-        })?;
-        let mut result = FileParse {
-            issues: outcome.issues,
-            bytes_parsed: outcome.bytes_parsed,
-            bytes_read: outcome.bytes_read,
-            lines: outcome.lines,
-            ..FileParse::default()
-        };
-        if p.started || !p.session.messages.is_empty() {
+        resumable::parse(request, "a Droid record", || Parser::new(request.path))
+    }
+}
+
+impl LineParser for Parser {
+    fn record(&mut self, _line: u64, v: &Value) {
+        self.read_record(v);
+    }
+
+    fn sessions(&self, path: &Path) -> Vec<Session> {
+        if self.started || !self.session.messages.is_empty() {
             let settings = settings_path(path);
-            result.sessions.push(p.finish(settings.as_deref()));
+            vec![self.clone().finish(settings.as_deref())]
+        } else {
+            Vec::new()
         }
-        Ok(result)
+    }
+
+    fn building_mut(&mut self) -> Vec<&mut Session> {
+        vec![&mut self.session]
     }
 }
 
@@ -117,6 +120,7 @@ fn settings_path(path: &Path) -> Option<PathBuf> {
     Some(path.with_file_name(format!("{stem}.settings.json")))
 }
 
+#[derive(Clone, Serialize, Deserialize)]
 struct Parser {
     session: Session,
     started: bool,
@@ -127,13 +131,8 @@ struct Parser {
 
 impl Parser {
     fn new(path: &Path) -> Self {
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("unknown");
-        let id = ids::session_id(SourceKind::Droid, stem);
         Parser {
-            session: Session::new(SessionMeta::new(id, SourceKind::Droid, stem)),
+            session: session_named_by(SourceKind::Droid, path, ""),
             started: false,
             last_id: None,
             files: Vec::new(),
@@ -141,7 +140,7 @@ impl Parser {
         }
     }
 
-    fn record(&mut self, v: &Value) {
+    fn read_record(&mut self, v: &Value) {
         match jstr(v, "type").unwrap_or_default() {
             "session_start" if !self.started => self.start(v),
             "message" => self.message(v),

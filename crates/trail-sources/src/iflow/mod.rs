@@ -13,28 +13,33 @@
 //! `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`); iFlow writes
 //! zeros where it measured nothing, and those make no row.
 //!
-//! Files only grow, but a parse needs the tool ids seen before: a grown file is parsed again.
+//! Files only grow as far as their shape shows (iFlow is closed source; like the Gemini CLI it
+//! forks, it appends one record per line; a rewrite changes the indexed prefix, and the ingest
+//! then reads the file whole): a grown file is read from where the last parse stopped ([`crate::resumable`]), with the tool ids seen so far saved between parses, so a
+//! streamed record after the cut still drops the `tool_use` it repeats.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
-    time, Message, MessageKind, PromptSource, Role, Session, SessionMeta, SourceKind, TitleRank,
-    UpdateMode, Usage,
+    time, Message, MessageKind, PromptSource, Role, Session, SourceKind, TitleRank, UpdateMode,
+    Usage,
 };
 
 use crate::blocks::{arg_paths, claude_blocks, count_of, fill_tool_names, title_from};
 use crate::json_fields::jstr;
 use crate::linear::{finish_linear_session, push_message, PendingFile};
-use crate::{discover, ids, jsonl, FileParse, ParseRequest, Source, SourceError};
+use crate::resumable::{self, first_object, session_named_by, LineParser};
+use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
 /// iFlow CLI session files.
 pub struct Iflow;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
-/// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 1: the first version. 2: files are resumed where the last parse stopped.
+pub const PARSER_VERSION: u32 = 2;
 
 const TITLE_CHARS: usize = 200;
 const SHELL_TOOLS: &[&str] = &["run_shell_command", "shell", "Bash"];
@@ -69,31 +74,29 @@ impl Source for Iflow {
     }
 
     fn appendable(&self, _path: &Path) -> bool {
-        false
+        true
     }
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
-        let path = request.path;
-        let mut p = Parser::new(path);
-        let outcome = jsonl::read_lines(path, 0, 0, |_, line| {
-            let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-            if !v.is_object() {
-                return Err("an iFlow record must be a JSON object".into());
-            }
-            p.record(&v);
-            Ok(())
-        })?;
-        let mut result = FileParse {
-            issues: outcome.issues,
-            bytes_parsed: outcome.bytes_parsed,
-            bytes_read: outcome.bytes_read,
-            lines: outcome.lines,
-            ..FileParse::default()
-        };
-        if !p.session.messages.is_empty() {
-            result.sessions.push(p.finish());
+        resumable::parse(request, "an iFlow record", || Parser::new(request.path))
+    }
+}
+
+impl LineParser for Parser {
+    fn record(&mut self, _line: u64, v: &Value) {
+        self.read_record(v);
+    }
+
+    fn sessions(&self, _path: &Path) -> Vec<Session> {
+        if self.session.messages.is_empty() {
+            Vec::new()
+        } else {
+            vec![self.clone().finish()]
         }
-        Ok(result)
+    }
+
+    fn building_mut(&mut self) -> Vec<&mut Session> {
+        vec![&mut self.session]
     }
 }
 
@@ -108,8 +111,7 @@ fn is_session_name(path: &Path) -> bool {
 /// Whether the first line is an iFlow record: a `uuid` and a `sessionId` of the form
 /// `session-<id>` (Claude Code's session ids are bare UUIDs).
 pub(crate) fn is_iflow_record(head: &[u8]) -> bool {
-    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-    let Ok(v) = serde_json::from_slice::<Value>(first) else {
+    let Some(v) = first_object(head) else {
         return false;
     };
     v.get("uuid").is_some()
@@ -117,6 +119,7 @@ pub(crate) fn is_iflow_record(head: &[u8]) -> bool {
         && v.get("message").is_some()
 }
 
+#[derive(Clone, Serialize, Deserialize)]
 struct Parser {
     session: Session,
     named: bool,
@@ -126,21 +129,15 @@ struct Parser {
 
 impl Parser {
     fn new(path: &Path) -> Self {
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("unknown");
-        let native = stem.strip_prefix("session-").unwrap_or(stem);
-        let id = ids::session_id(SourceKind::Iflow, native);
         Parser {
-            session: Session::new(SessionMeta::new(id, SourceKind::Iflow, native)),
+            session: session_named_by(SourceKind::Iflow, path, "session-"),
             named: false,
             files: Vec::new(),
             calls_seen: HashSet::new(),
         }
     }
 
-    fn record(&mut self, v: &Value) {
+    fn read_record(&mut self, v: &Value) {
         self.note_meta(v);
         let ts = v.get("timestamp").and_then(time::from_json);
         let msg = v.get("message").unwrap_or(&Value::Null);

@@ -24,12 +24,17 @@
 //! (repeats of an id are skipped). Counts are `inputOther`/`input_other` (input without
 //! cache), `output`, `inputCacheRead`, `inputCacheCreation`.
 //!
-//! The format only grows, but the parse rebuilds subagent links from later lines, so a grown
-//! file is parsed again from the start.
+//! Both generations only grow (Kimi's `Wire` appends one record per event): a grown file is
+//! read from where the last parse stopped ([`crate::resumable`]), with the model, cwd, the
+//! usage of the step that ended last (so a `usage.record` after the cut is still recognised as
+//! its repeat), the legacy `StatusUpdate` ids and subagent calls saved between parses. An
+//! `Agent` call whose result (naming the subagent) comes after the cut is the one change a delta
+//! cannot carry: that parse reads the file whole again.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
     time, Checkpoint, Message, MessageKind, ParentLink, PromptSource, Role, Session, SessionMeta,
@@ -39,14 +44,15 @@ use trail_model::{
 use crate::blocks::{arg_paths, content_text, count_of, title_from};
 use crate::json_fields::{jstr, value_text};
 use crate::linear::{finish_linear_session, PendingFile};
-use crate::{discover, ids, jsonl, FileParse, ParseRequest, Source, SourceError};
+use crate::resumable::{self, first_object, LineParser};
+use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
 /// Kimi Code CLI wire logs.
 pub struct Kimi;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
-/// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 1: the first version. 2: files are resumed where the last parse stopped.
+pub const PARSER_VERSION: u32 = 2;
 
 const TITLE_CHARS: usize = 200;
 const SHELL_TOOLS: &[&str] = &["Bash", "Shell", "bash"];
@@ -81,41 +87,35 @@ impl Source for Kimi {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
-        if !discover::has_extension(path, "jsonl") {
-            return false;
-        }
-        let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-        let Ok(v) = serde_json::from_slice::<Value>(first) else {
-            return false;
-        };
-        jstr(&v, "type") == Some("metadata") && v.get("protocol_version").is_some()
+        discover::has_extension(path, "jsonl")
+            && first_object(head).is_some_and(|v| {
+                jstr(&v, "type") == Some("metadata") && v.get("protocol_version").is_some()
+            })
     }
 
     fn appendable(&self, _path: &Path) -> bool {
-        false
+        true
     }
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
-        let path = request.path;
+        let place = Place::of(request.path);
+        resumable::parse(request, "a wire record", || Parser::new(&place))
+    }
+}
+
+impl LineParser for Parser {
+    fn record(&mut self, _line: u64, v: &Value) {
+        self.read_record(v);
+    }
+
+    fn sessions(&self, path: &Path) -> Vec<Session> {
         let place = Place::of(path);
-        let mut p = Parser::new(&place);
-        let outcome = jsonl::read_lines(path, 0, 0, |_, line| {
-            let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-            if !v.is_object() {
-                return Err("a wire record must be a JSON object".into());
-            }
-            p.record(&v);
-            Ok(())
-        })?;
         let state = place.state_file.as_deref().and_then(read_state);
-        Ok(FileParse {
-            sessions: p.finish(&place, state.as_ref()),
-            issues: outcome.issues,
-            bytes_parsed: outcome.bytes_parsed,
-            bytes_read: outcome.bytes_read,
-            lines: outcome.lines,
-            ..FileParse::default()
-        })
+        self.clone().finish(&place, state.as_ref())
+    }
+
+    fn building_mut(&mut self) -> Vec<&mut Session> {
+        self.agents.values_mut().map(|b| &mut b.session).collect()
     }
 }
 
@@ -207,6 +207,7 @@ fn read_state(path: &Path) -> Option<State> {
 }
 
 /// One agent's session being built.
+#[derive(Clone, Serialize, Deserialize)]
 struct Building {
     session: Session,
     files: Vec<PendingFile>,
@@ -229,15 +230,11 @@ impl Building {
     }
 
     fn push(&mut self, m: Message) -> u32 {
-        if let Some(ts) = &m.timestamp {
-            self.session.meta.observe_timestamp(ts);
-        }
-        let seq = u32::try_from(self.session.messages.len()).unwrap_or(u32::MAX);
-        self.session.messages.push(Message { seq, ..m });
-        seq
+        resumable::push(&mut self.session, m)
     }
 }
 
+#[derive(Clone, Serialize, Deserialize)]
 struct Parser {
     /// The file's own agent, and subagents seen in legacy `SubagentEvent`s.
     agents: BTreeMap<String, Building>,
@@ -264,7 +261,7 @@ impl Parser {
         }
     }
 
-    fn record(&mut self, v: &Value) {
+    fn read_record(&mut self, v: &Value) {
         if let Some(msg) = v.get("message").filter(|m| m.get("payload").is_some()) {
             let ts = v.get("timestamp").and_then(time::from_json);
             let agent = self.own.clone();
@@ -502,7 +499,6 @@ impl Parser {
     }
 
     fn finish_one(&self, mut b: Building, is_main: bool, state: Option<&State>) -> Session {
-        link_agent_calls(&mut b.session);
         finish_linear_session(&mut b.session, b.files, SHELL_TOOLS);
         let meta = &mut b.session.meta;
         meta.cwd = self
@@ -539,24 +535,18 @@ impl Parser {
     }
 }
 
-/// Sets `agent_ref` on `Agent` tool calls from their result's `agent_id: <id>` line, so the
-/// subagent's session links to the call.
-fn link_agent_calls(session: &mut Session) {
-    let refs: Vec<(String, String)> = session
-        .messages
-        .iter()
-        .filter(|m| m.kind == Some(MessageKind::ToolResult))
-        .filter_map(|m| {
-            let out = m.tool_output.as_deref()?;
-            let id = out.lines().find_map(|l| l.strip_prefix("agent_id: "))?;
-            Some((m.tool_call_id.clone()?, id.trim().to_string()))
-        })
-        .collect();
-    for (call, agent) in refs {
-        for m in &mut session.messages {
-            if m.kind == Some(MessageKind::ToolCall) && m.tool_call_id.as_deref() == Some(&call) {
-                m.agent_ref = Some(agent.clone());
-            }
+/// Sets `agent_ref` on the `Agent` tool call `call` from its result's `agent_id: <id>` line,
+/// so the subagent's session links to the call.
+fn link_agent_call(session: &mut Session, call: Option<&str>, output: &str) {
+    let Some(call) = call else {
+        return;
+    };
+    let Some(agent) = output.lines().find_map(|l| l.strip_prefix("agent_id: ")) else {
+        return;
+    };
+    for m in &mut session.messages {
+        if m.kind == Some(MessageKind::ToolCall) && m.tool_call_id.as_deref() == Some(call) {
+            m.agent_ref = Some(agent.trim().to_string());
         }
     }
 }
@@ -634,6 +624,7 @@ fn tool_result(
             })
             .and_then(|m| m.tool_name.clone())
     });
+    link_agent_call(&mut b.session, id, &output);
     let mut m = message(Role::Tool, MessageKind::ToolResult, String::new(), ts);
     m.tool_call_id = id.map(str::to_string);
     m.tool_name = name;

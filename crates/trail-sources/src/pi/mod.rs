@@ -21,30 +21,35 @@
 //! itself (flat); both are read. A `child_usage_attributed` entry replaces its target's row by
 //! its `aggregateUsage` (what Pi shows on reload), so a child's usage is counted once.
 //!
-//! Files are append-only, but a later entry can move the leaf to another branch, which changes
-//! the turns of earlier lines: a grown file is parsed again from the start.
+//! Files are append-only (Pi's `SessionManager` only appends entries; `/tree` and `/fork` move
+//! the leaf by appending, a fork writes a new file): a grown file is read from where the last
+//! parse stopped ([`crate::resumable`]), with the id -> parent tree, the active leaf, the usage
+//! rows and the model saved between parses. A later entry that moves the leaf to another branch
+//! relinks the earlier messages it takes off (or puts on) the conversation.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
-    time, Checkpoint, Message, MessageKind, ParentLink, PromptSource, Role, Session, SessionMeta,
-    SourceKind, TitleRank, UpdateMode, Usage,
+    time, Checkpoint, Message, MessageKind, ParentLink, PromptSource, Role, Session, SourceKind,
+    TitleRank, UpdateMode, Usage,
 };
 
 use crate::blocks::{arg_paths, content_text, count_of, title_from};
 use crate::chat_tree::finish_tree_session;
 use crate::json_fields::jstr;
 use crate::linear::PendingFile;
-use crate::{discover, ids, jsonl, FileParse, ParseRequest, Source, SourceError};
+use crate::resumable::{self, first_object, session_named_by, LineParser};
+use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
 /// Pi session files.
 pub struct Pi;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
-/// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 1: the first version. 2: files are resumed where the last parse stopped.
+pub const PARSER_VERSION: u32 = 2;
 
 const TITLE_CHARS: usize = 200;
 const SHELL_TOOLS: &[&str] = &["bash", "bashExecution"];
@@ -79,31 +84,29 @@ impl Source for Pi {
     }
 
     fn appendable(&self, _path: &Path) -> bool {
-        false
+        true
     }
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
-        let path = request.path;
-        let mut p = Parser::new(path);
-        let outcome = jsonl::read_lines(path, 0, 0, |pos, line| {
-            let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-            if !v.is_object() {
-                return Err("a Pi entry must be a JSON object".into());
-            }
-            p.entry(pos.number, &v);
-            Ok(())
-        })?;
-        let mut result = FileParse {
-            issues: outcome.issues,
-            bytes_parsed: outcome.bytes_parsed,
-            bytes_read: outcome.bytes_read,
-            lines: outcome.lines,
-            ..FileParse::default()
-        };
-        if p.header_seen || !p.session.messages.is_empty() {
-            result.sessions.push(p.finish());
+        resumable::parse(request, "a Pi entry", || Parser::new(request.path))
+    }
+}
+
+impl LineParser for Parser {
+    fn record(&mut self, line: u64, v: &Value) {
+        self.entry(line, v);
+    }
+
+    fn sessions(&self, _path: &Path) -> Vec<Session> {
+        if self.header_seen || !self.session.messages.is_empty() {
+            vec![self.clone().finish()]
+        } else {
+            Vec::new()
         }
-        Ok(result)
+    }
+
+    fn building_mut(&mut self) -> Vec<&mut Session> {
+        vec![&mut self.session]
     }
 }
 
@@ -117,8 +120,7 @@ fn in_sessions_folder(root: &Path, path: &Path) -> bool {
 
 /// Whether the first line is a Pi session header.
 pub(crate) fn is_header(head: &[u8]) -> bool {
-    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-    let Ok(v) = serde_json::from_slice::<Value>(first) else {
+    let Some(v) = first_object(head) else {
         return false;
     };
     jstr(&v, "type") == Some("session")
@@ -152,6 +154,7 @@ fn session_of_path(p: &str) -> Option<String> {
     (!id.is_empty()).then(|| id.to_string())
 }
 
+#[derive(Clone, Serialize, Deserialize)]
 struct Parser {
     session: Session,
     header_seen: bool,
@@ -167,19 +170,15 @@ struct Parser {
 
 impl Parser {
     fn new(path: &Path) -> Self {
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("unknown");
-        let native = session_of_path(stem).unwrap_or_else(|| stem.to_string());
-        let mut meta = SessionMeta::new(
-            ids::session_id(SourceKind::Pi, &native),
-            SourceKind::Pi,
-            native,
-        );
+        let mut session = session_named_by(SourceKind::Pi, path, "");
+        let meta = &mut session.meta;
+        if let Some(native) = session_of_path(&meta.native_id) {
+            meta.id = ids::session_id(SourceKind::Pi, &native);
+            meta.native_id = native;
+        }
         meta.metadata = Some(serde_json::json!({ "agent": family_of(path) }));
         Parser {
-            session: Session::new(meta),
+            session,
             header_seen: false,
             linear: false,
             last_id: None,
@@ -302,12 +301,7 @@ impl Parser {
     }
 
     fn push(&mut self, m: Message) -> u32 {
-        if let Some(ts) = &m.timestamp {
-            self.session.meta.observe_timestamp(ts);
-        }
-        let seq = u32::try_from(self.session.messages.len()).unwrap_or(u32::MAX);
-        self.session.messages.push(Message { seq, ..m });
-        seq
+        resumable::push(&mut self.session, m)
     }
 
     fn message(&mut self, mut base: Message, msg: &Value) {

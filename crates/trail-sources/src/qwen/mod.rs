@@ -26,11 +26,17 @@
 //! `input = prompt - cached + toolUsePrompt`, `cache_read = cached`,
 //! `output = candidates + thoughts`, `reasoning = thoughts`.
 //!
-//! A later record can move the leaf, so a grown file is parsed again from the start.
+//! Files only grow (Qwen Code's `ChatRecordingService` appends each record; a rewind or a
+//! re-appended title is a new record): a grown file is read from where the last parse stopped
+//! ([`crate::resumable`]), with the tree, the leaf, the titles and the rows per `uuid` saved
+//! between parses, so a streamed record after the cut still replaces its response's row. A
+//! later record that moves the leaf relinks the earlier messages it moves on or off the
+//! conversation.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
     time, Checkpoint, Message, MessageKind, ParentLink, PromptSource, Role, Session, SessionMeta,
@@ -41,14 +47,15 @@ use crate::blocks::{arg_paths, count_of, title_from};
 use crate::chat_tree::finish_tree_session;
 use crate::json_fields::{jstr, value_text};
 use crate::linear::PendingFile;
-use crate::{discover, ids, jsonl, FileParse, ParseRequest, Source, SourceError};
+use crate::resumable::{self, first_object, LineParser};
+use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
 /// Qwen Code chat record files.
 pub struct QwenCode;
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
-/// 1: the first version.
-pub const PARSER_VERSION: u32 = 1;
+/// 1: the first version. 2: files are resumed where the last parse stopped.
+pub const PARSER_VERSION: u32 = 2;
 
 const TITLE_CHARS: usize = 200;
 const SHELL_TOOLS: &[&str] = &["run_shell_command", "shell", "bash"];
@@ -88,32 +95,34 @@ impl Source for QwenCode {
     }
 
     fn appendable(&self, _path: &Path) -> bool {
-        false
+        true
     }
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
-        let path = request.path;
-        let mut p = Parser::default();
-        let outcome = jsonl::read_lines(path, 0, 0, |_, line| {
-            let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-            if !v.is_object() {
-                return Err("a chat record must be a JSON object".into());
-            }
-            p.record(&v);
-            Ok(())
-        })?;
+        resumable::parse(request, "a chat record", Parser::default)
+    }
+}
+
+impl LineParser for Parser {
+    fn record(&mut self, _line: u64, v: &Value) {
+        self.read_record(v);
+    }
+
+    fn sessions(&self, path: &Path) -> Vec<Session> {
         let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or("unknown");
-        Ok(FileParse {
-            sessions: p.finish(stem),
-            issues: outcome.issues,
-            bytes_parsed: outcome.bytes_parsed,
-            bytes_read: outcome.bytes_read,
-            lines: outcome.lines,
-            ..FileParse::default()
-        })
+        self.clone().finish(stem)
+    }
+
+    fn building_mut(&mut self) -> Vec<&mut Session> {
+        let agents = self.agents.values_mut().map(|b| &mut b.session);
+        self.main
+            .iter_mut()
+            .map(|b| &mut b.session)
+            .chain(agents)
+            .collect()
     }
 }
 
@@ -121,8 +130,7 @@ impl Source for QwenCode {
 /// `parts`, a `systemPayload` or `usageMetadata` (Claude Code and iFlow records have
 /// `content`, not `parts`).
 pub(crate) fn is_chat_record(head: &[u8]) -> bool {
-    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-    let Ok(v) = serde_json::from_slice::<Value>(first) else {
+    let Some(v) = first_object(head) else {
         return false;
     };
     v.get("uuid").is_some()
@@ -134,6 +142,7 @@ pub(crate) fn is_chat_record(head: &[u8]) -> bool {
 }
 
 /// One session being built (the main one, or a subagent's).
+#[derive(Clone, Serialize, Deserialize)]
 struct Building {
     session: Session,
     files: Vec<PendingFile>,
@@ -156,16 +165,11 @@ impl Building {
     }
 
     fn push(&mut self, m: Message) -> u32 {
-        if let Some(ts) = &m.timestamp {
-            self.session.meta.observe_timestamp(ts);
-        }
-        let seq = u32::try_from(self.session.messages.len()).unwrap_or(u32::MAX);
-        self.session.messages.push(Message { seq, ..m });
-        seq
+        resumable::push(&mut self.session, m)
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Clone, Serialize, Deserialize)]
 struct Parser {
     main: Option<Building>,
     /// Subagent sessions by agent id.
@@ -175,7 +179,7 @@ struct Parser {
 }
 
 impl Parser {
-    fn record(&mut self, v: &Value) {
+    fn read_record(&mut self, v: &Value) {
         let session_id = jstr(v, "sessionId").unwrap_or_default().to_string();
         if self.session_id.is_none() && !session_id.is_empty() {
             self.session_id = Some(session_id.clone());

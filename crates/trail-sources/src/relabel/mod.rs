@@ -10,10 +10,12 @@
 //!   `local-agent-mode-sessions/<account>/<workspace>/local_<session>/` whose
 //!   `.claude/projects/` holds Claude Code's JSONL.
 //!
-//! The files hold nothing that tells them from Codex's or Claude Code's, so a file given by
-//! path is told apart by the folder it sits in ([`Relabel::markers`]); Codex and Claude Code
-//! leave such files to these sources ([`claimed`]). Sessions keep their UUID ids; the rare
-//! non-UUID id (`codex:<id>`) takes this source's prefix.
+//! A file given by path is told apart by the folder it sits in ([`Relabel::markers`]); Codex
+//! and Claude Code leave such files to these sources ([`claimed`]). A TraeX rollout also says
+//! so itself: its `session_meta` names the model provider `trae` (TRAE CLI's own; the corpus's
+//! real rollout does), so one given by path outside `~/.trae` is TraeX's too ([`claimed_by`]).
+//! OpenClaude's and Cowork's lines hold nothing that tells them from Claude Code's. Sessions
+//! keep their UUID ids; the rare non-UUID id (`codex:<id>`) takes this source's prefix.
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +38,8 @@ pub struct Relabel {
     /// Whether the Claude Code JSONL sits in per-session `.claude/projects/` folders below the
     /// root (Cowork) rather than in `<root>/projects/`.
     pub nested_projects: bool,
+    /// A test of a file's first bytes that marks it as this agent's wherever it lies.
+    pub content_marker: Option<fn(&[u8]) -> bool>,
 }
 
 static CODEX: Codex = Codex;
@@ -48,6 +52,7 @@ pub const TRAEX: Relabel = Relabel {
     detect_format: crate::codex::detect_format,
     markers: &[".trae"],
     nested_projects: false,
+    content_marker: Some(is_trae_rollout),
 };
 
 /// OpenClaude: Claude Code JSONL under `~/.openclaude/projects`.
@@ -57,6 +62,7 @@ pub const OPENCLAUDE: Relabel = Relabel {
     detect_format: crate::claude_code::detect_format,
     markers: &[".openclaude"],
     nested_projects: false,
+    content_marker: None,
 };
 
 /// Claude Cowork: Claude Code JSONL in per-session folders of `local-agent-mode-sessions`.
@@ -66,6 +72,7 @@ pub const CLAUDE_COWORK: Relabel = Relabel {
     detect_format: crate::claude_code::detect_format,
     markers: &["local-agent-mode-sessions"],
     nested_projects: true,
+    content_marker: None,
 };
 
 /// Every relabel.
@@ -78,6 +85,23 @@ pub fn claimed(path: &Path) -> Option<SourceKind> {
         .iter()
         .find(|r| has_marker(r, path))
         .map(|r| r.kind)
+}
+
+/// Like [`claimed`], and also by the file's first bytes (a TraeX rollout outside `~/.trae`).
+pub fn claimed_by(path: &Path, head: &[u8]) -> Option<SourceKind> {
+    RELABELS
+        .iter()
+        .find(|r| has_marker(r, path) || r.content_marker.is_some_and(|m| m(head)))
+        .map(|r| r.kind)
+}
+
+/// Whether a rollout's `session_meta` names TRAE CLI's model provider (`trae`). Read as bytes:
+/// the line may be longer than the head (base instructions follow the provider), and TRAE CLI
+/// writes compact JSON as Codex does.
+fn is_trae_rollout(head: &[u8]) -> bool {
+    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
+    let has = |needle: &[u8]| first.windows(needle.len()).any(|w| w == needle);
+    has(br#""type":"session_meta""#) && has(br#""model_provider":"trae""#)
 }
 
 fn has_marker(r: &Relabel, path: &Path) -> bool {
@@ -103,7 +127,8 @@ impl Source for Relabel {
     }
 
     fn detect(&self, path: &Path, head: &[u8]) -> bool {
-        has_marker(self, path) && (self.detect_format)(path, head)
+        let marked = has_marker(self, path) || self.content_marker.is_some_and(|m| m(head));
+        marked && (self.detect_format)(path, head)
     }
 
     fn appendable(&self, path: &Path) -> bool {

@@ -8,6 +8,7 @@ use trail_model::{FileTouch, Message, MessageKind, Session};
 use crate::refs;
 
 /// A file a tool touched, waiting for turn indexes.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct PendingFile {
     pub seq: Option<u32>,
     pub path: String,

@@ -16,3 +16,5 @@ pub mod whole;
 // h42b: OpenAI-style chat records (Mistral Vibe, Hermes) and rewinds replayed into a file.
 pub(crate) mod openai_chat;
 pub(crate) mod replay_chain;
+// h42y: resuming the parse of a growing JSONL file from a saved parser.
+pub(crate) mod resumable;
