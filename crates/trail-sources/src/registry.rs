@@ -194,6 +194,39 @@ const FULL: Records = Records {
     chats_only: false,
 };
 
+/// Messages only: no tokens, tool calls, file edits or subagents.
+const TEXT_ONLY: Records = Records {
+    tokens: false,
+    tool_calls: false,
+    file_edits: false,
+    subagents: false,
+    chats_only: false,
+};
+
+/// The rows below say what a source lacks: `FULL.without_subagents()`.
+impl Records {
+    const fn without_tokens(self) -> Records {
+        Records {
+            tokens: false,
+            ..self
+        }
+    }
+
+    const fn without_file_edits(self) -> Records {
+        Records {
+            file_edits: false,
+            ..self
+        }
+    }
+
+    const fn without_subagents(self) -> Records {
+        Records {
+            subagents: false,
+            ..self
+        }
+    }
+}
+
 /// Everything one source is.
 #[derive(Clone, Copy)]
 pub struct SourceInfo {
@@ -313,13 +346,7 @@ pub static SOURCES: &[SourceInfo] = &[
         // `history.jsonl` beside `projects/` in the same config folders.
         locations: CLAUDE_LOCATIONS,
         env: CLAUDE_ENV,
-        records: Records {
-            tokens: false,
-            tool_calls: false,
-            file_edits: false,
-            subagents: false,
-            chats_only: false,
-        },
+        records: TEXT_ONLY,
         resume: None,
         make: || Box::new(claude_history::ClaudeHistory),
     },
@@ -339,13 +366,10 @@ pub static SOURCES: &[SourceInfo] = &[
         aliases: &["export"],
         locations: &[],
         env: &[],
-        records: Records {
-            tokens: false,
-            tool_calls: true,
-            file_edits: false,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL
+            .without_tokens()
+            .without_file_edits()
+            .without_subagents(),
         resume: Some("code {cwd}"),
         make: || Box::new(vscode_export::VscodeExport),
     },
@@ -416,13 +440,10 @@ pub static SOURCES: &[SourceInfo] = &[
         // Found in projects (`.specstory/history`), see `Source::project_markers`.
         locations: &[],
         env: &[],
-        records: Records {
-            tokens: false,
-            tool_calls: true,
-            file_edits: false,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL
+            .without_tokens()
+            .without_file_edits()
+            .without_subagents(),
         resume: None,
         make: || Box::new(specstory::Specstory),
     },
@@ -433,13 +454,7 @@ pub static SOURCES: &[SourceInfo] = &[
         // Found in projects (`.aider.chat.history.md`), see `Source::project_markers`.
         locations: &[],
         env: &[],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         resume: Some("aider --restore-chat-history"),
         make: || Box::new(aider::Aider),
     },
@@ -554,13 +569,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".crush"),
         ],
         env: &[replace("CRUSH_GLOBAL_DATA", "")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: true,
-            chats_only: false,
-        },
+        records: FULL,
         resume: None,
         make: || Box::new(crush::Crush),
     },
@@ -574,13 +583,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::Windows, Base::LocalAppData, "Zed"),
         ],
         env: &[],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: false,
-            subagents: true,
-            chats_only: false,
-        },
+        records: FULL.without_file_edits(),
         resume: None,
         make: || Box::new(zed::Zed),
     },
@@ -594,13 +597,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".goose"),
         ],
         env: &[replace("GOOSE_PATH_ROOT", "data")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: false,
-            subagents: true,
-            chats_only: false,
-        },
+        records: FULL.without_file_edits(),
         resume: None,
         make: || Box::new(goose::Goose),
     },
@@ -610,13 +607,7 @@ pub static SOURCES: &[SourceInfo] = &[
         aliases: &[],
         locations: &[Location::new(Os::All, Base::Home, ".grok")],
         env: &[replace("GROK_HOME", "")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: false,
-            subagents: true,
-            chats_only: false,
-        },
+        records: FULL.without_file_edits(),
         resume: None,
         make: || Box::new(grok::Grok),
     },
@@ -635,13 +626,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".clawdbot").always(),
         ],
         env: &[replace("PI_CODING_AGENT_DIR", "")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         resume: None,
         make: || Box::new(pi::Pi),
     },
@@ -683,13 +668,7 @@ pub static SOURCES: &[SourceInfo] = &[
         aliases: &["factory", "factory-droid"],
         locations: &[Location::new(Os::All, Base::Home, ".factory")],
         env: &[],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         resume: Some("droid --resume {id}"),
         make: || Box::new(droid::Droid),
     },
@@ -699,13 +678,7 @@ pub static SOURCES: &[SourceInfo] = &[
         aliases: &["iflow-cli"],
         locations: &[Location::new(Os::All, Base::Home, ".iflow")],
         env: &[],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         resume: None,
         make: || Box::new(iflow::Iflow),
     },
@@ -732,13 +705,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::Windows, Base::LocalAppData, "kiro-cli").always(),
         ],
         env: &[replace("KIRO_HOME", "")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         resume: Some("kiro-cli chat --resume-id {id}"),
         make: || Box::new(kiro::Kiro),
     },
@@ -762,13 +729,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".gemini/antigravity-ide"),
         ],
         env: &[],
-        records: Records {
-            tokens: false,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_tokens().without_subagents(),
         resume: None,
         make: || Box::new(antigravity::Antigravity),
     },
@@ -782,13 +743,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::Linux, Base::Home, ".cache/VSGitHubCopilotLogs"),
         ],
         env: &[add("XDG_CACHE_HOME", "VSGitHubCopilotLogs")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: false,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_file_edits().without_subagents(),
         resume: None,
         make: || Box::new(visual_studio::VisualStudioCopilot),
     },
