@@ -20,6 +20,10 @@ use std::path::{Path, PathBuf};
 use trail_model::{SessionId, SourceKind};
 use walkdir::WalkDir;
 
+mod markers;
+
+pub use markers::claimed;
+
 use crate::claude_code::ClaudeCode;
 use crate::codex::Codex;
 use crate::{FileParse, ParseRequest, Source, SourceError};
@@ -46,7 +50,7 @@ pub const TRAEX: Relabel = Relabel {
     kind: SourceKind::Traex,
     inner: &CODEX,
     detect_format: crate::codex::detect_format,
-    markers: &[".trae"],
+    markers: markers::TRAEX,
     nested_projects: false,
 };
 
@@ -55,7 +59,7 @@ pub const OPENCLAUDE: Relabel = Relabel {
     kind: SourceKind::Openclaude,
     inner: &CLAUDE_CODE,
     detect_format: crate::claude_code::detect_format,
-    markers: &[".openclaude"],
+    markers: markers::OPENCLAUDE,
     nested_projects: false,
 };
 
@@ -64,25 +68,15 @@ pub const CLAUDE_COWORK: Relabel = Relabel {
     kind: SourceKind::ClaudeCowork,
     inner: &CLAUDE_CODE,
     detect_format: crate::claude_code::detect_format,
-    markers: &["local-agent-mode-sessions"],
+    markers: markers::CLAUDE_COWORK,
     nested_projects: true,
 };
 
 /// Every relabel.
 pub const RELABELS: [Relabel; 3] = [TRAEX, OPENCLAUDE, CLAUDE_COWORK];
 
-/// Returns the relabelled agent whose folder `path` sits in, if any: Codex and Claude Code do
-/// not claim such files when they are given by path.
-pub fn claimed(path: &Path) -> Option<SourceKind> {
-    RELABELS
-        .iter()
-        .find(|r| has_marker(r, path))
-        .map(|r| r.kind)
-}
-
 fn has_marker(r: &Relabel, path: &Path) -> bool {
-    path.components()
-        .any(|c| r.markers.iter().any(|m| c.as_os_str() == *m))
+    markers::has_marker(r.markers, path)
 }
 
 impl Source for Relabel {

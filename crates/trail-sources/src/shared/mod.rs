@@ -16,3 +16,4 @@ pub mod whole;
 // h42b: OpenAI-style chat records (Mistral Vibe, Hermes) and rewinds replayed into a file.
 pub(crate) mod openai_chat;
 pub(crate) mod replay_chain;
+pub(crate) mod uri;
