@@ -276,9 +276,10 @@ def module_texts(mods):
 
 
 def reexports(mods, texts):
-    """Per module, the names it re-exports (`pub use a::B;`) -> absolute path.
-    A re-export is not a dependency of the module's own code: an import of
-    `crate::B` is followed to where B is defined."""
+    """Per module, the names it re-exports (`pub use a::B;`) or aliases (`use
+    shared::jsonl;`, a module brought into scope, which children then reach as
+    `crate::jsonl`) -> absolute path. Neither is a dependency of the module's
+    own code: an import of `crate::B` is followed to where B is defined."""
     out = {}
     for mod, text in texts.items():
         names = {}
@@ -287,7 +288,20 @@ def reexports(mods, texts):
                 target = absolute(mods, mod, segs)
                 if target and segs[-1] != "*":
                     names[segs[-1]] = target
+        for segs in module_aliases(mods, mod, text):
+            names[segs[-1]] = absolute(mods, mod, segs)
         out[mod] = names
+    return out
+
+
+def module_aliases(mods, mod, text):
+    """The `use` paths in `text` that name a module of the crate (not an item)."""
+    out = []
+    for m in USE_RE.finditer(text):
+        for segs in use_paths(m.group(1)):
+            target = absolute(mods, mod, segs)
+            if target and tuple(target) in mods:
+                out.append(segs)
     return out
 
 
@@ -309,8 +323,14 @@ def module_edges(mods):
     for mod, text in texts.items():
         own = REEXPORT_RE.sub(" ", text)
         paths = []
+        aliases = {segs[-1]: segs for segs in module_aliases(mods, mod, own)}
         for m in USE_RE.finditer(own):
-            paths += use_paths(m.group(1))
+            paths += [p for p in use_paths(m.group(1)) if not (p and p[-1] in aliases)]
+        # A module alias is a dependency where the module's code uses it (`jsonl::read`).
+        body = USE_RE.sub(" ", own)
+        for name, segs in aliases.items():
+            for m in re.finditer(r"(?<![\w:])" + re.escape(name) + r"\s*::\s*([A-Za-z_]\w*)", body):
+                paths.append(list(segs) + [m.group(1)])
         for m in PATH_RE.finditer(own):
             segs = [m.group(1)] + [s for s in re.sub(r"\s+", "", m.group(2)).split("::") if s]
             paths.append(segs)
