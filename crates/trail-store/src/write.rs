@@ -13,25 +13,10 @@ use trail_model::{
     SourceKind, TitleRank, UpdateMode, WorkspaceArtifact,
 };
 
-use crate::search_db::{self, IndexedMessage, SearchBatch, SessionSearch};
+use crate::search_db::{
+    self, checkpoint_rowid, IndexedMessage, SearchBatch, SessionSearch, CHECKPOINT_SECTIONS,
+};
 use crate::{Result, Store};
-
-/// FTS rowids of checkpoint sections start here (turn rows use their `turns.id`).
-pub(crate) const CHECKPOINT_ROWID_BASE: i64 = 1 << 50;
-
-/// The `search_index` rowid of a checkpoint's section.
-pub(crate) fn checkpoint_rowid(checkpoint_id: i64, section: usize) -> i64 {
-    CHECKPOINT_ROWID_BASE + checkpoint_id * 8 + section as i64
-}
-/// Chronicle's checkpoint sections, in `source_type` order.
-pub(crate) const CHECKPOINT_SECTIONS: [&str; 6] = [
-    "checkpoint_overview",
-    "checkpoint_history",
-    "checkpoint_work_done",
-    "checkpoint_technical",
-    "checkpoint_files",
-    "checkpoint_next_steps",
-];
 
 /// What identifies a file's content cheaply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -661,7 +646,7 @@ fn write_sessions(
     let mut listed: HashSet<String> = session_ids.iter().cloned().collect();
     for session in &record.sessions {
         // A session removed with `trail forget` stays gone until `trail forget --restore`.
-        if crate::forget::is_forgotten(tx, session.meta.id.as_str())? {
+        if is_forgotten(tx, session.meta.id.as_str())? {
             continue;
         }
         let existed = session_exists(tx, session.meta.id.as_str())?;
@@ -784,6 +769,13 @@ fn write_file_row(
             .execute([&record.path])?,
     };
     Ok(())
+}
+
+/// Whether session `id` has a tombstone (the writer skips it).
+pub(crate) fn is_forgotten(tx: &Transaction<'_>, id: &str) -> Result<bool> {
+    Ok(tx
+        .prepare_cached("SELECT 1 FROM forgotten_sessions WHERE id = ?1")?
+        .exists([id])?)
 }
 
 fn session_exists(tx: &Transaction<'_>, id: &str) -> Result<bool> {
