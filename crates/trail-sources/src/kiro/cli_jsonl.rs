@@ -33,7 +33,7 @@ use trail_model::{
 
 use crate::json_fields::{jcount, jstr, value_text};
 use crate::openai_chat::{derive_files_and_refs, message};
-use crate::replay_chain::{parse_replaying, ReplayChain, ReplayingLog};
+use crate::replay_chain::{parse_replaying, replaying_log, ReplayChain};
 use crate::{ids, jsonl, FileParse, ParseRequest, SourceError};
 
 /// Version of the resume state layout; a mismatch makes the next parse start over.
@@ -88,29 +88,7 @@ impl State {
     }
 }
 
-impl ReplayingLog for Parser {
-    type State = State;
-
-    fn whole() -> Self {
-        Parser::new(State::new(), false)
-    }
-
-    fn resumed(st: State) -> Option<Self> {
-        (st.version == STATE_VERSION).then(|| Parser::new(st, true))
-    }
-
-    fn record(&mut self, v: &Value) {
-        Parser::record(self, v)
-    }
-
-    fn replayed(&self) -> bool {
-        self.replayed
-    }
-
-    fn finish(self, path: &Path, outcome: jsonl::LinesOutcome, mode: UpdateMode) -> FileParse {
-        finish(path, self, outcome, mode)
-    }
-}
+replaying_log!(Parser, State, STATE_VERSION);
 
 struct Parser {
     st: State,

@@ -33,7 +33,7 @@ use trail_model::{
 
 use crate::json_fields::{jcount, jstr};
 use crate::openai_chat::{self, ChatReader};
-use crate::replay_chain::{parse_replaying, ReplayChain, ReplayingLog};
+use crate::replay_chain::{parse_replaying, replaying_log, ReplayChain};
 use crate::{discover, ids, jsonl, FileParse, ParseRequest, Source, SourceError};
 
 /// Mistral Vibe session logs.
@@ -126,29 +126,7 @@ impl State {
     }
 }
 
-impl ReplayingLog for Parser {
-    type State = State;
-
-    fn whole() -> Self {
-        Parser::new(State::new(), false)
-    }
-
-    fn resumed(st: State) -> Option<Self> {
-        (st.version == STATE_VERSION).then(|| Parser::new(st, true))
-    }
-
-    fn record(&mut self, v: &Value) {
-        Parser::record(self, v)
-    }
-
-    fn replayed(&self) -> bool {
-        self.replayed
-    }
-
-    fn finish(self, path: &Path, outcome: jsonl::LinesOutcome, mode: UpdateMode) -> FileParse {
-        finish(path, self, outcome, mode)
-    }
-}
+replaying_log!(Parser, State, STATE_VERSION);
 
 struct Parser {
     st: State,

@@ -66,6 +66,44 @@ pub(crate) trait ReplayingLog: Sized {
     fn finish(self, path: &Path, outcome: LinesOutcome, mode: UpdateMode) -> FileParse;
 }
 
+/// Implements [`ReplayingLog`] for a format's `Parser` whose resume state is `State` with a
+/// `version` field (a state of another version is not resumed from), given
+/// `Parser::new(state, resumed)`, `Parser::record`, a `replayed` field and
+/// `finish(path, parser, outcome, mode)` in the invoking module.
+macro_rules! replaying_log {
+    ($parser:ident, $state:ident, $version:expr) => {
+        impl $crate::replay_chain::ReplayingLog for $parser {
+            type State = $state;
+
+            fn whole() -> Self {
+                $parser::new($state::new(), false)
+            }
+
+            fn resumed(st: $state) -> Option<Self> {
+                (st.version == $version).then(|| $parser::new(st, true))
+            }
+
+            fn record(&mut self, v: &serde_json::Value) {
+                $parser::record(self, v)
+            }
+
+            fn replayed(&self) -> bool {
+                self.replayed
+            }
+
+            fn finish(
+                self,
+                path: &std::path::Path,
+                outcome: $crate::jsonl::LinesOutcome,
+                mode: trail_model::UpdateMode,
+            ) -> $crate::FileParse {
+                finish(path, self, outcome, mode)
+            }
+        }
+    };
+}
+pub(crate) use replaying_log;
+
 /// Parses a replaying log: a resumed parse appends the new lines, unless a replay among them
 /// moves the main chain back; then the file is read again, whole (a re-read bounded by
 /// `max_bytes` would stop before the offset it resumed from, and the next resume would replay
