@@ -369,17 +369,7 @@ impl Store {
                  ORDER BY +m.seq LIMIT 1)
              WHERE parent_tool_call_id IS NULL AND parent_agent_ref IS NOT NULL
                AND parent_session_id IS NOT NULL";
-        if scope.is_some() {
-            tx.execute(
-                &format!(
-                    "{parent_links} AND (id IN (SELECT key FROM json_each(?1))
-                         OR parent_session_id IN (SELECT key FROM json_each(?1)))"
-                ),
-                [&sessions],
-            )?;
-        } else {
-            tx.execute(parent_links, [])?;
-        }
+        update_in_scope(&tx, parent_links, scope.is_some(), &sessions)?;
         // A subagent whose own file names no type takes the one its parent's call asked for:
         // `subagent_type` (Claude Code's Task/Agent, OpenCode's task), `agentName` or
         // `subagentType` (Copilot's runSubagent), `agent_type` (Codex).
@@ -396,17 +386,7 @@ impl Store {
                  LIMIT 1)
              WHERE agent_description IS NULL AND parent_tool_call_id IS NOT NULL
                AND parent_session_id IS NOT NULL";
-        if scope.is_some() {
-            tx.execute(
-                &format!(
-                    "{subagent_types} AND (id IN (SELECT key FROM json_each(?1))
-                         OR parent_session_id IN (SELECT key FROM json_each(?1)))"
-                ),
-                [&sessions],
-            )?;
-        } else {
-            tx.execute(subagent_types, [])?;
-        }
+        update_in_scope(&tx, subagent_types, scope.is_some(), &sessions)?;
         // A SpecStory copy whose header names no session (the extension's older files) is
         // linked to the agent's own session of the same conversation: same folder, same first
         // prompt, started within 14 hours (SpecStory's older headers give local time without a
@@ -490,6 +470,23 @@ impl Store {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// Runs an `UPDATE sessions ... WHERE ...` on every session, or (`scoped`) only on the
+/// sessions written (`sessions`, a JSON object keyed by id) and their children.
+fn update_in_scope(tx: &Transaction<'_>, update: &str, scoped: bool, sessions: &str) -> Result<()> {
+    if scoped {
+        tx.execute(
+            &format!(
+                "{update} AND (id IN (SELECT key FROM json_each(?1))
+                     OR parent_session_id IN (SELECT key FROM json_each(?1)))"
+            ),
+            [sessions],
+        )?;
+    } else {
+        tx.execute(update, [])?;
+    }
+    Ok(())
 }
 
 fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
