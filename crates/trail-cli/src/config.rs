@@ -427,8 +427,8 @@ pub fn now(env: &Env) -> Result<chrono::DateTime<chrono::Utc>, String> {
 /// `continue_session`, the TUI's continue key) keeps its sessions: the first root
 /// discovery uses for that source (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `--home`, the home
 /// folder).
-pub fn continue_homes(ctx: &crate::Ctx) -> trail_continue::TargetHomes {
-    let roots = source_roots(&ctx.env, ctx.home.as_deref(), &[]);
+pub fn continue_homes(env: &Env, home: Option<&Path>) -> trail_continue::TargetHomes {
+    let roots = source_roots(env, home, &[]);
     let first = |k: SourceKind| -> Option<PathBuf> {
         roots.by_source.get(&k).and_then(|v| v.first()).cloned()
     };

@@ -806,227 +806,272 @@ pub fn build_turn(calls: &[EditCall], snapshots: &[FileSnapshot], turn: u32) -> 
 }
 
 fn build_inner(calls: &[EditCall], snapshots: &[FileSnapshot], only: Option<u32>) -> SessionDiff {
-    // (first seen order key, path) -> changes
-    let mut order: Vec<String> = Vec::new();
-    let mut listed: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut changes: HashMap<String, Vec<(i64, FileChange)>> = HashMap::new();
-    let mut known: HashMap<String, Known> = HashMap::new();
-    // Per path: snapshots cover turns before this one (None: every turn).
-    let mut covered: HashMap<String, Option<u32>> = HashMap::new();
-
-    let mut snaps: Vec<&FileSnapshot> = snapshots.iter().collect();
-    snaps.sort_by(|a, b| a.path.cmp(&b.path).then(a.version.cmp(&b.version)));
-    let mut by_path: Vec<(String, Vec<&FileSnapshot>)> = Vec::new();
-    for s in snaps {
-        match by_path.last_mut() {
-            Some((p, v)) if *p == s.path => v.push(s),
-            _ => by_path.push((s.path.clone(), vec![s])),
-        }
-    }
-    for (path, list) in &by_path {
-        for pair in list.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            if a.content == b.content {
-                continue;
-            }
-            if listed.insert(path.clone()) {
-                order.push(path.clone());
-            }
-            if only.is_some_and(|t| a.turn_index != Some(t)) {
-                continue;
-            }
-            let (diff, added, removed) = unified(path, a.content.as_deref(), b.content.as_deref());
-            let kind = match (&a.content, &b.content) {
-                (None, _) => ChangeKind::Created,
-                (_, None) => ChangeKind::Deleted,
-                _ => ChangeKind::Modified,
-            };
-            let key = i64::from(a.turn_index.unwrap_or(u32::MAX)) * 1_000_000 - 1;
-            changes.entry(path.clone()).or_default().push((
-                key,
-                FileChange {
-                    turn: a.turn_index,
-                    source: a.origin.clone(),
-                    kind,
-                    exact: true,
-                    timestamp: b.taken_at.clone().or_else(|| a.taken_at.clone()),
-                    diff,
-                    added,
-                    removed,
-                    renamed_to: None,
-                },
-            ));
-        }
-        if let Some(last) = list.last() {
-            covered.insert(path.clone(), last.turn_index);
-            known.insert(
-                path.clone(),
-                match &last.content {
-                    Some(t) => Known::Text(t.clone()),
-                    None => Known::Absent,
-                },
-            );
-        }
-    }
-
+    let mut b = Builder {
+        only,
+        ..Builder::default()
+    };
+    b.snapshots(snapshots);
     let mut calls: Vec<&EditCall> = calls.iter().filter(|c| !c.failed).collect();
     calls.sort_by_key(|c| c.seq);
     for call in calls {
         for edit in edits_of(&call.tool_name, &call.input) {
-            let path = edit.path.clone();
-            if let Some(cover) = covered.get(&path) {
-                match (cover, call.turn) {
-                    (None, _) => continue,
-                    (Some(c), Some(t)) if t < *c => continue,
-                    _ => {}
-                }
-            }
-            let state = known.remove(&path).unwrap_or(Known::Unknown);
-            let (before, after, exact, kind, next, renamed) = match edit.op {
-                Op::Create(content) => {
-                    let before = match state {
-                        Known::Text(t) => Some(t),
-                        _ => None,
-                    };
-                    let kind = if before.is_some() {
-                        ChangeKind::Modified
-                    } else {
-                        ChangeKind::Created
-                    };
-                    (before, Some(content), true, kind, Known::After, None)
-                }
-                Op::Write(content) => {
-                    let (before, exact, kind) = match state {
-                        Known::Text(t) => (Some(t), true, ChangeKind::Modified),
-                        Known::Absent => (None, true, ChangeKind::Created),
-                        // A whole-file write whose previous content is not recorded: all of
-                        // it is shown as added.
-                        Known::Unknown | Known::After => (None, false, ChangeKind::Created),
-                    };
-                    (before, Some(content), exact, kind, Known::After, None)
-                }
-                Op::Replace { old, new, all } => match state {
-                    Known::Text(t) if !old.is_empty() && t.contains(&old) => {
-                        let after = if all {
-                            t.replace(&old, &new)
-                        } else {
-                            t.replacen(&old, &new, 1)
-                        };
-                        (
-                            Some(t),
-                            Some(after),
-                            true,
-                            ChangeKind::Modified,
-                            Known::After,
-                            None,
-                        )
-                    }
-                    Known::Absent if old.is_empty() => (
-                        None,
-                        Some(new),
-                        true,
-                        ChangeKind::Created,
-                        Known::After,
-                        None,
-                    ),
-                    _ => (
-                        Some(with_newline(&old)),
-                        Some(with_newline(&new)),
-                        false,
-                        ChangeKind::Modified,
-                        Known::Unknown,
-                        None,
-                    ),
-                },
-                Op::Fragment(code) => (
-                    Some(String::new()),
-                    Some(with_newline(&code)),
-                    false,
-                    ChangeKind::Modified,
-                    Known::Unknown,
-                    None,
-                ),
-                Op::Delete => {
-                    let before = match &state {
-                        Known::Text(t) => Some(t.clone()),
-                        _ => None,
-                    };
-                    let exact = matches!(state, Known::Text(_));
-                    (
-                        before,
-                        None,
-                        exact,
-                        ChangeKind::Deleted,
-                        Known::Absent,
-                        None,
-                    )
-                }
-                Op::Move(to) => {
-                    known.insert(to.clone(), state.clone());
-                    (
-                        None,
-                        None,
-                        true,
-                        ChangeKind::Renamed,
-                        Known::Absent,
-                        Some(to),
-                    )
-                }
-            };
-            let skip = only.is_some_and(|t| call.turn != Some(t));
-            let differs = before.as_deref().unwrap_or("") != after.as_deref().unwrap_or("");
-            let (diff, added, removed) = if kind == ChangeKind::Renamed || skip {
-                (String::new(), 0, 0)
-            } else {
-                unified(&path, before.as_deref(), after.as_deref())
-            };
-            let next = match next {
-                Known::After => after.map_or(Known::Absent, Known::Text),
-                other => other,
-            };
-            known.insert(path.clone(), next);
-            // A delete of a file whose content is unknown still says it happened. (A change
-            // of another turn is not diffed: it counts where the diff would not be empty.)
-            let recorded = matches!(kind, ChangeKind::Renamed | ChangeKind::Deleted)
-                || if skip { differs } else { !diff.is_empty() };
-            if !recorded {
-                continue;
-            }
-            if listed.insert(path.clone()) {
-                order.push(path.clone());
-            }
-            if skip {
-                continue;
-            }
-            changes.entry(path.clone()).or_default().push((
-                i64::from(call.turn.unwrap_or(u32::MAX)) * 1_000_000 + call.seq.clamp(0, 999_999),
-                FileChange {
-                    turn: call.turn,
-                    source: call.tool_name.clone(),
-                    kind,
-                    exact,
-                    timestamp: call.timestamp.clone(),
-                    diff,
-                    added,
-                    removed,
-                    renamed_to: renamed,
-                },
-            ));
+            b.edit(call, edit);
         }
     }
-    let mut out = SessionDiff::default();
-    for path in order {
-        let mut list = changes.remove(&path).unwrap_or_default();
-        list.sort_by_key(|(k, _)| *k);
-        out.files.push(FileDiff {
-            path,
-            changes: list.into_iter().map(|(_, c)| c).collect(),
-            added: 0,
-            removed: 0,
-        });
+    b.finish()
+}
+
+/// A session's changes being gathered: first from its snapshots (exact), then from its edit
+/// calls for the turns the snapshots do not cover.
+#[derive(Default)]
+struct Builder {
+    /// Only this turn's changes are diffed (the others are applied).
+    only: Option<u32>,
+    /// Paths in the order first changed.
+    order: Vec<String>,
+    listed: std::collections::HashSet<String>,
+    /// Per path: (order key, change).
+    changes: HashMap<String, Vec<(i64, FileChange)>>,
+    /// Per path: its content as far as it is known.
+    known: HashMap<String, Known>,
+    /// Per path: snapshots cover turns before this one (None: every turn).
+    covered: HashMap<String, Option<u32>>,
+}
+
+/// What one edit did: the content before and after, whether that is exact, the kind of
+/// change, the file's state after it and where it moved to.
+struct Applied {
+    before: Option<String>,
+    after: Option<String>,
+    exact: bool,
+    kind: ChangeKind,
+    next: Known,
+    renamed: Option<String>,
+}
+
+impl Builder {
+    fn list(&mut self, path: &str) {
+        if self.listed.insert(path.to_string()) {
+            self.order.push(path.to_string());
+        }
     }
-    out.recount();
-    out
+
+    /// The changes between consecutive snapshots of each file.
+    fn snapshots(&mut self, snapshots: &[FileSnapshot]) {
+        let mut snaps: Vec<&FileSnapshot> = snapshots.iter().collect();
+        snaps.sort_by(|a, b| a.path.cmp(&b.path).then(a.version.cmp(&b.version)));
+        let mut by_path: Vec<(String, Vec<&FileSnapshot>)> = Vec::new();
+        for s in snaps {
+            match by_path.last_mut() {
+                Some((p, v)) if *p == s.path => v.push(s),
+                _ => by_path.push((s.path.clone(), vec![s])),
+            }
+        }
+        for (path, list) in &by_path {
+            for pair in list.windows(2) {
+                self.snapshot_pair(path, pair[0], pair[1]);
+            }
+            if let Some(last) = list.last() {
+                self.covered.insert(path.clone(), last.turn_index);
+                self.known.insert(
+                    path.clone(),
+                    match &last.content {
+                        Some(t) => Known::Text(t.clone()),
+                        None => Known::Absent,
+                    },
+                );
+            }
+        }
+    }
+
+    fn snapshot_pair(&mut self, path: &str, a: &FileSnapshot, b: &FileSnapshot) {
+        if a.content == b.content {
+            return;
+        }
+        self.list(path);
+        if self.only.is_some_and(|t| a.turn_index != Some(t)) {
+            return;
+        }
+        let (diff, added, removed) = unified(path, a.content.as_deref(), b.content.as_deref());
+        let kind = match (&a.content, &b.content) {
+            (None, _) => ChangeKind::Created,
+            (_, None) => ChangeKind::Deleted,
+            _ => ChangeKind::Modified,
+        };
+        let key = i64::from(a.turn_index.unwrap_or(u32::MAX)) * 1_000_000 - 1;
+        self.changes.entry(path.to_string()).or_default().push((
+            key,
+            FileChange {
+                turn: a.turn_index,
+                source: a.origin.clone(),
+                kind,
+                exact: true,
+                timestamp: b.taken_at.clone().or_else(|| a.taken_at.clone()),
+                diff,
+                added,
+                removed,
+                renamed_to: None,
+            },
+        ));
+    }
+
+    /// One edit of a call, unless snapshots cover its turn.
+    fn edit(&mut self, call: &EditCall, edit: Edit) {
+        let path = edit.path.clone();
+        if let Some(cover) = self.covered.get(&path) {
+            match (cover, call.turn) {
+                (None, _) => return,
+                (Some(c), Some(t)) if t < *c => return,
+                _ => {}
+            }
+        }
+        let state = self.known.remove(&path).unwrap_or(Known::Unknown);
+        let Applied {
+            before,
+            after,
+            exact,
+            kind,
+            next,
+            renamed,
+        } = apply(edit.op, state, &mut self.known);
+        let skip = self.only.is_some_and(|t| call.turn != Some(t));
+        let differs = before.as_deref().unwrap_or("") != after.as_deref().unwrap_or("");
+        let (diff, added, removed) = if kind == ChangeKind::Renamed || skip {
+            (String::new(), 0, 0)
+        } else {
+            unified(&path, before.as_deref(), after.as_deref())
+        };
+        let next = match next {
+            Known::After => after.map_or(Known::Absent, Known::Text),
+            other => other,
+        };
+        self.known.insert(path.clone(), next);
+        // A delete of a file whose content is unknown still says it happened. (A change
+        // of another turn is not diffed: it counts where the diff would not be empty.)
+        let recorded = matches!(kind, ChangeKind::Renamed | ChangeKind::Deleted)
+            || if skip { differs } else { !diff.is_empty() };
+        if !recorded {
+            return;
+        }
+        self.list(&path);
+        if skip {
+            return;
+        }
+        self.changes.entry(path).or_default().push((
+            i64::from(call.turn.unwrap_or(u32::MAX)) * 1_000_000 + call.seq.clamp(0, 999_999),
+            FileChange {
+                turn: call.turn,
+                source: call.tool_name.clone(),
+                kind,
+                exact,
+                timestamp: call.timestamp.clone(),
+                diff,
+                added,
+                removed,
+                renamed_to: renamed,
+            },
+        ));
+    }
+
+    fn finish(mut self) -> SessionDiff {
+        let mut out = SessionDiff::default();
+        for path in self.order {
+            let mut list = self.changes.remove(&path).unwrap_or_default();
+            list.sort_by_key(|(k, _)| *k);
+            out.files.push(FileDiff {
+                path,
+                changes: list.into_iter().map(|(_, c)| c).collect(),
+                added: 0,
+                removed: 0,
+            });
+        }
+        out.recount();
+        out
+    }
+}
+
+/// Applies one edit to a file in `state` (a move also makes the new path's state).
+fn apply(op: Op, state: Known, known: &mut HashMap<String, Known>) -> Applied {
+    let applied = |before, after, exact, kind, next| Applied {
+        before,
+        after,
+        exact,
+        kind,
+        next,
+        renamed: None,
+    };
+    match op {
+        Op::Create(content) => {
+            let before = match state {
+                Known::Text(t) => Some(t),
+                _ => None,
+            };
+            let kind = if before.is_some() {
+                ChangeKind::Modified
+            } else {
+                ChangeKind::Created
+            };
+            applied(before, Some(content), true, kind, Known::After)
+        }
+        Op::Write(content) => {
+            let (before, exact, kind) = match state {
+                Known::Text(t) => (Some(t), true, ChangeKind::Modified),
+                Known::Absent => (None, true, ChangeKind::Created),
+                // A whole-file write whose previous content is not recorded: all of
+                // it is shown as added.
+                Known::Unknown | Known::After => (None, false, ChangeKind::Created),
+            };
+            applied(before, Some(content), exact, kind, Known::After)
+        }
+        Op::Replace { old, new, all } => match state {
+            Known::Text(t) if !old.is_empty() && t.contains(&old) => {
+                let after = if all {
+                    t.replace(&old, &new)
+                } else {
+                    t.replacen(&old, &new, 1)
+                };
+                applied(
+                    Some(t),
+                    Some(after),
+                    true,
+                    ChangeKind::Modified,
+                    Known::After,
+                )
+            }
+            Known::Absent if old.is_empty() => {
+                applied(None, Some(new), true, ChangeKind::Created, Known::After)
+            }
+            _ => applied(
+                Some(with_newline(&old)),
+                Some(with_newline(&new)),
+                false,
+                ChangeKind::Modified,
+                Known::Unknown,
+            ),
+        },
+        Op::Fragment(code) => applied(
+            Some(String::new()),
+            Some(with_newline(&code)),
+            false,
+            ChangeKind::Modified,
+            Known::Unknown,
+        ),
+        Op::Delete => {
+            let exact = matches!(state, Known::Text(_));
+            let before = match state {
+                Known::Text(t) => Some(t),
+                _ => None,
+            };
+            applied(before, None, exact, ChangeKind::Deleted, Known::Absent)
+        }
+        Op::Move(to) => {
+            known.insert(to.clone(), state);
+            Applied {
+                renamed: Some(to),
+                ..applied(None, None, true, ChangeKind::Renamed, Known::Absent)
+            }
+        }
+    }
 }
 
 #[cfg(test)]

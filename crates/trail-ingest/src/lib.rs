@@ -230,141 +230,21 @@ pub fn index(
     progress: &dyn Progress,
 ) -> Result<IndexSummary, IngestError> {
     let started = Instant::now();
-    // Batches an earlier index committed to the store but not to the search database (it was
-    // killed between the two) are rebuilt from the store first.
-    let rebuilt = store.catch_up_search()?;
-    if rebuilt > 0 {
-        tracing::info!(
-            sessions = rebuilt,
-            ms = started.elapsed().as_millis() as u64,
-            "search database caught up"
-        );
-    }
-    // A store made before Chronicle schema 3: its sessions get their agent's name.
-    let named =
-        store.fill_agent_names(&|source: &str| SourceKind::parse(source).map(agent_name))?;
-    if named > 0 {
-        tracing::info!(sessions = named, "agent names filled");
-    }
+    repair_earlier_runs(store, started)?;
     let sources: Vec<Box<dyn Source>> = registry()
         .into_iter()
         .filter(|s| options.sources.is_empty() || options.sources.contains(&s.kind()))
         .collect();
     let mut summary = IndexSummary::default();
     if options.paths.is_empty() {
-        // Sources with their own locations first, then the ones whose files live inside
-        // projects (the folders the first group's sessions ran in are projects to look in, so
-        // a first index finds a project's SpecStory or Aider history too) and the ones that
-        // must see what the first group wrote (Claude Code's prompt history).
-        let (fixed, later): (Vec<_>, Vec<_>) = sources
-            .into_iter()
-            .partition(|s| s.project_markers().is_empty() && !s.reads_after_others());
-        let mut candidates = Vec::new();
-        for s in &fixed {
-            let roots = options
-                .roots
-                .by_source
-                .get(&s.kind())
-                .cloned()
-                .unwrap_or_default();
-            summary.searched.push((
-                s.kind().as_str().to_string(),
-                roots.iter().map(|r| r.display().to_string()).collect(),
-            ));
-            for p in s.discover(&roots) {
-                candidates.push((s.kind(), p));
-            }
-        }
-        index_candidates(store, &fixed, candidates, options, progress, &mut summary)?;
-        if !later.is_empty() {
-            let projects: Vec<PathBuf> =
-                store.known_cwds()?.into_iter().map(PathBuf::from).collect();
-            let mut candidates = Vec::new();
-            for s in &later {
-                if s.project_markers().is_empty() {
-                    let roots = options
-                        .roots
-                        .by_source
-                        .get(&s.kind())
-                        .cloned()
-                        .unwrap_or_default();
-                    summary.searched.push((
-                        s.kind().as_str().to_string(),
-                        roots.iter().map(|r| r.display().to_string()).collect(),
-                    ));
-                    for p in s.discover(&roots) {
-                        candidates.push((s.kind(), p));
-                    }
-                    continue;
-                }
-                let mut walked = options.project_roots.clone();
-                walked.extend(
-                    options
-                        .roots
-                        .by_source
-                        .get(&s.kind())
-                        .cloned()
-                        .unwrap_or_default(),
-                );
-                let roots = trail_sources::discover::project_markers(
-                    &projects,
-                    &walked,
-                    s.project_markers(),
-                    trail_sources::discover::PROJECT_ROOT_DEPTH,
-                );
-                let mut searched: Vec<String> =
-                    walked.iter().map(|r| r.display().to_string()).collect();
-                searched.push(format!("{} folders other sessions ran in", projects.len()));
-                summary
-                    .searched
-                    .push((s.kind().as_str().to_string(), searched));
-                for p in s.discover(&roots) {
-                    candidates.push((s.kind(), p));
-                }
-            }
-            if !candidates.is_empty() {
-                index_candidates(store, &later, candidates, options, progress, &mut summary)?;
-            }
-        }
+        index_known_places(store, sources, options, progress, &mut summary)?;
     } else {
-        let mut candidates = Vec::new();
-        for p in &options.paths {
-            let found = detect_paths(&sources, p);
-            if found.is_empty() {
-                summary.unread_paths.push(FileReason {
-                    path: p.display().to_string(),
-                    reason: if p.is_dir() {
-                        NO_SESSION_FILES
-                    } else {
-                        NOT_A_SESSION_FILE
-                    }
-                    .to_string(),
-                });
-            }
-            candidates.extend(found);
-        }
+        let candidates = detect_named_paths(&sources, &options.paths, &mut summary);
         index_candidates(store, &sources, candidates, options, progress, &mut summary)?;
     }
     summary.parsed_paths.sort();
     if summary.sessions_new + summary.sessions_updated > 0 {
-        let t = Instant::now();
-        let freed = store.compact_search()?;
-        if freed > 0 {
-            tracing::info!(
-                pages = freed,
-                ms = t.elapsed().as_millis() as u64,
-                "search database compacted"
-            );
-        }
-        let t = Instant::now();
-        // A large run resolves over the whole store (scans beat thousands of lookups).
-        let written = std::mem::take(&mut summary.written);
-        if written.sessions.len() + written.paths.len() > 2000 {
-            store.resolve_links()?;
-        } else {
-            store.resolve_links_in(Some(&written))?;
-        }
-        tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
+        tidy_after_writes(store, &mut summary)?;
     }
     // Only a run over every known place (all sources, no named paths) makes the whole store
     // fresh; freshness checks read this time.
@@ -382,6 +262,168 @@ pub fn index(
     Ok(summary)
 }
 
+/// Finishes what an earlier run left undone: batches it committed to the store but not to the
+/// search database (it was killed between the two) are rebuilt from the store, and a store
+/// made before Chronicle schema 3 gets its sessions' agent names.
+fn repair_earlier_runs(store: &mut Store, started: Instant) -> Result<(), IngestError> {
+    let rebuilt = store.catch_up_search()?;
+    if rebuilt > 0 {
+        tracing::info!(
+            sessions = rebuilt,
+            ms = started.elapsed().as_millis() as u64,
+            "search database caught up"
+        );
+    }
+    let named =
+        store.fill_agent_names(&|source: &str| SourceKind::parse(source).map(agent_name))?;
+    if named > 0 {
+        tracing::info!(sessions = named, "agent names filled");
+    }
+    Ok(())
+}
+
+/// Indexes every place the sources know. Sources with their own locations first, then the ones
+/// whose files live inside projects (the folders the first group's sessions ran in are projects
+/// to look in, so a first index finds a project's SpecStory or Aider history too) and the ones
+/// that must see what the first group wrote (Claude Code's prompt history).
+fn index_known_places(
+    store: &mut Store,
+    sources: Vec<Box<dyn Source>>,
+    options: &IndexOptions,
+    progress: &dyn Progress,
+    summary: &mut IndexSummary,
+) -> Result<(), IngestError> {
+    let (fixed, later): (Vec<_>, Vec<_>) = sources
+        .into_iter()
+        .partition(|s| s.project_markers().is_empty() && !s.reads_after_others());
+    let mut candidates = Vec::new();
+    for s in &fixed {
+        discover_at_own_roots(s.as_ref(), options, summary, &mut candidates);
+    }
+    index_candidates(store, &fixed, candidates, options, progress, summary)?;
+    if later.is_empty() {
+        return Ok(());
+    }
+    let projects: Vec<PathBuf> = store.known_cwds()?.into_iter().map(PathBuf::from).collect();
+    let mut candidates = Vec::new();
+    for s in &later {
+        if s.project_markers().is_empty() {
+            discover_at_own_roots(s.as_ref(), options, summary, &mut candidates);
+        } else {
+            discover_in_projects(s.as_ref(), &projects, options, summary, &mut candidates);
+        }
+    }
+    if !candidates.is_empty() {
+        index_candidates(store, &later, candidates, options, progress, summary)?;
+    }
+    Ok(())
+}
+
+/// The roots configured for one source (none: its defaults).
+fn roots_of(options: &IndexOptions, kind: SourceKind) -> Vec<PathBuf> {
+    options
+        .roots
+        .by_source
+        .get(&kind)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Adds the files `source` finds at its own roots to `candidates`, and where it looked to the
+/// summary.
+fn discover_at_own_roots(
+    source: &dyn Source,
+    options: &IndexOptions,
+    summary: &mut IndexSummary,
+    candidates: &mut Vec<(SourceKind, PathBuf)>,
+) {
+    let roots = roots_of(options, source.kind());
+    summary.searched.push((
+        source.kind().as_str().to_string(),
+        roots.iter().map(|r| r.display().to_string()).collect(),
+    ));
+    for p in source.discover(&roots) {
+        candidates.push((source.kind(), p));
+    }
+}
+
+/// Adds the files `source` finds in projects (the folders other sessions ran in, the project
+/// roots and its own roots, walked for its markers) to `candidates`.
+fn discover_in_projects(
+    source: &dyn Source,
+    projects: &[PathBuf],
+    options: &IndexOptions,
+    summary: &mut IndexSummary,
+    candidates: &mut Vec<(SourceKind, PathBuf)>,
+) {
+    let mut walked = options.project_roots.clone();
+    walked.extend(roots_of(options, source.kind()));
+    let roots = trail_sources::discover::project_markers(
+        projects,
+        &walked,
+        source.project_markers(),
+        trail_sources::discover::PROJECT_ROOT_DEPTH,
+    );
+    let mut searched: Vec<String> = walked.iter().map(|r| r.display().to_string()).collect();
+    searched.push(format!("{} folders other sessions ran in", projects.len()));
+    summary
+        .searched
+        .push((source.kind().as_str().to_string(), searched));
+    for p in source.discover(&roots) {
+        candidates.push((source.kind(), p));
+    }
+}
+
+/// The session files at the paths named on the command line; a path that holds none is noted
+/// in the summary with the reason.
+fn detect_named_paths(
+    sources: &[Box<dyn Source>],
+    paths: &[PathBuf],
+    summary: &mut IndexSummary,
+) -> Vec<(SourceKind, PathBuf)> {
+    let mut candidates = Vec::new();
+    for p in paths {
+        let found = detect_paths(sources, p);
+        if found.is_empty() {
+            summary.unread_paths.push(FileReason {
+                path: p.display().to_string(),
+                reason: if p.is_dir() {
+                    NO_SESSION_FILES
+                } else {
+                    NOT_A_SESSION_FILE
+                }
+                .to_string(),
+            });
+        }
+        candidates.extend(found);
+    }
+    candidates
+}
+
+/// After a run that wrote sessions: compacts the search database and resolves the links
+/// between sessions and files the run wrote.
+fn tidy_after_writes(store: &mut Store, summary: &mut IndexSummary) -> Result<(), IngestError> {
+    let t = Instant::now();
+    let freed = store.compact_search()?;
+    if freed > 0 {
+        tracing::info!(
+            pages = freed,
+            ms = t.elapsed().as_millis() as u64,
+            "search database compacted"
+        );
+    }
+    let t = Instant::now();
+    // A large run resolves over the whole store (scans beat thousands of lookups).
+    let written = std::mem::take(&mut summary.written);
+    if written.sessions.len() + written.paths.len() > 2000 {
+        store.resolve_links()?;
+    } else {
+        store.resolve_links_in(Some(&written))?;
+    }
+    tracing::info!(ms = t.elapsed().as_millis() as u64, "links resolved");
+    Ok(())
+}
+
 /// Plans, parses and writes the files found for `sources`, adding to `summary`.
 fn index_candidates(
     store: &mut Store,
@@ -397,10 +439,60 @@ fn index_candidates(
     candidates.sort_by(|a, b| a.1.as_os_str().cmp(b.1.as_os_str()));
     candidates.dedup_by(|a, b| a.1 == b.1);
     summary.files_seen += candidates.len() as u64;
-    let discovered = started.elapsed();
+    let (mut plan, total_bytes) =
+        plan_files(store, sources, &candidates, options, summary, started)?;
+    order_plan(&mut plan);
+    progress.start(plan.len() as u64, total_bytes);
 
-    // Plan. Named files (a status line indexing its one transcript) are looked up one by one
-    // instead of reading every file's row.
+    let (search_writer, deferred) = prepare_writes(store)?;
+    let mut timing = Timing::default();
+    let process_cpu = cpu_time(false);
+    let writer_cpu = cpu_time(true);
+    let chunk = options.chunk_bytes.unwrap_or(CHUNK_BYTES).max(1);
+    let (write_result, search_result) = parse_and_write(
+        store,
+        sources,
+        plan,
+        chunk,
+        search_writer,
+        deferred,
+        progress,
+        summary,
+        &mut timing,
+    )?;
+    let t = Instant::now();
+    timing.checkpoint_wait = store.stop_background_checkpoints()?;
+    timing.checkpoint_tail = t.elapsed();
+    let t = Instant::now();
+    store.make_durable()?;
+    timing.sync = t.elapsed();
+
+    let since = |now: Option<Duration>, then: Option<Duration>| {
+        now.zip(then)
+            .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a))
+    };
+    timing.writer_cpu = since(cpu_time(true), writer_cpu);
+    timing.process_cpu = since(cpu_time(false), process_cpu);
+    timing.log(started);
+    write_result?;
+    search_result?;
+    progress.finish();
+    Ok(())
+}
+
+/// Decides for each candidate whether to skip it, parse it whole or resume it, and marks the
+/// stored files that vanished; returns the plan and the bytes it will read.
+fn plan_files(
+    store: &mut Store,
+    sources: &[Box<dyn Source>],
+    candidates: &[(SourceKind, PathBuf)],
+    options: &IndexOptions,
+    summary: &mut IndexSummary,
+    started: Instant,
+) -> Result<(Vec<Planned>, u64), IngestError> {
+    let discovered = started.elapsed();
+    // Named files (a status line indexing its one transcript) are looked up one by one instead
+    // of reading every file's row.
     let stored = if options.paths.is_empty() {
         store.stored_files()?
     } else {
@@ -410,7 +502,7 @@ fn index_candidates(
     let loaded = started.elapsed();
     let mut plan: Vec<Planned> = Vec::new();
     let mut total_bytes = 0u64;
-    for (kind, path) in &candidates {
+    for (kind, path) in candidates {
         let key = path_key(path);
         let Some(fp) = fingerprint(path) else {
             continue;
@@ -422,16 +514,14 @@ fn index_candidates(
         if prior.is_some_and(|p| p.parser_version != version && !p.missing) && !options.force {
             summary.files_upgraded += 1;
         }
-        match decide(prior, fp, appendable, options.force, version, path) {
-            Decision::Skip => summary.files_unchanged += 1,
+        let resume = match decide(prior, fp, appendable, options.force, version, path) {
+            Decision::Skip => {
+                summary.files_unchanged += 1;
+                continue;
+            }
             Decision::Full => {
                 total_bytes += fp.size;
-                plan.push(Planned {
-                    source: *kind,
-                    path: path.clone(),
-                    fingerprint: fp,
-                    resume: None,
-                });
+                None
             }
             Decision::Resume => {
                 let p = prior.expect("resume needs a prior state");
@@ -440,29 +530,20 @@ fn index_candidates(
                     .map(state::unpack)
                     .unwrap_or_default();
                 total_bytes += fp.size.saturating_sub(p.bytes_parsed);
-                plan.push(Planned {
-                    source: *kind,
-                    path: path.clone(),
-                    fingerprint: fp,
-                    resume: Some((p.bytes_parsed, p.lines, state)),
-                });
+                Some((p.bytes_parsed, p.lines, state))
             }
-        }
+        };
+        plan.push(Planned {
+            source: *kind,
+            path: path.clone(),
+            fingerprint: fp,
+            resume,
+        });
     }
     // Files that vanished: keep their sessions, mark them. Only files of the sources scanned by
     // default discovery are considered, and only when they are really gone.
     if options.paths.is_empty() {
-        let seen: HashSet<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
-        let scanned: HashSet<&str> = sources.iter().map(|s| s.kind().as_str()).collect();
-        let gone: Vec<String> = stored
-            .values()
-            .filter(|f| !f.missing && scanned.contains(f.source.as_str()))
-            .filter(|f| !seen.contains(&f.path) && !Path::new(&f.path).exists())
-            .map(|f| f.path.clone())
-            .collect();
-        if !gone.is_empty() {
-            summary.files_missing += store.mark_missing(&gone)? as u64;
-        }
+        mark_vanished(store, sources, candidates, &stored, summary)?;
     }
     let planned = started.elapsed();
     tracing::info!(
@@ -471,26 +552,41 @@ fn index_candidates(
         plan_ms = (planned - loaded).as_millis() as u64,
         "index planned"
     );
-    order_plan(&mut plan);
-    progress.start(plan.len() as u64, total_bytes);
+    Ok((plan, total_bytes))
+}
 
-    // Parse in parallel, write the store on this thread and the search database on another
-    // (two SQLite files: two writers at once).
-    let (tx, rx) = crossbeam_channel::unbounded::<Parsed>();
-    let in_flight = InFlight::new(PARSED_BYTES_IN_FLIGHT);
-    let in_flight = &in_flight;
-    let sources_ref = sources;
-    let chunk = options.chunk_bytes.unwrap_or(CHUNK_BYTES).max(1);
-    let mut write_result: Result<(), IngestError> = Ok(());
-    let mut repo_cache: HashMap<String, Option<String>> = HashMap::new();
-    // An in-memory store (tests) has no file a second connection could open: its batches are
-    // applied on the store's own connection.
-    let mut search_writer = if store.path().as_os_str() == ":memory:" {
+/// Marks the stored files of `sources` that were not found again and are gone from disk.
+fn mark_vanished(
+    store: &mut Store,
+    sources: &[Box<dyn Source>],
+    candidates: &[(SourceKind, PathBuf)],
+    stored: &HashMap<String, StoredFile>,
+    summary: &mut IndexSummary,
+) -> Result<(), IngestError> {
+    let seen: HashSet<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
+    let scanned: HashSet<&str> = sources.iter().map(|s| s.kind().as_str()).collect();
+    let gone: Vec<String> = stored
+        .values()
+        .filter(|f| !f.missing && scanned.contains(f.source.as_str()))
+        .filter(|f| !seen.contains(&f.path) && !Path::new(&f.path).exists())
+        .map(|f| f.path.clone())
+        .collect();
+    if !gone.is_empty() {
+        summary.files_missing += store.mark_missing(&gone)? as u64;
+    }
+    Ok(())
+}
+
+/// Opens the search database's writer (none for an in-memory store, which has no file a second
+/// connection could open: its batches are applied on the store's own connection) and sets the
+/// store up for a run's writes. Returns the writer and whether the store's indexes wait for
+/// the run's end.
+fn prepare_writes(store: &mut Store) -> Result<(Option<SearchWriter>, bool), IngestError> {
+    let search_writer = if store.path().as_os_str() == ":memory:" {
         None
     } else {
         Some(store.search_writer()?)
     };
-    let mut search_result: Result<(), IngestError> = Ok(());
     // A first index builds the indexes nothing reads while it writes after its last batch
     // (trail-store's `bulk.rs`).
     let deferred = store.defer_indexes_if_empty()?;
@@ -503,15 +599,36 @@ fn index_candidates(
     }
     // The store's WAL is checkpointed on a thread of its own while this one writes.
     store.checkpoint_in_background()?;
-    let mut timing = Timing::default();
-    let process_cpu = cpu_time(false);
-    let writer_cpu = cpu_time(true);
+    Ok((search_writer, deferred))
+}
+
+/// What the store's writer and the search database's writer each ended with.
+type WriterOutcomes = (Result<(), IngestError>, Result<(), IngestError>);
+
+/// Parses the plan in parallel and writes the store on this thread and the search database on
+/// another (two SQLite files: two writers at once). Returns the store's and the search
+/// database's outcomes; both writers always finish what they hold first.
+#[allow(clippy::too_many_arguments)]
+fn parse_and_write(
+    store: &mut Store,
+    sources: &[Box<dyn Source>],
+    plan: Vec<Planned>,
+    chunk: u64,
+    mut search_writer: Option<SearchWriter>,
+    deferred: bool,
+    progress: &dyn Progress,
+    summary: &mut IndexSummary,
+    timing: &mut Timing,
+) -> Result<WriterOutcomes, IngestError> {
+    let (tx, rx) = crossbeam_channel::unbounded::<Parsed>();
+    let in_flight = InFlight::new(PARSED_BYTES_IN_FLIGHT);
+    let in_flight = &in_flight;
     // Parsers on a pool of their own, so that `top -H`, `perf` and `bench/timeline.py` name
     // them (rayon's global pool leaves its threads unnamed).
     let parsers = rayon::ThreadPoolBuilder::new()
         .thread_name(|i| format!("trail-parse-{i}"))
         .build()?;
-    std::thread::scope(|scope| {
+    Ok(std::thread::scope(|scope| {
         let parsers = &parsers;
         spawn_named(scope, "trail-plan", move || {
             // One file per task: the plan starts with its large files, and rayon's default
@@ -522,7 +639,7 @@ fn index_candidates(
                     .with_max_len(1)
                     .for_each_with(tx, |tx, item| {
                         // A failed send means the writer stopped (error): nothing more to do.
-                        parse_one(sources_ref, item, chunk, &mut |parsed| {
+                        parse_one(sources, item, chunk, &mut |parsed| {
                             in_flight.take(parsed.weight);
                             tx.send(parsed).is_ok()
                         });
@@ -545,113 +662,13 @@ fn index_candidates(
                 (result, w.busy, cpu)
             })
         });
-        let mut send_search = |store: &mut Store, batch: SearchBatch| -> Result<(), IngestError> {
-            let t = Instant::now();
-            let r = match &search_thread {
-                // A failed send means the search writer stopped (error): it is reported below.
-                Some(_) => {
-                    let _ = search_tx.send(batch);
-                    Ok(())
-                }
-                None => store.apply_search(batch).map_err(IngestError::from),
-            };
-            timing.search_wait += t.elapsed();
-            r
+        let search = SearchSink {
+            tx: search_tx,
+            threaded: search_thread.is_some(),
         };
-        let mut batch: Vec<FileRecord> = Vec::new();
-        let mut batch_bytes = 0usize;
-        let mut batch_started = Instant::now();
-        let mut batch_limit = FIRST_BATCH_BYTES;
-        let mut stats = WriteStats::default();
-        let mut waited = Instant::now();
-        for Parsed {
-            mut record,
-            bytes_read,
-            first_piece,
-            weight,
-        } in rx.iter()
-        {
-            timing.parse_wait += waited.elapsed();
-            in_flight.give_back(weight);
-            if write_result.is_err() {
-                waited = Instant::now();
-                continue;
-            }
-            progress.advance(bytes_read);
-            summary.bytes_read += bytes_read;
-            match (&record.error, record.resumed_from) {
-                (Some(e), _) => {
-                    summary.files_failed += 1;
-                    summary.failures.push((record.path.clone(), e.clone()));
-                }
-                _ if !first_piece => {}
-                (None, Some(_)) => summary.files_resumed += 1,
-                (None, None) => summary.files_parsed += 1,
-            }
-            if let Some(reason) = empty_reason(&record, first_piece) {
-                summary.empty_files.push(FileReason {
-                    path: record.path.clone(),
-                    reason,
-                });
-            }
-            if first_piece && record.error.is_none() {
-                summary.parsed_paths.push(record.path.clone());
-            }
-            summary.issues.extend(record.issues.iter().cloned());
-            if let Err(e) = stand_ins::drop_held_elsewhere(store, &mut record) {
-                write_result = Err(e.into());
-                continue;
-            }
-            for s in &mut record.sessions {
-                if s.meta.agent_name.is_none() {
-                    s.meta.agent_name = Some(agent_name(s.meta.source).to_string());
-                }
-                if s.meta.repository.is_none() {
-                    if let Some(cwd) = s.meta.cwd.clone() {
-                        s.meta.repository = repo_cache
-                            .entry(cwd)
-                            .or_insert_with_key(|cwd| repository_of(Path::new(cwd)))
-                            .clone();
-                    }
-                }
-            }
-            batch_bytes += weight;
-            if batch.is_empty() {
-                batch_started = Instant::now();
-            }
-            batch.push(record);
-            if batch_bytes >= batch_limit
-                || batch.len() >= BATCH_FILES
-                || batch_started.elapsed() >= BATCH_AGE
-            {
-                let t = Instant::now();
-                summary.written.add(&batch);
-                match store.write_batch_deferred(std::mem::take(&mut batch)) {
-                    Ok((s, search)) => {
-                        stats.add(s);
-                        timing.write += t.elapsed();
-                        write_result = send_search(store, search);
-                    }
-                    Err(e) => write_result = Err(e.into()),
-                }
-                batch_bytes = 0;
-                batch_limit = (batch_limit * 2).min(BATCH_BYTES);
-            }
-            waited = Instant::now();
-        }
-        if write_result.is_ok() && !batch.is_empty() {
-            let t = Instant::now();
-            summary.written.add(&batch);
-            match store.write_batch_deferred(batch) {
-                Ok((s, search)) => {
-                    stats.add(s);
-                    timing.write += t.elapsed();
-                    write_result = send_search(store, search);
-                }
-                Err(e) => write_result = Err(e.into()),
-            }
-        }
-        drop(search_tx);
+        let mut write_result =
+            write_parsed(store, rx, in_flight, &search, progress, summary, timing);
+        drop(search);
         // While the search writer finishes its last batches (another file). Also after a
         // failed batch: a handle that stays open (the MCP server's) would otherwise go on
         // without them, since the store is no longer empty for the next run to see.
@@ -663,6 +680,7 @@ fn index_candidates(
             }
             timing.deferred = t.elapsed();
         }
+        let mut search_result = Ok(());
         if let Some(handle) = search_thread {
             let t = Instant::now();
             match handle.join() {
@@ -679,44 +697,187 @@ fn index_candidates(
             }
             timing.search_tail = t.elapsed();
         }
-        summary.sessions_new += stats.sessions_new;
-        summary.sessions_updated += stats.sessions_updated;
-        summary.messages += stats.messages;
-        summary.files_concurrent += stats.files_stale;
-    });
-    let t = Instant::now();
-    timing.checkpoint_wait = store.stop_background_checkpoints()?;
-    timing.checkpoint_tail = t.elapsed();
-    let t = Instant::now();
-    store.make_durable()?;
-    timing.sync = t.elapsed();
+        (write_result, search_result)
+    }))
+}
 
-    let since = |now: Option<Duration>, then: Option<Duration>| {
-        now.zip(then)
-            .map_or(Duration::ZERO, |(b, a)| b.saturating_sub(a))
-    };
-    timing.writer_cpu = since(cpu_time(true), writer_cpu);
-    timing.process_cpu = since(cpu_time(false), process_cpu);
-    tracing::info!(
-        cpu_ms = timing.process_cpu.as_millis() as u64,
-        writer_cpu_ms = timing.writer_cpu.as_millis() as u64,
-        search_cpu_ms = timing.search_cpu.as_millis() as u64,
-        write_ms = timing.write.as_millis() as u64,
-        parse_wait_ms = timing.parse_wait.as_millis() as u64,
-        search_ms = timing.search.as_millis() as u64,
-        search_wait_ms = timing.search_wait.as_millis() as u64,
-        search_tail_ms = timing.search_tail.as_millis() as u64,
-        checkpoint_wait_ms = timing.checkpoint_wait.as_millis() as u64,
-        checkpoint_tail_ms = timing.checkpoint_tail.as_millis() as u64,
-        deferred_ms = timing.deferred.as_millis() as u64,
-        sync_ms = timing.sync.as_millis() as u64,
-        total_ms = started.elapsed().as_millis() as u64,
-        "index written"
-    );
-    write_result?;
-    search_result?;
-    progress.finish();
-    Ok(())
+/// Where the store's writer hands each batch's full-text rows: the search database's writer
+/// thread, or (an in-memory store) the store's own connection.
+struct SearchSink {
+    tx: crossbeam_channel::Sender<SearchBatch>,
+    threaded: bool,
+}
+
+impl SearchSink {
+    fn send(
+        &self,
+        store: &mut Store,
+        batch: SearchBatch,
+        timing: &mut Timing,
+    ) -> Result<(), IngestError> {
+        let t = Instant::now();
+        let r = if self.threaded {
+            // A failed send means the search writer stopped (error): it is reported by its
+            // thread's result.
+            let _ = self.tx.send(batch);
+            Ok(())
+        } else {
+            store.apply_search(batch).map_err(IngestError::from)
+        };
+        timing.search_wait += t.elapsed();
+        r
+    }
+}
+
+/// The files waiting to be written in one transaction. A batch is due when it holds
+/// [`BATCH_BYTES`] (the first of a run [`FIRST_BATCH_BYTES`], each next one twice its
+/// predecessor's), [`BATCH_FILES`] files, or has waited [`BATCH_AGE`].
+struct Batch {
+    records: Vec<FileRecord>,
+    bytes: usize,
+    started: Instant,
+    limit: usize,
+}
+
+impl Batch {
+    fn new() -> Batch {
+        Batch {
+            records: Vec::new(),
+            bytes: 0,
+            started: Instant::now(),
+            limit: FIRST_BATCH_BYTES,
+        }
+    }
+
+    /// Adds a record; returns the batch's records when it is due.
+    fn push(&mut self, record: FileRecord, weight: usize) -> Option<Vec<FileRecord>> {
+        self.bytes += weight;
+        if self.records.is_empty() {
+            self.started = Instant::now();
+        }
+        self.records.push(record);
+        if self.bytes >= self.limit
+            || self.records.len() >= BATCH_FILES
+            || self.started.elapsed() >= BATCH_AGE
+        {
+            self.bytes = 0;
+            self.limit = (self.limit * 2).min(BATCH_BYTES);
+            return Some(std::mem::take(&mut self.records));
+        }
+        None
+    }
+}
+
+/// The store's writer: takes parsed files as they come, counts them in the summary and writes
+/// them in batches. After an error it drains what the parsers still send (so they stop) and
+/// returns the error.
+fn write_parsed(
+    store: &mut Store,
+    rx: crossbeam_channel::Receiver<Parsed>,
+    in_flight: &InFlight,
+    search: &SearchSink,
+    progress: &dyn Progress,
+    summary: &mut IndexSummary,
+    timing: &mut Timing,
+) -> Result<(), IngestError> {
+    let mut write_result: Result<(), IngestError> = Ok(());
+    let mut repo_cache: HashMap<String, Option<String>> = HashMap::new();
+    let mut batch = Batch::new();
+    let mut stats = WriteStats::default();
+    let mut waited = Instant::now();
+    for Parsed {
+        mut record,
+        bytes_read,
+        first_piece,
+        weight,
+    } in rx.iter()
+    {
+        timing.parse_wait += waited.elapsed();
+        in_flight.give_back(weight);
+        if write_result.is_err() {
+            waited = Instant::now();
+            continue;
+        }
+        progress.advance(bytes_read);
+        count_parsed(summary, &record, bytes_read, first_piece);
+        if let Err(e) = stand_ins::drop_held_elsewhere(store, &mut record) {
+            write_result = Err(e.into());
+            continue;
+        }
+        fill_session_meta(&mut record, &mut repo_cache);
+        if let Some(records) = batch.push(record, weight) {
+            write_result = write_batch(store, records, search, summary, &mut stats, timing);
+        }
+        waited = Instant::now();
+    }
+    if write_result.is_ok() && !batch.records.is_empty() {
+        write_result = write_batch(store, batch.records, search, summary, &mut stats, timing);
+    }
+    summary.sessions_new += stats.sessions_new;
+    summary.sessions_updated += stats.sessions_updated;
+    summary.messages += stats.messages;
+    summary.files_concurrent += stats.files_stale;
+    write_result
+}
+
+/// Counts one parsed file (or piece of one) in the summary: read, parsed, resumed or failed,
+/// empty, and its issues.
+fn count_parsed(summary: &mut IndexSummary, record: &FileRecord, bytes_read: u64, first: bool) {
+    summary.bytes_read += bytes_read;
+    match (&record.error, record.resumed_from) {
+        (Some(e), _) => {
+            summary.files_failed += 1;
+            summary.failures.push((record.path.clone(), e.clone()));
+        }
+        _ if !first => {}
+        (None, Some(_)) => summary.files_resumed += 1,
+        (None, None) => summary.files_parsed += 1,
+    }
+    if let Some(reason) = empty_reason(record, first) {
+        summary.empty_files.push(FileReason {
+            path: record.path.clone(),
+            reason,
+        });
+    }
+    if first && record.error.is_none() {
+        summary.parsed_paths.push(record.path.clone());
+    }
+    summary.issues.extend(record.issues.iter().cloned());
+}
+
+/// Fills what the parser leaves to the indexer: the agent's name and the repository of the
+/// session's folder (each folder's looked up once a run).
+fn fill_session_meta(record: &mut FileRecord, repo_cache: &mut HashMap<String, Option<String>>) {
+    for s in &mut record.sessions {
+        if s.meta.agent_name.is_none() {
+            s.meta.agent_name = Some(agent_name(s.meta.source).to_string());
+        }
+        if s.meta.repository.is_none() {
+            if let Some(cwd) = s.meta.cwd.clone() {
+                s.meta.repository = repo_cache
+                    .entry(cwd)
+                    .or_insert_with_key(|cwd| repository_of(Path::new(cwd)))
+                    .clone();
+            }
+        }
+    }
+}
+
+/// Writes one batch to the store and hands its full-text rows to the search database.
+fn write_batch(
+    store: &mut Store,
+    records: Vec<FileRecord>,
+    search: &SearchSink,
+    summary: &mut IndexSummary,
+    stats: &mut WriteStats,
+    timing: &mut Timing,
+) -> Result<(), IngestError> {
+    let t = Instant::now();
+    summary.written.add(&records);
+    let (s, batch) = store.write_batch_deferred(records)?;
+    stats.add(s);
+    timing.write += t.elapsed();
+    search.send(store, batch, timing)
 }
 
 /// CPU time (user + system) of this thread (`thread`) or of the whole process, from Linux's
@@ -762,6 +923,27 @@ struct Timing {
     writer_cpu: Duration,
     search_cpu: Duration,
     process_cpu: Duration,
+}
+
+impl Timing {
+    fn log(&self, started: Instant) {
+        tracing::info!(
+            cpu_ms = self.process_cpu.as_millis() as u64,
+            writer_cpu_ms = self.writer_cpu.as_millis() as u64,
+            search_cpu_ms = self.search_cpu.as_millis() as u64,
+            write_ms = self.write.as_millis() as u64,
+            parse_wait_ms = self.parse_wait.as_millis() as u64,
+            search_ms = self.search.as_millis() as u64,
+            search_wait_ms = self.search_wait.as_millis() as u64,
+            search_tail_ms = self.search_tail.as_millis() as u64,
+            checkpoint_wait_ms = self.checkpoint_wait.as_millis() as u64,
+            checkpoint_tail_ms = self.checkpoint_tail.as_millis() as u64,
+            deferred_ms = self.deferred.as_millis() as u64,
+            sync_ms = self.sync.as_millis() as u64,
+            total_ms = started.elapsed().as_millis() as u64,
+            "index written"
+        );
+    }
 }
 
 enum Decision {

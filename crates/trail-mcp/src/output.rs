@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
+use trail_query::QueryError;
 use trail_render::{RedactionCounts, Redactor};
 
 /// A tool's answer before it goes on the wire.
@@ -166,6 +167,26 @@ pub fn one_line(s: &str, max: usize) -> String {
         format!("{}…", cut(&flat, max.saturating_sub(1)))
     } else {
         flat
+    }
+}
+
+/// Words a model can act on for a query-layer failure.
+pub(crate) fn query_error(e: QueryError) -> ToolError {
+    match e.hint() {
+        Some(hint) => {
+            let hint = hint.replace(
+                "run `trail index`",
+                "call the index tool (or run `trail index`)",
+            );
+            ToolError(format!("{e}: {hint}"))
+        }
+        None => ToolError(e.to_string()),
+    }
+}
+
+impl From<QueryError> for ToolError {
+    fn from(e: QueryError) -> Self {
+        query_error(e)
     }
 }
 

@@ -8,8 +8,7 @@ use trail_query::{Clock, Query, ReportFilter};
 use trail_render::Redactor;
 use trail_report::{markdown, PriceTable};
 
-use crate::output::ToolError;
-use crate::server::query_error;
+use crate::output::{query_error, ToolError};
 
 fn arguments() -> Vec<PromptArgument> {
     vec![

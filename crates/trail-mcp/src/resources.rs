@@ -7,8 +7,7 @@ use rmcp::model::{
 use trail_query::{ListRequest, Query};
 use trail_render::{ExportOptions, Exporter, Format, Redactor};
 
-use crate::output::ToolError;
-use crate::server::query_error;
+use crate::output::{query_error, ToolError};
 
 pub const SCHEMA_URI: &str = "trail://schema";
 const SESSION_PREFIX: &str = "trail://session/";

@@ -12,11 +12,11 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use trail_query::{Clock, Query, QueryError};
+use trail_query::{Clock, Query};
 use trail_render::Redactor;
 
 use crate::freshness::{run_index, Refresher};
-use crate::output::{StoreState, ToolError, ToolOutput, ToolResult};
+use crate::output::{query_error, StoreState, ToolError, ToolOutput, ToolResult};
 use crate::tools::{self, Ctx};
 use crate::{prompts, resources, McpConfig, ServeError};
 
@@ -178,26 +178,6 @@ impl Shared {
         };
         let total = query.session_count().map_err(query_error)?;
         Ok(tools::index_output(&summary, total, state))
-    }
-}
-
-/// Words a model can act on for a query-layer failure.
-pub fn query_error(e: QueryError) -> ToolError {
-    match e.hint() {
-        Some(hint) => {
-            let hint = hint.replace(
-                "run `trail index`",
-                "call the index tool (or run `trail index`)",
-            );
-            ToolError(format!("{e}: {hint}"))
-        }
-        None => ToolError(e.to_string()),
-    }
-}
-
-impl From<QueryError> for ToolError {
-    fn from(e: QueryError) -> Self {
-        query_error(e)
     }
 }
 

@@ -230,85 +230,15 @@ pub fn sync(
     // while `trail index` writes (WAL readers do not block it). Rolled back when dropped.
     let _snapshot = store.connection().unchecked_transaction()?;
     let local = local_sessions(store, o.redactor.enabled())?;
-    let roots = roots_of(&local);
-    let by_id: HashMap<&str, &LocalSession> = local.iter().map(|s| (s.id.as_str(), s)).collect();
     let mut plan = SyncPlan::default();
-    let mut included: Vec<&LocalSession> = Vec::new();
-    for s in &local {
-        let root = roots
-            .get(s.id.as_str())
-            .and_then(|r| by_id.get(r))
-            .copied()
-            .unwrap_or(s);
-        if o.rules.allows(root) && o.rules.allows(s) {
-            included.push(s);
-        } else {
-            plan.excluded += 1;
-        }
-    }
-    // What the server holds of this store, and ids another role holds.
-    let mut remote: HashMap<String, String> = HashMap::new();
-    let mut others: HashMap<String, String> = HashMap::new();
-    if !dry_run_on_empty {
-        for r in client.query(
-            "SELECT id, sync_digest FROM sessions WHERE store_id = $1 AND pushed_by = current_user",
-            &[&store_id],
-        )? {
-            remote.insert(r.get(0), r.get(1));
-        }
-        let ids: Vec<&str> = included
-            .iter()
-            .filter(|s| !remote.contains_key(&s.id))
-            .map(|s| s.id.as_str())
-            .collect();
-        for r in client.query(
-            "SELECT id, pushed_by, store_id FROM sessions WHERE id = ANY($1)",
-            &[&ids],
-        )? {
-            let (id, by): (String, String) = (r.get(0), r.get(1));
-            if by != user {
-                others.insert(id, by);
-            } else {
-                // This role pushed it from another store (a copied store): this one takes it.
-                remote.insert(id, String::new());
-            }
-        }
-    }
-    let tombstones: Vec<String> = store.forgotten()?.into_iter().map(|f| f.id).collect();
-    let included_ids: BTreeSet<&str> = included.iter().map(|s| s.id.as_str()).collect();
-    let mut to_push: Vec<&LocalSession> = Vec::new();
-    for s in &included {
-        if others.contains_key(&s.id) {
-            plan.owned_by_others.push(s.id.clone());
-            continue;
-        }
-        match remote.get(&s.id) {
-            Some(d) if *d == s.digest => plan.unchanged += 1,
-            Some(_) => {
-                plan.changed.push(s.id.clone());
-                to_push.push(s);
-            }
-            None => {
-                plan.new.push(s.id.clone());
-                to_push.push(s);
-            }
-        }
-    }
-    let mut removed: BTreeSet<String> = remote
-        .keys()
-        .filter(|id| !included_ids.contains(id.as_str()))
-        .cloned()
-        .collect();
-    if !dry_run_on_empty && !tombstones.is_empty() {
-        // A forgotten session is removed wherever this role pushed it (from any store).
-        for r in client.query(
-            "SELECT id FROM sessions WHERE id = ANY($1) AND pushed_by = current_user",
-            &[&tombstones],
-        )? {
-            removed.insert(r.get(0));
-        }
-    }
-    plan.removed = removed.into_iter().collect();
+    let included = included_sessions(&local, &o.rules, &mut plan);
+    let (remote, others) = if dry_run_on_empty {
+        (HashMap::new(), HashMap::new())
+    } else {
+        remote_sessions(client, &store_id, &user, &included)?
+    };
+    let to_push = plan_pushes(&included, &remote, &others, &mut plan);
+    plan.removed = removed_sessions(store, client, &remote, &included, dry_run_on_empty)?;
     let mut summary = SyncSummary {
         plan,
         dry_run: o.dry_run,
@@ -333,9 +263,163 @@ pub fn sync(
         )?;
         tx.commit()?;
     }
+    let now = trail_store::now_iso();
+    let counts = push_planned(
+        store,
+        client,
+        &to_push,
+        o,
+        &store_id,
+        &now,
+        &mut summary,
+        progress,
+    )?;
+    let total = included.len() as i64 - summary.plan.owned_by_others.len() as i64;
+    client.execute(
+        "INSERT INTO sync_stores (store_id, host, last_sync_at, sessions) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (store_id, pushed_by) DO UPDATE SET host = excluded.host,
+             last_sync_at = excluded.last_sync_at, sessions = excluded.sessions",
+        &[&store_id, &o.host, &now, &total],
+    )?;
+    summary.redactions = counts.0;
+    summary.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(summary)
+}
+
+/// The sessions the include / exclude rules let through (a subagent goes with its root);
+/// counts the others in `plan`.
+fn included_sessions<'l>(
+    local: &'l [LocalSession],
+    rules: &SyncRules,
+    plan: &mut SyncPlan,
+) -> Vec<&'l LocalSession> {
+    let roots = roots_of(local);
+    let by_id: HashMap<&str, &LocalSession> = local.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut included: Vec<&LocalSession> = Vec::new();
+    for s in local {
+        let root = roots
+            .get(s.id.as_str())
+            .and_then(|r| by_id.get(r))
+            .copied()
+            .unwrap_or(s);
+        if rules.allows(root) && rules.allows(s) {
+            included.push(s);
+        } else {
+            plan.excluded += 1;
+        }
+    }
+    included
+}
+
+/// Session id -> digest.
+type Digests = HashMap<String, String>;
+
+/// What the server holds of this store (id -> digest), and the ids of `included` another role
+/// holds (id -> that role).
+fn remote_sessions(
+    client: &mut Client,
+    store_id: &str,
+    user: &str,
+    included: &[&LocalSession],
+) -> Result<(Digests, HashMap<String, String>)> {
+    let mut remote: Digests = HashMap::new();
+    let mut others: HashMap<String, String> = HashMap::new();
+    for r in client.query(
+        "SELECT id, sync_digest FROM sessions WHERE store_id = $1 AND pushed_by = current_user",
+        &[&store_id],
+    )? {
+        remote.insert(r.get(0), r.get(1));
+    }
+    let ids: Vec<&str> = included
+        .iter()
+        .filter(|s| !remote.contains_key(&s.id))
+        .map(|s| s.id.as_str())
+        .collect();
+    for r in client.query(
+        "SELECT id, pushed_by, store_id FROM sessions WHERE id = ANY($1)",
+        &[&ids],
+    )? {
+        let (id, by): (String, String) = (r.get(0), r.get(1));
+        if by != user {
+            others.insert(id, by);
+        } else {
+            // This role pushed it from another store (a copied store): this one takes it.
+            remote.insert(id, String::new());
+        }
+    }
+    Ok((remote, others))
+}
+
+/// The sessions to push (new or changed), noting each in `plan`; another role's are left alone.
+fn plan_pushes<'l>(
+    included: &[&'l LocalSession],
+    remote: &Digests,
+    others: &HashMap<String, String>,
+    plan: &mut SyncPlan,
+) -> Vec<&'l LocalSession> {
+    let mut to_push: Vec<&LocalSession> = Vec::new();
+    for s in included {
+        if others.contains_key(&s.id) {
+            plan.owned_by_others.push(s.id.clone());
+            continue;
+        }
+        match remote.get(&s.id) {
+            Some(d) if *d == s.digest => plan.unchanged += 1,
+            Some(_) => {
+                plan.changed.push(s.id.clone());
+                to_push.push(s);
+            }
+            None => {
+                plan.new.push(s.id.clone());
+                to_push.push(s);
+            }
+        }
+    }
+    to_push
+}
+
+/// The sessions to delete from the server: this store's that are no longer included, and
+/// forgotten ones wherever this role pushed them (from any store).
+fn removed_sessions(
+    store: &Store,
+    client: &mut Client,
+    remote: &Digests,
+    included: &[&LocalSession],
+    dry_run_on_empty: bool,
+) -> Result<Vec<String>> {
+    let tombstones: Vec<String> = store.forgotten()?.into_iter().map(|f| f.id).collect();
+    let included_ids: BTreeSet<&str> = included.iter().map(|s| s.id.as_str()).collect();
+    let mut removed: BTreeSet<String> = remote
+        .keys()
+        .filter(|id| !included_ids.contains(id.as_str()))
+        .cloned()
+        .collect();
+    if !dry_run_on_empty && !tombstones.is_empty() {
+        for r in client.query(
+            "SELECT id FROM sessions WHERE id = ANY($1) AND pushed_by = current_user",
+            &[&tombstones],
+        )? {
+            removed.insert(r.get(0));
+        }
+    }
+    Ok(removed.into_iter().collect())
+}
+
+/// Pushes the planned sessions in batches, over a second connection too when there is more
+/// than one batch; returns the redactions made.
+#[allow(clippy::too_many_arguments)]
+fn push_planned(
+    store: &Store,
+    client: &mut Client,
+    to_push: &[&LocalSession],
+    o: &SyncOptions<'_>,
+    store_id: &str,
+    now: &str,
+    summary: &mut SyncSummary,
+    progress: &dyn SyncProgress,
+) -> Result<RedactionCounts> {
     progress.start(to_push.len() as u64);
     let mut counts = RedactionCounts::default();
-    let now = trail_store::now_iso();
     let batch_limit = match o.batch_sessions {
         0 => BATCH_SESSIONS,
         n => n,
@@ -354,26 +438,17 @@ pub fn sync(
     push_all(
         store,
         clients,
-        &to_push,
+        to_push,
         batch_limit,
         o,
-        &store_id,
-        &now,
-        &mut summary,
+        store_id,
+        now,
+        summary,
         &mut counts,
         progress,
     )?;
     drop(second);
-    let total = included.len() as i64 - summary.plan.owned_by_others.len() as i64;
-    client.execute(
-        "INSERT INTO sync_stores (store_id, host, last_sync_at, sessions) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (store_id, pushed_by) DO UPDATE SET host = excluded.host,
-             last_sync_at = excluded.last_sync_at, sessions = excluded.sessions",
-        &[&store_id, &o.host, &now, &total],
-    )?;
-    summary.redactions = counts.0;
-    summary.elapsed_ms = started.elapsed().as_millis() as u64;
-    Ok(summary)
+    Ok(counts)
 }
 
 /// The local store's id on team stores, made once.

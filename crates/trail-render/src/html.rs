@@ -258,23 +258,13 @@ fn write_changes(
             }
             w.write_all(b"<pre class=\"diff\">")?;
             for line in body.lines() {
-                let class = if line.starts_with("+++") || line.starts_with("---") {
-                    "dh"
-                } else if line.starts_with('+') {
-                    "da"
-                } else if line.starts_with('-') {
-                    "dd"
-                } else if line.starts_with("@@") {
-                    "dk"
-                } else {
-                    ""
-                };
-                if class.is_empty() {
-                    escape_html(line, w)?;
-                } else {
-                    write!(w, "<span class=\"{class}\">")?;
-                    escape_html(line, w)?;
-                    w.write_all(b"</span>")?;
+                match crate::diff_line_class(line) {
+                    None => escape_html(line, w)?,
+                    Some(class) => {
+                        write!(w, "<span class=\"{class}\">")?;
+                        escape_html(line, w)?;
+                        w.write_all(b"</span>")?;
+                    }
                 }
                 w.write_all(b"\n")?;
             }

@@ -339,6 +339,22 @@ impl Subagents {
     }
 }
 
+/// The CSS class of a unified diff's line in the HTML views (session export and web pages):
+/// `dh` file headers, `da` added, `dd` removed, `dk` hunk headers; `None` for context.
+pub fn diff_line_class(line: &str) -> Option<&'static str> {
+    if line.starts_with("+++") || line.starts_with("---") {
+        Some("dh")
+    } else if line.starts_with('+') {
+        Some("da")
+    } else if line.starts_with('-') {
+        Some("dd")
+    } else if line.starts_with("@@") {
+        Some("dk")
+    } else {
+        None
+    }
+}
+
 /// Describes one change of `trail diff` in a line: `turn 2 · Edit · 2026-01-05 10:00 ·
 /// created`, and when the file's content was not recorded, that its lines are numbered within
 /// the edit. Shared by the terminal, Markdown and HTML views.

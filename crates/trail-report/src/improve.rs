@@ -132,92 +132,119 @@ struct Hit {
 #[tracing::instrument(level = "debug", skip_all, err)]
 pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
     let conn = store.connection();
-    let sessions: i64 = {
-        let w = Where::sessions(filter)
-            .coding(filter)
-            .active(filter)
-            .and("s.parent_session_id IS NULL");
-        conn.query_row(
-            &format!("SELECT count(*) FROM sessions s WHERE {}", w.sql),
-            w.params(),
-            |r| r.get(0),
-        )?
-    };
+    let sessions = count_sessions(conn, filter)?;
     let mut findings = Vec::new();
-    let since = filter.since.as_deref();
-    let until = filter.until.as_deref();
+    let failed = failed_tool_calls(conn, filter)?;
+    let failed = failing_command_findings(failed, &mut findings);
+    tool_call_findings(failed, &mut findings);
+    message_findings(conn, filter, &mut findings)?;
+    let suggestions = rank(&mut findings);
+    for e in findings.iter_mut().flat_map(|f| f.evidence.iter_mut()) {
+        e.short_id = store.short_id(&e.session_id)?;
+    }
+    Ok(ImproveReport {
+        filter: filter.clone(),
+        sessions,
+        findings,
+        suggestions,
+    })
+}
 
-    // Failed tool calls, with the result text.
-    let failed: Vec<(String, Hit)> = {
-        let w = Where::sessions(filter)
-            .coding(filter)
-            .range("t.timestamp", since, until)
-            .and("t.is_error = 1");
-        let sql = format!(
-            "SELECT t.tool_name, t.session_id, t.turn_index, t.timestamp, c.tool_input,
-                    substr(r.tool_output, 1, 4000)
-             FROM tool_calls t JOIN sessions s ON s.id = t.session_id
-             LEFT JOIN messages c ON c.session_id = t.session_id AND c.seq = t.call_seq
-             LEFT JOIN messages r ON r.session_id = t.session_id AND r.seq = t.result_seq
-             WHERE {} ORDER BY t.timestamp, t.session_id, t.call_seq",
-            w.sql
-        );
-        let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map(w.params(), |r| {
-            let name: Option<String> = r.get(0)?;
-            let input: Option<String> = r.get(4)?;
-            let output: Option<String> = r.get(5)?;
-            Ok((
-                name.unwrap_or_else(|| "(unnamed tool)".into()),
-                command_of(input.as_deref()),
-                Hit {
-                    session_id: r.get(1)?,
-                    turn: r.get(2)?,
-                    timestamp: r.get(3)?,
-                    text: output.unwrap_or_default(),
-                },
-            ))
-        })?;
-        let mut by_command: BTreeMap<String, Vec<Hit>> = BTreeMap::new();
-        let mut out = Vec::new();
-        for row in rows {
-            let (name, command, hit) = row?;
-            out.push((name, command, hit));
+/// The top-level sessions the filter selects.
+fn count_sessions(conn: &rusqlite::Connection, filter: &Filter) -> Result<i64> {
+    let w = Where::sessions(filter)
+        .coding(filter)
+        .active(filter)
+        .and("s.parent_session_id IS NULL");
+    Ok(conn.query_row(
+        &format!("SELECT count(*) FROM sessions s WHERE {}", w.sql),
+        w.params(),
+        |r| r.get(0),
+    )?)
+}
+
+/// A failed tool call: the tool's name, the shell command it ran (if it ran one) and where.
+type FailedCall = (String, Option<String>, Hit);
+
+/// Failed tool calls, with the result text.
+fn failed_tool_calls(conn: &rusqlite::Connection, filter: &Filter) -> Result<Vec<FailedCall>> {
+    let w = Where::sessions(filter)
+        .coding(filter)
+        .range(
+            "t.timestamp",
+            filter.since.as_deref(),
+            filter.until.as_deref(),
+        )
+        .and("t.is_error = 1");
+    let sql = format!(
+        "SELECT t.tool_name, t.session_id, t.turn_index, t.timestamp, c.tool_input,
+                substr(r.tool_output, 1, 4000)
+         FROM tool_calls t JOIN sessions s ON s.id = t.session_id
+         LEFT JOIN messages c ON c.session_id = t.session_id AND c.seq = t.call_seq
+         LEFT JOIN messages r ON r.session_id = t.session_id AND r.seq = t.result_seq
+         WHERE {} ORDER BY t.timestamp, t.session_id, t.call_seq",
+        w.sql
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(w.params(), |r| {
+        let name: Option<String> = r.get(0)?;
+        let input: Option<String> = r.get(4)?;
+        let output: Option<String> = r.get(5)?;
+        Ok((
+            name.unwrap_or_else(|| "(unnamed tool)".into()),
+            command_of(input.as_deref()),
+            Hit {
+                session_id: r.get(1)?,
+                turn: r.get(2)?,
+                timestamp: r.get(3)?,
+                text: output.unwrap_or_default(),
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// A finding for each shell command that failed repeatedly (a refusal is not a failing
+/// command); returns the other failed calls, by tool name.
+fn failing_command_findings(
+    out: Vec<FailedCall>,
+    findings: &mut Vec<Finding>,
+) -> Vec<(String, Hit)> {
+    let mut by_command: BTreeMap<String, Vec<Hit>> = BTreeMap::new();
+    let refused = |h: &Hit| is_refusal(&h.text);
+    for (_, command, hit) in &out {
+        if let Some(cmd) = command.as_ref().filter(|_| !refused(hit)) {
+            by_command.entry(cmd.clone()).or_default().push(Hit {
+                session_id: hit.session_id.clone(),
+                turn: hit.turn,
+                timestamp: hit.timestamp.clone(),
+                text: hit.text.clone(),
+            });
         }
-        // A refusal is not a failing command.
-        let refused = |h: &Hit| is_refusal(&h.text);
-        for (_, command, hit) in &out {
-            if let Some(cmd) = command.as_ref().filter(|_| !refused(hit)) {
-                by_command.entry(cmd.clone()).or_default().push(Hit {
-                    session_id: hit.session_id.clone(),
-                    turn: hit.turn,
-                    timestamp: hit.timestamp.clone(),
-                    text: hit.text.clone(),
-                });
-            }
-        }
-        // Calls counted under a repeatedly failing command are not counted again per tool.
-        by_command.retain(|_, hits| hits.len() as i64 >= REPEATED_FAILURES);
-        let out: Vec<(String, Hit)> = out
-            .into_iter()
-            .filter(|(_, c, h)| {
-                refused(h) || c.as_ref().is_none_or(|c| !by_command.contains_key(c))
-            })
-            .map(|(n, _, h)| (n, h))
-            .collect();
-        for (cmd, hits) in by_command {
-            findings.push(finding(
-                FindingKind::FailingCommand,
-                format!("`{}` failed {}", trim(&cmd, 80), count(hits.len() as i64, "time", "times")),
-                &hits,
-                Some(format!(
-                    "Say how to run `{}` here (working directory, setup, environment, the expected output) or which command to use instead.",
-                    trim(&cmd, 80)
-                )),
-            ));
-        }
-        out
-    };
+    }
+    // Calls counted under a repeatedly failing command are not counted again per tool.
+    by_command.retain(|_, hits| hits.len() as i64 >= REPEATED_FAILURES);
+    let out: Vec<(String, Hit)> = out
+        .into_iter()
+        .filter(|(_, c, h)| refused(h) || c.as_ref().is_none_or(|c| !by_command.contains_key(c)))
+        .map(|(n, _, h)| (n, h))
+        .collect();
+    for (cmd, hits) in by_command {
+        findings.push(finding(
+            FindingKind::FailingCommand,
+            format!("`{}` failed {}", trim(&cmd, 80), count(hits.len() as i64, "time", "times")),
+            &hits,
+            Some(format!(
+                "Say how to run `{}` here (working directory, setup, environment, the expected output) or which command to use instead.",
+                trim(&cmd, 80)
+            )),
+        ));
+    }
+    out
+}
+
+/// The refused calls as one finding, the other failed calls as a finding per tool.
+fn tool_call_findings(failed: Vec<(String, Hit)>, findings: &mut Vec<Finding>) {
     let (denied, errors): (Vec<_>, Vec<_>) =
         failed.into_iter().partition(|(_, h)| is_refusal(&h.text));
     if !denied.is_empty() {
@@ -245,33 +272,51 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
             suggestion,
         ));
     }
+}
 
-    // Messages: interrupts, errors, compactions, rewinds.
-    // `index`: a partial index the condition implies, named where the planner, without
-    // statistics, takes another one that also applies (the rewinds' condition is a prompt's
-    // too, and reading every prompt cost 25-33 ms instead of under 1).
-    let msg_hits = |cond: &str, index: Option<&str>| -> Result<Vec<Hit>> {
-        let w = Where::sessions(filter)
-            .coding(filter)
-            .range("m.timestamp", since, until)
-            .and(cond);
-        let indexed_by = index.map_or(String::new(), |i| format!(" INDEXED BY {i}"));
-        let sql = format!(
-            "SELECT m.session_id, m.turn_index, m.timestamp, m.text FROM messages m{indexed_by}
-             JOIN sessions s ON s.id = m.session_id WHERE {} ORDER BY m.timestamp, m.session_id, m.seq",
-            w.sql
-        );
-        let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map(w.params(), |r| {
-            Ok(Hit {
-                session_id: r.get(0)?,
-                turn: r.get(1)?,
-                timestamp: r.get(2)?,
-                text: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-    };
+/// The messages matching `cond` in the filter's range. `index`: a partial index the condition
+/// implies, named where the planner, without statistics, takes another one that also applies
+/// (the rewinds' condition is a prompt's too, and reading every prompt cost 25-33 ms instead of
+/// under 1).
+fn message_hits(
+    conn: &rusqlite::Connection,
+    filter: &Filter,
+    cond: &str,
+    index: Option<&str>,
+) -> Result<Vec<Hit>> {
+    let w = Where::sessions(filter)
+        .coding(filter)
+        .range(
+            "m.timestamp",
+            filter.since.as_deref(),
+            filter.until.as_deref(),
+        )
+        .and(cond);
+    let indexed_by = index.map_or(String::new(), |i| format!(" INDEXED BY {i}"));
+    let sql = format!(
+        "SELECT m.session_id, m.turn_index, m.timestamp, m.text FROM messages m{indexed_by}
+         JOIN sessions s ON s.id = m.session_id WHERE {} ORDER BY m.timestamp, m.session_id, m.seq",
+        w.sql
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(w.params(), |r| {
+        Ok(Hit {
+            session_id: r.get(0)?,
+            turn: r.get(1)?,
+            timestamp: r.get(2)?,
+            text: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Findings from messages: interrupts, errors, compactions, rewinds and corrections.
+fn message_findings(
+    conn: &rusqlite::Connection,
+    filter: &Filter,
+    findings: &mut Vec<Finding>,
+) -> Result<()> {
+    let msg_hits = |cond: &str, index: Option<&str>| message_hits(conn, filter, cond, index);
     let interrupts = msg_hits(
         "m.kind = 'meta' AND substr(m.text, 1, 28) = '[Request interrupted by user'",
         None,
@@ -289,36 +334,7 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
         "m.kind IN ('error', 'compaction') AND m.kind = 'error'",
         None,
     )?;
-    let (api, failed_requests): (Vec<Hit>, Vec<Hit>) = errors.into_iter().partition(|h| {
-        let l: String = h.text.chars().take(400).collect::<String>().to_lowercase();
-        l.starts_with("api error")
-            || l.contains("overloaded")
-            || l.contains("rate limit")
-            || l.contains("api_error")
-    });
-    if !api.is_empty() {
-        findings.push(finding(
-            FindingKind::ApiErrors,
-            count(api.len() as i64, "API error", "API errors"),
-            &api,
-            None,
-        ));
-    }
-    if !failed_requests.is_empty() {
-        findings.push(finding(
-            FindingKind::FailedRequests,
-            format!(
-                "{} or cancelled",
-                count(
-                    failed_requests.len() as i64,
-                    "request failed",
-                    "requests failed"
-                )
-            ),
-            &failed_requests,
-            None,
-        ));
-    }
+    error_findings(errors, findings);
     let compactions = msg_hits(
         "m.kind IN ('error', 'compaction') AND m.kind = 'compaction'",
         None,
@@ -366,7 +382,46 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
             Some("Turn the corrections quoted above into rules (\"always …\", \"never …\") so you do not have to repeat them.".into()),
         ));
     }
+    Ok(())
+}
 
+/// `error` messages: API errors apart from the requests that failed or were cancelled.
+fn error_findings(errors: Vec<Hit>, findings: &mut Vec<Finding>) {
+    let (api, failed_requests): (Vec<Hit>, Vec<Hit>) = errors.into_iter().partition(|h| {
+        let l: String = h.text.chars().take(400).collect::<String>().to_lowercase();
+        l.starts_with("api error")
+            || l.contains("overloaded")
+            || l.contains("rate limit")
+            || l.contains("api_error")
+    });
+    if !api.is_empty() {
+        findings.push(finding(
+            FindingKind::ApiErrors,
+            count(api.len() as i64, "API error", "API errors"),
+            &api,
+            None,
+        ));
+    }
+    if !failed_requests.is_empty() {
+        findings.push(finding(
+            FindingKind::FailedRequests,
+            format!(
+                "{} or cancelled",
+                count(
+                    failed_requests.len() as i64,
+                    "request failed",
+                    "requests failed"
+                )
+            ),
+            &failed_requests,
+            None,
+        ));
+    }
+}
+
+/// Ranks the findings (most often first, then most sessions) and returns their suggestions in
+/// that order, each once.
+fn rank(findings: &mut [Finding]) -> Vec<String> {
     findings.sort_by(|a, b| {
         b.count
             .cmp(&a.count)
@@ -375,22 +430,14 @@ pub fn improve(store: &Store, filter: &Filter) -> Result<ImproveReport> {
             .then(a.title.cmp(&b.title))
     });
     let mut suggestions: Vec<String> = Vec::new();
-    for f in &findings {
+    for f in findings.iter() {
         if let Some(s) = &f.suggestion {
             if !suggestions.contains(s) {
                 suggestions.push(s.clone());
             }
         }
     }
-    for e in findings.iter_mut().flat_map(|f| f.evidence.iter_mut()) {
-        e.short_id = store.short_id(&e.session_id)?;
-    }
-    Ok(ImproveReport {
-        filter: filter.clone(),
-        sessions,
-        findings,
-        suggestions,
-    })
+    suggestions
 }
 
 fn finding(kind: FindingKind, title: String, hits: &[Hit], suggestion: Option<String>) -> Finding {

@@ -126,10 +126,32 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
         until: Some(until.clone()),
         ..filter.clone()
     };
-    let conn = store.connection();
-    let w = Where::sessions(&f)
-        .coding(&f)
-        .active(&f)
+    let rows = session_rows(store.connection(), &f)?;
+    let cutoff = DateTime::parse_from_rfc3339(&until)
+        .map(|t| t.with_timezone(&Utc) - Duration::minutes(IN_PROGRESS_WINDOW_MINUTES))
+        .map(trail_model::time::format_utc)
+        .unwrap_or_else(|_| until.clone());
+    let mut lookups = Lookups::prepare(store.connection())?;
+    let mut streams = Vec::new();
+    for (key, rows) in group_streams(rows) {
+        streams.push(lookups.stream(store, key, &rows, &cutoff)?);
+    }
+    Ok(Standup {
+        since,
+        until,
+        default_range,
+        time_zone: "UTC".into(),
+        source: filter.source.clone(),
+        repo: filter.repo.clone(),
+        streams,
+    })
+}
+
+/// The top-level sessions of the range, newest first.
+fn session_rows(conn: &rusqlite::Connection, f: &Filter) -> Result<Vec<Row>> {
+    let w = Where::sessions(f)
+        .coding(f)
+        .active(f)
         .and("s.parent_session_id IS NULL");
     let sql = format!(
         "SELECT s.id, s.source, s.summary, s.cwd, s.repository, s.branch, s.created_at,
@@ -153,8 +175,12 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
 
-    // Streams in order of their latest activity (rows come newest first).
+/// The sessions by stream (repository or folder, and branch), streams in order of their
+/// latest activity (rows come newest first).
+fn group_streams(rows: Vec<Row>) -> Vec<(StreamKey, Vec<Row>)> {
     let mut order: Vec<StreamKey> = Vec::new();
     let mut by_stream: BTreeMap<StreamKey, Vec<Row>> = BTreeMap::new();
     for r in rows {
@@ -169,43 +195,64 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
         }
         by_stream.entry(key).or_default().push(r);
     }
-    let cutoff = DateTime::parse_from_rfc3339(&until)
-        .map(|t| t.with_timezone(&Utc) - Duration::minutes(IN_PROGRESS_WINDOW_MINUTES))
-        .map(trail_model::time::format_utc)
-        .unwrap_or_else(|_| until.clone());
+    order
+        .into_iter()
+        .filter_map(|key| by_stream.remove(&key).map(|rows| (key, rows)))
+        .collect()
+}
 
-    // What was asked: the prompts a person wrote, not those the agent or a program sent.
-    let mut prompts = conn.prepare_cached(&format!(
-        "SELECT user_message FROM turns t WHERE session_id = ?1 AND user_message IS NOT NULL
-         AND user_message != '' AND {} ORDER BY turn_index LIMIT ?2",
-        crate::query::PERSON_TURN
-    ))?;
-    // `ORDER BY seq` leads the planner to the tool calls' (session, seq) partial index rather
-    // than every message of the session by turn.
-    let mut edits = conn.prepare_cached(
-        "SELECT json_extract(tool_input, '$.file_path'), json_extract(tool_input, '$.path'),
-                json_extract(tool_input, '$.filePath'), json_extract(tool_input, '$.notebook_path')
-         FROM messages
-         WHERE session_id = ?1 AND kind = 'tool_call' AND json_valid(tool_input)
-           AND (tool_name LIKE '%edit%' OR tool_name LIKE '%write%' OR tool_name LIKE '%replace%'
-                OR tool_name LIKE '%create%' OR tool_name LIKE '%patch%')
-         ORDER BY seq",
-    )?;
-    let mut refs = conn.prepare_cached(
-        "SELECT ref_type, ref_value FROM session_refs WHERE session_id = ?1 ORDER BY id",
-    )?;
+/// The statements read for each session of a stream.
+struct Lookups<'c> {
+    prompts: rusqlite::CachedStatement<'c>,
+    edits: rusqlite::CachedStatement<'c>,
+    refs: rusqlite::CachedStatement<'c>,
+}
 
-    let mut streams = Vec::new();
-    for key in order {
-        let Some(rows) = by_stream.remove(&key) else {
-            continue;
-        };
+impl<'c> Lookups<'c> {
+    fn prepare(conn: &'c rusqlite::Connection) -> Result<Lookups<'c>> {
+        // What was asked: the prompts a person wrote, not those the agent or a program sent.
+        let prompts = conn.prepare_cached(&format!(
+            "SELECT user_message FROM turns t WHERE session_id = ?1 AND user_message IS NOT NULL
+             AND user_message != '' AND {} ORDER BY turn_index LIMIT ?2",
+            crate::query::PERSON_TURN
+        ))?;
+        // `ORDER BY seq` leads the planner to the tool calls' (session, seq) partial index rather
+        // than every message of the session by turn.
+        let edits = conn.prepare_cached(
+            "SELECT json_extract(tool_input, '$.file_path'), json_extract(tool_input, '$.path'),
+                    json_extract(tool_input, '$.filePath'), json_extract(tool_input, '$.notebook_path')
+             FROM messages
+             WHERE session_id = ?1 AND kind = 'tool_call' AND json_valid(tool_input)
+               AND (tool_name LIKE '%edit%' OR tool_name LIKE '%write%' OR tool_name LIKE '%replace%'
+                    OR tool_name LIKE '%create%' OR tool_name LIKE '%patch%')
+             ORDER BY seq",
+        )?;
+        let refs = conn.prepare_cached(
+            "SELECT ref_type, ref_value FROM session_refs WHERE session_id = ?1 ORDER BY id",
+        )?;
+        Ok(Lookups {
+            prompts,
+            edits,
+            refs,
+        })
+    }
+
+    /// One stream: its sessions with what was asked in each, the files edited most and the
+    /// references (PRs, issues, commits) the sessions hold.
+    fn stream(
+        &mut self,
+        store: &Store,
+        key: StreamKey,
+        rows: &[Row],
+        cutoff: &str,
+    ) -> Result<Stream> {
         let (repository, folder, branch) = key;
         let mut files: BTreeMap<String, i64> = BTreeMap::new();
         let mut links: Vec<RefLink> = Vec::new();
         let mut sessions = Vec::new();
-        for r in &rows {
-            let asked = prompts
+        for r in rows {
+            let asked = self
+                .prompts
                 .query_map(rusqlite::params![r.id, PROMPTS_PER_SESSION as i64], |x| {
                     x.get::<_, String>(0)
                 })?
@@ -213,7 +260,7 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
                 .iter()
                 .map(|p| trim(p, PROMPT_CHARS))
                 .collect();
-            for e in edits.query_map([&r.id], |x| {
+            for e in self.edits.query_map([&r.id], |x| {
                 Ok([
                     x.get::<_, Option<String>>(0)?,
                     x.get::<_, Option<String>>(1)?,
@@ -225,7 +272,7 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
                     *files.entry(relative(&p, r.cwd.as_deref())).or_default() += 1;
                 }
             }
-            for x in refs.query_map([&r.id], |x| {
+            for x in self.refs.query_map([&r.id], |x| {
                 Ok((x.get::<_, String>(0)?, x.get::<_, String>(1)?))
             })? {
                 let (kind, value) = x?;
@@ -243,10 +290,7 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
                 updated_at: r.updated_at.clone(),
                 turns: r.turns,
                 asked,
-                in_progress: r
-                    .updated_at
-                    .as_deref()
-                    .is_some_and(|u| u >= cutoff.as_str()),
+                in_progress: r.updated_at.as_deref().is_some_and(|u| u >= cutoff),
             });
         }
         let mut key_files: Vec<FileEdits> = files
@@ -262,7 +306,7 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
         });
         let more_sessions = sessions.len().saturating_sub(SESSIONS_PER_STREAM);
         sessions.truncate(SESSIONS_PER_STREAM);
-        streams.push(Stream {
+        Ok(Stream {
             repository,
             folder,
             branch,
@@ -270,17 +314,8 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
             more_sessions,
             key_files,
             refs: links,
-        });
+        })
     }
-    Ok(Standup {
-        since,
-        until,
-        default_range,
-        time_zone: "UTC".into(),
-        source: filter.source.clone(),
-        repo: filter.repo.clone(),
-        streams,
-    })
 }
 
 fn ref_rank(kind: &str) -> u8 {

@@ -231,66 +231,8 @@ pub fn usage_with(
     let mut unpriced: BTreeMap<String, Unpriced> = BTreeMap::new();
     let mut used: BTreeMap<String, PriceUsed> = BTreeMap::new();
     for c in &cells {
-        let info = sessions.get(&c.session_id);
-        let (key, label, source) = match by {
-            _ if c.day.is_empty()
-                && matches!(by, GroupBy::Day | GroupBy::Week | GroupBy::Month) =>
-            {
-                ("(no timestamp)".to_string(), None, None)
-            }
-            GroupBy::Day => (c.day.clone(), None, None),
-            GroupBy::Week => (week_of(&c.day), None, None),
-            GroupBy::Month => (c.day.get(..7).unwrap_or("").to_string(), None, None),
-            GroupBy::Model => (c.model.clone(), None, None),
-            GroupBy::Session => {
-                let root = root_of(&c.session_id);
-                let info = sessions.get(&root);
-                (
-                    root.clone(),
-                    info.and_then(|i| i.title.clone()),
-                    info.map(|i| i.source.clone()),
-                )
-            }
-            GroupBy::Repo => match info {
-                Some(SessionInfo {
-                    repository: Some(r),
-                    ..
-                }) => (r.clone(), None, None),
-                Some(SessionInfo { cwd: Some(d), .. }) => (d.clone(), Some("folder".into()), None),
-                _ => ("(unknown)".into(), None, None),
-            },
-            GroupBy::Source => (
-                info.map(|i| i.source.clone()).unwrap_or_default(),
-                None,
-                None,
-            ),
-        };
-        let mut cost = 0.0;
-        let mut unpriced_requests = 0;
-        if c.priced {
-            // Searches have a price of their own, whatever the model's.
-            cost += prices.web_search_cost(c.web_search_requests);
-        }
-        if !c.priced {
-            cost = c.recorded_cost;
-        } else if let Some(p) = prices.resolve(&c.model) {
-            cost += p.cost(&c.tokens);
-            used.entry(c.model.clone()).or_insert_with(|| PriceUsed {
-                model: c.model.clone(),
-                price_id: p.id.clone(),
-                as_of: p.as_of.clone(),
-                source: p.source.clone(),
-            });
-        } else if total_of(&c.tokens) > 0 {
-            unpriced_requests = c.requests;
-            let u = unpriced.entry(c.model.clone()).or_insert_with(|| Unpriced {
-                model: model_name(&c.model).to_string(),
-                requests: 0,
-                total_tokens: 0,
-            });
-            u.requests += c.requests;
-            u.total_tokens += total_of(&c.tokens);
-        }
+        let (key, label, source) = group_key(by, c, &sessions, &root_of);
+        let (cost, unpriced_requests) = price(c, prices, &mut used, &mut unpriced);
         if options.breakdown {
             let model = model_name(&c.model).to_string();
             let sub = per_model
@@ -334,6 +276,101 @@ pub fn usage_with(
                 .then(a.key.cmp(&b.key))
         });
     }
+    let rows = order_rows(store, by, groups)?;
+    Ok(UsageReport {
+        filter: filter.clone(),
+        group_by: by,
+        time_zone: zone.name().to_string(),
+        rows,
+        totals,
+        unpriced_models: unpriced.into_values().collect(),
+        prices: used.into_values().collect(),
+    })
+}
+
+/// The row a cell counts in, with the row's label and source.
+fn group_key(
+    by: GroupBy,
+    c: &Cell,
+    sessions: &HashMap<String, SessionInfo>,
+    root_of: &dyn Fn(&str) -> String,
+) -> (String, Option<String>, Option<String>) {
+    let info = sessions.get(&c.session_id);
+    match by {
+        _ if c.day.is_empty() && matches!(by, GroupBy::Day | GroupBy::Week | GroupBy::Month) => {
+            ("(no timestamp)".to_string(), None, None)
+        }
+        GroupBy::Day => (c.day.clone(), None, None),
+        GroupBy::Week => (week_of(&c.day), None, None),
+        GroupBy::Month => (c.day.get(..7).unwrap_or("").to_string(), None, None),
+        GroupBy::Model => (c.model.clone(), None, None),
+        GroupBy::Session => {
+            let root = root_of(&c.session_id);
+            let info = sessions.get(&root);
+            (
+                root.clone(),
+                info.and_then(|i| i.title.clone()),
+                info.map(|i| i.source.clone()),
+            )
+        }
+        GroupBy::Repo => match info {
+            Some(SessionInfo {
+                repository: Some(r),
+                ..
+            }) => (r.clone(), None, None),
+            Some(SessionInfo { cwd: Some(d), .. }) => (d.clone(), Some("folder".into()), None),
+            _ => ("(unknown)".into(), None, None),
+        },
+        GroupBy::Source => (
+            info.map(|i| i.source.clone()).unwrap_or_default(),
+            None,
+            None,
+        ),
+    }
+}
+
+/// A cell's cost and its requests without a price; notes the price used or the model unpriced.
+fn price(
+    c: &Cell,
+    prices: &PriceTable,
+    used: &mut BTreeMap<String, PriceUsed>,
+    unpriced: &mut BTreeMap<String, Unpriced>,
+) -> (f64, i64) {
+    let mut cost = 0.0;
+    let mut unpriced_requests = 0;
+    if c.priced {
+        // Searches have a price of their own, whatever the model's.
+        cost += prices.web_search_cost(c.web_search_requests);
+    }
+    if !c.priced {
+        cost = c.recorded_cost;
+    } else if let Some(p) = prices.resolve(&c.model) {
+        cost += p.cost(&c.tokens);
+        used.entry(c.model.clone()).or_insert_with(|| PriceUsed {
+            model: c.model.clone(),
+            price_id: p.id.clone(),
+            as_of: p.as_of.clone(),
+            source: p.source.clone(),
+        });
+    } else if total_of(&c.tokens) > 0 {
+        unpriced_requests = c.requests;
+        let u = unpriced.entry(c.model.clone()).or_insert_with(|| Unpriced {
+            model: model_name(&c.model).to_string(),
+            requests: 0,
+            total_tokens: 0,
+        });
+        u.requests += c.requests;
+        u.total_tokens += total_of(&c.tokens);
+    }
+    (cost, unpriced_requests)
+}
+
+/// The rows, by cost where the grouping is not by time (sessions with their short ids).
+fn order_rows(
+    store: &Store,
+    by: GroupBy,
+    groups: BTreeMap<String, UsageRow>,
+) -> Result<Vec<UsageRow>> {
     let mut rows: Vec<UsageRow> = groups.into_values().collect();
     if by == GroupBy::Session {
         for r in &mut rows {
@@ -351,15 +388,7 @@ pub fn usage_with(
                 .then(a.key.cmp(&b.key))
         });
     }
-    Ok(UsageReport {
-        filter: filter.clone(),
-        group_by: by,
-        time_zone: zone.name().to_string(),
-        rows,
-        totals,
-        unpriced_models: unpriced.into_values().collect(),
-        prices: used.into_values().collect(),
-    })
+    Ok(rows)
 }
 
 fn total_of(t: &Tokens) -> i64 {

@@ -53,7 +53,7 @@ pub use registry::{
 use shared::resumable;
 use shared::{blocks, chat_tree, json_fields, linear, sqlite_readonly};
 pub use shared::{discover, ids, jsonl, refs, whole};
-use shared::{openai_chat, replay_chain};
+use shared::{openai_chat, replay_chain, uri};
 use vscode::copilot_vscode_legacy;
 pub use vscode::{copilot_vscode, vscode_editing, vscode_export};
 

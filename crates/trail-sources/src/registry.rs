@@ -196,6 +196,39 @@ const FULL: Records = Records {
     chats_only: false,
 };
 
+/// Messages only: no tokens, tool calls, file edits or subagents.
+const TEXT_ONLY: Records = Records {
+    tokens: false,
+    tool_calls: false,
+    file_edits: false,
+    subagents: false,
+    chats_only: false,
+};
+
+/// The rows below say what a source lacks: `FULL.without_subagents()`.
+impl Records {
+    const fn without_tokens(self) -> Records {
+        Records {
+            tokens: false,
+            ..self
+        }
+    }
+
+    const fn without_file_edits(self) -> Records {
+        Records {
+            file_edits: false,
+            ..self
+        }
+    }
+
+    const fn without_subagents(self) -> Records {
+        Records {
+            subagents: false,
+            ..self
+        }
+    }
+}
+
 /// Everything one source is.
 #[derive(Clone, Copy)]
 pub struct SourceInfo {
@@ -315,13 +348,7 @@ pub static SOURCES: &[SourceInfo] = &[
         // `history.jsonl` beside `projects/` in the same config folders.
         locations: CLAUDE_LOCATIONS,
         env: CLAUDE_ENV,
-        records: Records {
-            tokens: false,
-            tool_calls: false,
-            file_edits: false,
-            subagents: false,
-            chats_only: false,
-        },
+        records: TEXT_ONLY,
         resume: None,
         make: || Box::new(claude_history::ClaudeHistory),
     },
@@ -341,13 +368,10 @@ pub static SOURCES: &[SourceInfo] = &[
         aliases: &["export"],
         locations: &[],
         env: &[],
-        records: Records {
-            tokens: false,
-            tool_calls: true,
-            file_edits: false,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL
+            .without_tokens()
+            .without_file_edits()
+            .without_subagents(),
         resume: Some("code {cwd}"),
         make: || Box::new(vscode_export::VscodeExport),
     },
@@ -418,13 +442,10 @@ pub static SOURCES: &[SourceInfo] = &[
         // Found in projects (`.specstory/history`), see `Source::project_markers`.
         locations: &[],
         env: &[],
-        records: Records {
-            tokens: false,
-            tool_calls: true,
-            file_edits: false,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL
+            .without_tokens()
+            .without_file_edits()
+            .without_subagents(),
         resume: None,
         make: || Box::new(specstory::Specstory),
     },
@@ -435,13 +456,7 @@ pub static SOURCES: &[SourceInfo] = &[
         // Found in projects (`.aider.chat.history.md`), see `Source::project_markers`.
         locations: &[],
         env: &[],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         resume: Some("aider --restore-chat-history"),
         make: || Box::new(aider::Aider),
     },
@@ -556,13 +571,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".crush"),
         ],
         env: &[replace("CRUSH_GLOBAL_DATA", "")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: true,
-            chats_only: false,
-        },
+        records: FULL,
         // Crush's root command: `--session <id>`, looked up in the folder's own store (so it runs
         // in the session's folder).
         resume: Some("crush --session {id}"),
@@ -578,13 +587,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::Windows, Base::LocalAppData, "Zed"),
         ],
         env: &[],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: false,
-            subagents: true,
-            chats_only: false,
-        },
+        records: FULL.without_file_edits(),
         // Zed's agent threads are reopened in the editor, not from a command line.
         resume: None,
         make: || Box::new(zed::Zed),
@@ -599,13 +602,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".goose"),
         ],
         env: &[replace("GOOSE_PATH_ROOT", "data")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: false,
-            subagents: true,
-            chats_only: false,
-        },
+        records: FULL.without_file_edits(),
         // goose-cli: `session --resume --session-id <id>` (ids such as `20251108_1`; legacy JSONL
         // sessions were imported under their file names).
         resume: Some("goose session --resume --session-id {id}"),
@@ -617,13 +614,7 @@ pub static SOURCES: &[SourceInfo] = &[
         aliases: &[],
         locations: &[Location::new(Os::All, Base::Home, ".grok")],
         env: &[replace("GROK_HOME", "")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: false,
-            subagents: true,
-            chats_only: false,
-        },
+        records: FULL.without_file_edits(),
         // Grok Build: `--resume [SESSION]` resumes a session by its id.
         resume: Some("grok --resume {id}"),
         make: || Box::new(grok::Grok),
@@ -643,13 +634,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".clawdbot").always(),
         ],
         env: &[replace("PI_CODING_AGENT_DIR", "")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         // Pi's `--session <path|id>` takes a session id prefix (`cli/session-path.ts`); the forks
         // (Oh My Pi, OpenClaw...) get Pi's command too.
         resume: Some("pi --session {id}"),
@@ -695,13 +680,7 @@ pub static SOURCES: &[SourceInfo] = &[
         aliases: &["factory", "factory-droid"],
         locations: &[Location::new(Os::All, Base::Home, ".factory")],
         env: &[],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         // Droid: `--resume [sessionId]` (`-r`; Factory's CLI reference).
         resume: Some("droid --resume {id}"),
         make: || Box::new(droid::Droid),
@@ -712,13 +691,7 @@ pub static SOURCES: &[SourceInfo] = &[
         aliases: &["iflow-cli"],
         locations: &[Location::new(Os::All, Base::Home, ".iflow")],
         env: &[],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         // iFlow (a Gemini CLI fork, closed source): `--resume <session id>`; its ids keep the
         // `session-` prefix trail strips.
         resume: Some("iflow --resume session-{id}"),
@@ -749,13 +722,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::Windows, Base::LocalAppData, "kiro-cli").always(),
         ],
         env: &[replace("KIRO_HOME", "")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_subagents(),
         // kiro-cli: `chat --resume-id <id>` (`chat --resume` is the folder's latest).
         resume: Some("kiro-cli chat --resume-id {id}"),
         make: || Box::new(kiro::Kiro),
@@ -781,13 +748,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::All, Base::Home, ".gemini/antigravity-ide"),
         ],
         env: &[],
-        records: Records {
-            tokens: false,
-            tool_calls: true,
-            file_edits: true,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_tokens().without_subagents(),
         // Antigravity documents no command that reopens a conversation by its id.
         resume: None,
         make: || Box::new(antigravity::Antigravity),
@@ -802,13 +763,7 @@ pub static SOURCES: &[SourceInfo] = &[
             Location::new(Os::Linux, Base::Home, ".cache/VSGitHubCopilotLogs"),
         ],
         env: &[add("XDG_CACHE_HOME", "VSGitHubCopilotLogs")],
-        records: Records {
-            tokens: true,
-            tool_calls: true,
-            file_edits: false,
-            subagents: false,
-            chats_only: false,
-        },
+        records: FULL.without_file_edits().without_subagents(),
         // Visual Studio's Copilot chats have no command line.
         resume: None,
         make: || Box::new(visual_studio::VisualStudioCopilot),

@@ -187,18 +187,10 @@ fn index_names(conn: &rusqlite::Connection) -> Result<std::collections::HashSet<
     Ok(names)
 }
 
-/// Whether the store has the index `name` (one lookup; the usage dedupe asks it at every
-/// batch, see `usage_rollup.rs`).
-pub(crate) fn index_exists(conn: &rusqlite::Connection, name: &str) -> Result<bool> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?1)",
-    )?;
-    Ok(stmt.query_row([name], |r| r.get(0))?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::index_exists;
 
     fn definitions(store: &Store) -> Vec<(String, String)> {
         store

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use crate::read::like_escape;
@@ -29,13 +29,6 @@ pub struct Forgotten {
     pub source: Option<String>,
     pub source_path: Option<String>,
     pub forgotten_at: String,
-}
-
-/// Whether session `id` has a tombstone (the writer skips it).
-pub(crate) fn is_forgotten(tx: &Transaction<'_>, id: &str) -> Result<bool> {
-    Ok(tx
-        .prepare_cached("SELECT 1 FROM forgotten_sessions WHERE id = ?1")?
-        .exists([id])?)
 }
 
 impl Store {

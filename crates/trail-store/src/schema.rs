@@ -65,3 +65,12 @@ pub fn check_version(conn: &Connection, path: &Path) -> Result<i64> {
     }
     Ok(version)
 }
+
+/// Whether the store has the index `name` (one lookup; the usage dedupe asks it at every
+/// batch, see `usage_rollup.rs`).
+pub(crate) fn index_exists(conn: &rusqlite::Connection, name: &str) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?1)",
+    )?;
+    Ok(stmt.query_row([name], |r| r.get(0))?)
+}

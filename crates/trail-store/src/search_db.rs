@@ -457,6 +457,23 @@ pub(crate) fn chronicle_turn_row(
     })
 }
 
+/// FTS rowids of checkpoint sections start here (turn rows use their `turns.id`).
+pub(crate) const CHECKPOINT_ROWID_BASE: i64 = 1 << 50;
+
+/// The `search_index` rowid of a checkpoint's section.
+pub(crate) fn checkpoint_rowid(checkpoint_id: i64, section: usize) -> i64 {
+    CHECKPOINT_ROWID_BASE + checkpoint_id * 8 + section as i64
+}
+/// Chronicle's checkpoint sections, in `source_type` order.
+pub(crate) const CHECKPOINT_SECTIONS: [&str; 6] = [
+    "checkpoint_overview",
+    "checkpoint_history",
+    "checkpoint_work_done",
+    "checkpoint_technical",
+    "checkpoint_files",
+    "checkpoint_next_steps",
+];
+
 /// Chronicle's rows for a checkpoint's sections (rowids from `CHECKPOINT_ROWID_BASE`).
 pub(crate) fn chronicle_checkpoint_rows(
     session: &str,
@@ -465,15 +482,11 @@ pub(crate) fn chronicle_checkpoint_rows(
     sections: [Option<&str>; 6],
 ) -> Vec<ChronicleRow> {
     let mut out = Vec::new();
-    for (i, (text, kind)) in sections
-        .iter()
-        .zip(crate::write::CHECKPOINT_SECTIONS)
-        .enumerate()
-    {
+    for (i, (text, kind)) in sections.iter().zip(CHECKPOINT_SECTIONS).enumerate() {
         if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
             let short = kind.trim_start_matches("checkpoint_");
             out.push(ChronicleRow {
-                rowid: crate::write::checkpoint_rowid(checkpoint_id, i),
+                rowid: checkpoint_rowid(checkpoint_id, i),
                 content: crate::text::strip_ansi(text).into_owned(),
                 source_type: kind.to_string(),
                 source_id: format!("{session}:ckpt:{number}:{short}"),

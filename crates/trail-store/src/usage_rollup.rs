@@ -30,7 +30,7 @@ pub(crate) fn refresh(
     let mut affected: BTreeSet<String> = sessions.clone();
     // Looked up in the batch's own transaction: if another process builds the index in
     // between, it dedupes this batch's rows too, or this batch sees it and dedupes them here.
-    if crate::bulk::index_exists(conn, MESSAGE_INDEX)? {
+    if crate::schema::index_exists(conn, MESSAGE_INDEX)? {
         {
             // Only what the batch wrote: marking every row of a session re-examined a long
             // log's whole history at each piece appended to it.

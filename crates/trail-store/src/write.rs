@@ -13,25 +13,10 @@ use trail_model::{
     SourceKind, TitleRank, UpdateMode, WorkspaceArtifact,
 };
 
-use crate::search_db::{self, IndexedMessage, SearchBatch, SessionSearch};
+use crate::search_db::{
+    self, checkpoint_rowid, IndexedMessage, SearchBatch, SessionSearch, CHECKPOINT_SECTIONS,
+};
 use crate::{Result, Store};
-
-/// FTS rowids of checkpoint sections start here (turn rows use their `turns.id`).
-pub(crate) const CHECKPOINT_ROWID_BASE: i64 = 1 << 50;
-
-/// The `search_index` rowid of a checkpoint's section.
-pub(crate) fn checkpoint_rowid(checkpoint_id: i64, section: usize) -> i64 {
-    CHECKPOINT_ROWID_BASE + checkpoint_id * 8 + section as i64
-}
-/// Chronicle's checkpoint sections, in `source_type` order.
-pub(crate) const CHECKPOINT_SECTIONS: [&str; 6] = [
-    "checkpoint_overview",
-    "checkpoint_history",
-    "checkpoint_work_done",
-    "checkpoint_technical",
-    "checkpoint_files",
-    "checkpoint_next_steps",
-];
 
 /// What identifies a file's content cheaply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -384,17 +369,7 @@ impl Store {
                  ORDER BY +m.seq LIMIT 1)
              WHERE parent_tool_call_id IS NULL AND parent_agent_ref IS NOT NULL
                AND parent_session_id IS NOT NULL";
-        if scope.is_some() {
-            tx.execute(
-                &format!(
-                    "{parent_links} AND (id IN (SELECT key FROM json_each(?1))
-                         OR parent_session_id IN (SELECT key FROM json_each(?1)))"
-                ),
-                [&sessions],
-            )?;
-        } else {
-            tx.execute(parent_links, [])?;
-        }
+        update_in_scope(&tx, parent_links, scope.is_some(), &sessions)?;
         // A subagent whose own file names no type takes the one its parent's call asked for:
         // `subagent_type` (Claude Code's Task/Agent, OpenCode's task), `agentName` or
         // `subagentType` (Copilot's runSubagent), `agent_type` (Codex).
@@ -411,17 +386,7 @@ impl Store {
                  LIMIT 1)
              WHERE agent_description IS NULL AND parent_tool_call_id IS NOT NULL
                AND parent_session_id IS NOT NULL";
-        if scope.is_some() {
-            tx.execute(
-                &format!(
-                    "{subagent_types} AND (id IN (SELECT key FROM json_each(?1))
-                         OR parent_session_id IN (SELECT key FROM json_each(?1)))"
-                ),
-                [&sessions],
-            )?;
-        } else {
-            tx.execute(subagent_types, [])?;
-        }
+        update_in_scope(&tx, subagent_types, scope.is_some(), &sessions)?;
         // A SpecStory copy whose header names no session (the extension's older files) is
         // linked to the agent's own session of the same conversation: same folder, same first
         // prompt, started within 14 hours (SpecStory's older headers give local time without a
@@ -507,6 +472,23 @@ impl Store {
     }
 }
 
+/// Runs an `UPDATE sessions ... WHERE ...` on every session, or (`scoped`) only on the
+/// sessions written (`sessions`, a JSON object keyed by id) and their children.
+fn update_in_scope(tx: &Transaction<'_>, update: &str, scoped: bool, sessions: &str) -> Result<()> {
+    if scoped {
+        tx.execute(
+            &format!(
+                "{update} AND (id IN (SELECT key FROM json_each(?1))
+                     OR parent_session_id IN (SELECT key FROM json_each(?1)))"
+            ),
+            [sessions],
+        )?;
+    } else {
+        tx.execute(update, [])?;
+    }
+    Ok(())
+}
+
 fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
     let sessions: String = r.get(10)?;
     Ok(StoredFile {
@@ -578,38 +560,10 @@ fn write_file(
     search: &mut SearchBuilder,
 ) -> Result<WriteStats> {
     let mut stats = WriteStats::default();
-    // Statements run once per file are cached too: a first index writes thousands of files.
-    let stored: Option<StoredFile> = tx
-        .prepare_cached(
-            "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing,
-                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
-                    parser_version
-             FROM source_files WHERE path = ?1",
-        )?
-        .query_row([&record.path], stored_file_from_row)
-        .optional()?;
-    // Compare and swap: skip work another process already committed.
-    match (&stored, record.resumed_from) {
-        (Some(s), Some(from)) if s.bytes_parsed != from => {
-            stats.files_stale = 1;
-            return Ok(stats);
-        }
-        (None, Some(_)) => {
-            stats.files_stale = 1;
-            return Ok(stats);
-        }
-        (Some(s), None)
-            if record.error.is_none()
-                && s.fingerprint == record.fingerprint
-                && s.bytes_parsed == record.bytes_parsed
-                && s.parser_version == record.parser_version
-                && !s.missing =>
-        {
-            stats.files_stale = 1;
-            return Ok(stats);
-        }
-        _ => {}
+    let stored = stored_file(tx, &record.path)?;
+    if is_stale(stored.as_ref(), record) {
+        stats.files_stale = 1;
+        return Ok(stats);
     }
     let source = record
         .source
@@ -633,15 +587,63 @@ fn write_file(
         tx.prepare_cached("DELETE FROM title_hints WHERE path = ?1")?
             .execute([&record.path])?;
     }
+    let session_ids = write_sessions(tx, record, stored.as_ref(), &now, search, &mut stats)?;
+    write_issues_and_hints(tx, record, &source, &now)?;
+    write_file_row(tx, record, &source, &session_ids, &now)?;
+    stats.files_written = 1;
+    Ok(stats)
+}
+
+/// The stored row of a file. Statements run once per file are cached too: a first index
+/// writes thousands of files.
+fn stored_file(tx: &Transaction<'_>, path: &str) -> Result<Option<StoredFile>> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
+                    NULL, sessions, missing,
+                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
+                    parser_version
+             FROM source_files WHERE path = ?1",
+        )?
+        .query_row([path], stored_file_from_row)
+        .optional()?)
+}
+
+/// Compare and swap: whether another process already committed this work (the record
+/// resumes from where the store no longer is, or repeats what it holds).
+fn is_stale(stored: Option<&StoredFile>, record: &FileRecord) -> bool {
+    match (stored, record.resumed_from) {
+        (Some(s), Some(from)) => s.bytes_parsed != from,
+        (None, Some(_)) => true,
+        (Some(s), None) => {
+            record.error.is_none()
+                && s.fingerprint == record.fingerprint
+                && s.bytes_parsed == record.bytes_parsed
+                && s.parser_version == record.parser_version
+                && !s.missing
+        }
+        (None, None) => false,
+    }
+}
+
+/// Writes the record's sessions (each new, updated or appended to) and returns the ids of
+/// the sessions the file holds.
+fn write_sessions(
+    tx: &Transaction<'_>,
+    record: &FileRecord,
+    stored: Option<&StoredFile>,
+    now: &str,
+    search: &mut SearchBuilder,
+    stats: &mut WriteStats,
+) -> Result<Vec<String>> {
     let mut session_ids: Vec<String> = stored
-        .as_ref()
         .filter(|_| record.resumed_from.is_some())
         .map(|s| s.sessions.clone())
         .unwrap_or_default();
     let mut listed: HashSet<String> = session_ids.iter().cloned().collect();
     for session in &record.sessions {
         // A session removed with `trail forget` stays gone until `trail forget --restore`.
-        if crate::forget::is_forgotten(tx, session.meta.id.as_str())? {
+        if is_forgotten(tx, session.meta.id.as_str())? {
             continue;
         }
         let existed = session_exists(tx, session.meta.id.as_str())?;
@@ -657,10 +659,10 @@ fn write_file(
         }
         stats.messages += session.messages.len() as u64;
         search.push(match session.mode {
-            UpdateMode::Replace => replace_session(tx, session, &record.path, existed, &now)?,
-            UpdateMode::Append if existed => append_session(tx, session, &record.path, &now)?,
+            UpdateMode::Replace => replace_session(tx, session, &record.path, existed, now)?,
+            UpdateMode::Append if existed => append_session(tx, session, &record.path, now)?,
             // An append to a session the store lost (deleted by hand): write what we have.
-            UpdateMode::Append => replace_session(tx, session, &record.path, false, &now)?,
+            UpdateMode::Append => replace_session(tx, session, &record.path, false, now)?,
         });
         // A set beside the list: one file can hold tens of thousands of sessions (Claude
         // Code's prompt history), and a scan per session was quadratic.
@@ -668,6 +670,16 @@ fn write_file(
             session_ids.push(session.meta.id.0.clone());
         }
     }
+    Ok(session_ids)
+}
+
+/// The record's parse issues and title hints.
+fn write_issues_and_hints(
+    tx: &Transaction<'_>,
+    record: &FileRecord,
+    source: &str,
+    now: &str,
+) -> Result<()> {
     {
         let mut stmt = tx.prepare_cached(
             "INSERT INTO parse_issues (path, source, line, byte_offset, excerpt, reason, found_at)
@@ -693,6 +705,17 @@ fn write_file(
             hint.execute(params![leaf, title, record.path])?;
         }
     }
+    Ok(())
+}
+
+/// The file's row (its fingerprint, how far it was parsed, its sessions) and resume state.
+fn write_file_row(
+    tx: &Transaction<'_>,
+    record: &FileRecord,
+    source: &str,
+    session_ids: &[String],
+    now: &str,
+) -> Result<()> {
     let issue_count: i64 = tx
         .prepare_cached("SELECT count(*) FROM parse_issues WHERE path = ?1")?
         .query_row([&record.path], |r| r.get(0))?;
@@ -721,7 +744,7 @@ fn write_file(
             record.head_hash,
             record.tail_hash,
             None::<Vec<u8>>,
-            serde_json::to_string(&session_ids).unwrap_or_else(|_| "[]".into()),
+            serde_json::to_string(session_ids).unwrap_or_else(|_| "[]".into()),
             issue_count,
             if record.notes.is_empty() {
                 None
@@ -742,8 +765,14 @@ fn write_file(
             .prepare_cached("DELETE FROM source_file_state WHERE path = ?1")?
             .execute([&record.path])?,
     };
-    stats.files_written = 1;
-    Ok(stats)
+    Ok(())
+}
+
+/// Whether session `id` has a tombstone (the writer skips it).
+pub(crate) fn is_forgotten(tx: &Transaction<'_>, id: &str) -> Result<bool> {
+    Ok(tx
+        .prepare_cached("SELECT 1 FROM forgotten_sessions WHERE id = ?1")?
+        .exists([id])?)
 }
 
 fn session_exists(tx: &Transaction<'_>, id: &str) -> Result<bool> {

@@ -7,14 +7,15 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use trail_query::{
-    InlineFilters, ListRequest, Reopen, SearchHit, SearchRequest, SessionFilter, SessionRow,
+    InlineFilters, ListRequest, Reopen, SearchHit, SearchRequest, SearchResults, SessionFilter,
+    SessionPage, SessionRow,
 };
 use trail_render::Format;
 
 use crate::keys::Keymap;
 use crate::theme::Theme;
 use crate::transcript::{terms_of, Transcript};
-use crate::worker::{Generations, Kind, Reply, Request, Senders};
+use crate::worker::{Failure, Generations, Kind, Reply, Request, Senders};
 use crate::Here;
 
 /// Sessions asked for per page of the list.
@@ -536,61 +537,8 @@ impl App {
                 gen,
                 append,
                 result,
-            } => {
-                if !self.fresh(Kind::Results, gen) {
-                    return;
-                }
-                self.loading_more = false;
-                match result {
-                    Ok((page, counts)) => {
-                        if append {
-                            if let Results::Sessions { rows, below, next } = &mut self.results {
-                                rows.extend(page.sessions);
-                                below.extend(counts);
-                                *next = page.next_cursor;
-                                return;
-                            }
-                        }
-                        let empty = page.sessions.is_empty();
-                        self.results = Results::Sessions {
-                            rows: page.sessions,
-                            below: counts,
-                            next: page.next_cursor,
-                        };
-                        if std::mem::take(&mut self.widen_if_empty)
-                            && empty
-                            && self.input.is_empty()
-                        {
-                            // The repository has no sessions: start on everything instead.
-                            self.scope = self.scopes.len() - 1;
-                            self.refresh();
-                            return;
-                        }
-                        self.reset_selection();
-                    }
-                    Err(e) => self.results = Results::Failed(e),
-                }
-            }
-            Reply::Search { gen, result } => {
-                if !self.fresh(Kind::Results, gen) {
-                    return;
-                }
-                self.widen_if_empty = false;
-                match result {
-                    Ok(r) => {
-                        // Words replaced by near spellings: the status line says which.
-                        if let Some(c) = &r.correction {
-                            self.message = Some((c.message(), false));
-                        } else if self.correction_shown {
-                            self.message = None;
-                        }
-                        self.correction_shown = r.correction.is_some();
-                        self.results = Results::Hits(r.hits);
-                        self.reset_selection();
-                    }
-                    Err(e) => self.results = Results::Failed(e),
-                }
-            }
+            } => self.on_list(gen, append, result),
+            Reply::Search { gen, result } => self.on_search(gen, result),
             Reply::Preview { gen, turn, result } => {
                 if !self.fresh(Kind::Preview, gen) {
                     return;
@@ -623,42 +571,8 @@ impl App {
                     Err(e) => self.message = Some((e, true)),
                 }
             }
-            Reply::Continued(r) => {
-                self.in_flight = self.in_flight.saturating_sub(1);
-                match r {
-                    // Then resumed like `r` resumes: the loop leaves the full screen and runs
-                    // the target agent on the new session, in the session's folder.
-                    Ok(c) => {
-                        let what = if c.created { "Wrote" } else { "Found" };
-                        self.message = Some((
-                            format!(
-                                "{what} {} for {} ({} prompts, {} answers); resuming it: {}",
-                                c.path.display(),
-                                c.target,
-                                c.carried.prompts,
-                                c.carried.answers,
-                                c.command.shell()
-                            ),
-                            false,
-                        ));
-                        self.to_run = Some(c.command);
-                    }
-                    Err(e) => self.message = Some((e, true)),
-                }
-            }
-            Reply::Usage(result) => {
-                self.in_flight = self.in_flight.saturating_sub(1);
-                match result {
-                    Ok(r) => {
-                        self.message = None;
-                        let offset = self.panel.as_ref().map_or(0, |p| p.offset);
-                        let mut panel = Panel::usage(&r, self.block_budget_usd);
-                        panel.offset = offset;
-                        self.panel = Some(panel);
-                    }
-                    Err(e) => self.message = Some((e, true)),
-                }
-            }
+            Reply::Continued(r) => self.on_continued(r),
+            Reply::Usage(result) => self.on_usage(result),
             Reply::Diff { id, result } => {
                 self.in_flight = self.in_flight.saturating_sub(1);
                 match result {
@@ -681,6 +595,108 @@ impl App {
                     Err(e) => (e, true),
                 });
             }
+        }
+    }
+
+    /// A page of the session list (appended to the list when `append`).
+    fn on_list(
+        &mut self,
+        gen: u64,
+        append: bool,
+        result: Result<(SessionPage, HashMap<String, i64>), Failure>,
+    ) {
+        if !self.fresh(Kind::Results, gen) {
+            return;
+        }
+        self.loading_more = false;
+        match result {
+            Ok((page, counts)) => {
+                if append {
+                    if let Results::Sessions { rows, below, next } = &mut self.results {
+                        rows.extend(page.sessions);
+                        below.extend(counts);
+                        *next = page.next_cursor;
+                        return;
+                    }
+                }
+                let empty = page.sessions.is_empty();
+                self.results = Results::Sessions {
+                    rows: page.sessions,
+                    below: counts,
+                    next: page.next_cursor,
+                };
+                if std::mem::take(&mut self.widen_if_empty) && empty && self.input.is_empty() {
+                    // The repository has no sessions: start on everything instead.
+                    self.scope = self.scopes.len() - 1;
+                    self.refresh();
+                    return;
+                }
+                self.reset_selection();
+            }
+            Err(e) => self.results = Results::Failed(e),
+        }
+    }
+
+    /// Search hits, and the status line's note of words replaced by near spellings.
+    fn on_search(&mut self, gen: u64, result: Result<SearchResults, Failure>) {
+        if !self.fresh(Kind::Results, gen) {
+            return;
+        }
+        self.widen_if_empty = false;
+        match result {
+            Ok(r) => {
+                // Words replaced by near spellings: the status line says which.
+                if let Some(c) = &r.correction {
+                    self.message = Some((c.message(), false));
+                } else if self.correction_shown {
+                    self.message = None;
+                }
+                self.correction_shown = r.correction.is_some();
+                self.results = Results::Hits(r.hits);
+                self.reset_selection();
+            }
+            Err(e) => self.results = Results::Failed(e),
+        }
+    }
+
+    /// A session continued in another agent: resumed like `r` resumes (the loop leaves the
+    /// full screen and runs the target agent on the new session, in the session's folder).
+    fn on_continued(&mut self, r: Result<trail_continue::Continuation, Failure>) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        match r {
+            // Then resumed like `r` resumes: the loop leaves the full screen and runs
+            // the target agent on the new session, in the session's folder.
+            Ok(c) => {
+                let what = if c.created { "Wrote" } else { "Found" };
+                self.message = Some((
+                    format!(
+                        "{what} {} for {} ({} prompts, {} answers); resuming it: {}",
+                        c.path.display(),
+                        c.target,
+                        c.carried.prompts,
+                        c.carried.answers,
+                        c.command.shell()
+                    ),
+                    false,
+                ));
+                self.to_run = Some(c.command);
+            }
+            Err(e) => self.message = Some((e, true)),
+        }
+    }
+
+    /// The active block's usage panel (keeping its scroll offset).
+    fn on_usage(&mut self, result: Result<trail_report::BlocksReport, Failure>) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        match result {
+            Ok(r) => {
+                self.message = None;
+                let offset = self.panel.as_ref().map_or(0, |p| p.offset);
+                let mut panel = Panel::usage(&r, self.block_budget_usd);
+                panel.offset = offset;
+                self.panel = Some(panel);
+            }
+            Err(e) => self.message = Some((e, true)),
         }
     }
 

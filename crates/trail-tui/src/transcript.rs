@@ -362,49 +362,7 @@ fn render_entry(
         }
     };
     match entry {
-        Entry::Header => {
-            let s = &d.session;
-            let title = one_line(s.title.as_deref().unwrap_or("(untitled)"));
-            out.push((Line::from(Span::styled(title, theme.bold)), false));
-            let mut facts = vec![s.id.clone(), s.source.clone()];
-            facts.extend(s.repository.as_deref().map(one_line));
-            facts.extend(
-                s.branch
-                    .as_deref()
-                    .map(|b| format!("branch {}", one_line(b))),
-            );
-            facts.extend(s.cwd.as_deref().map(one_line));
-            out.push((
-                Line::from(Span::styled(facts.join(" · "), theme.dim)),
-                false,
-            ));
-            let mut line = format!(
-                "{} → {} · {} turn{}",
-                trail_render::when(s.created_at.as_deref()),
-                trail_render::when(s.updated_at.as_deref()),
-                s.turns,
-                if s.turns == 1 { "" } else { "s" }
-            );
-            if s.total_tokens() > 0 {
-                line.push_str(&format!(
-                    " · {} tokens",
-                    trail_render::tokens(s.total_tokens())
-                ));
-            }
-            if !s.models.is_empty() {
-                line.push_str(&format!(" · {}", one_line(&s.models.join(", "))));
-            }
-            out.push((Line::from(Span::styled(line, theme.dim)), false));
-            if let Some(p) = &s.parent_session_id {
-                out.push((
-                    Line::from(Span::styled(
-                        format!("subagent of {}", one_line(p)),
-                        theme.dim,
-                    )),
-                    false,
-                ));
-            }
-        }
+        Entry::Header => header_lines(&d.session, theme, &mut out),
         Entry::Rule { turn, at } => {
             out.push((Line::default(), false));
             let label = format!("── turn {turn} · {} ", trail_render::when(at.as_deref()));
@@ -439,66 +397,9 @@ fn render_entry(
             }
         }
         Entry::Tool { call, result } => {
-            let m = msg(*call);
-            let result = result.map(msg);
-            let (mark, mark_style) = match result {
-                Some(r) if r.is_error => ("✗", theme.error),
-                Some(_) => ("✓", theme.ok),
-                None => ("…", theme.dim),
-            };
-            let name = one_line(m.tool_name.as_deref().unwrap_or("tool"));
-            let input = m.tool_input.as_deref().unwrap_or("");
-            let output = result.and_then(|r| r.tool_output.as_deref()).unwrap_or("");
-            let (mut spans, matched) =
-                highlight(&tool_summary(input), Style::default(), terms, theme);
-            spans.splice(
-                0..0,
-                [
-                    Span::styled(if open { "  ▾ " } else { "  ▸ " }, theme.dim),
-                    Span::styled(format!("{mark} "), mark_style),
-                    Span::styled(format!("{name} "), theme.tool),
-                ],
-            );
-            let hidden_match = !open && (matches_any(input, terms) || matches_any(output, terms));
-            out.push((Line::from(spans), matched || hidden_match));
-            if open {
-                let pretty = pretty_json(input);
-                capped(&pretty, "      ", theme.dim, terms, theme, &mut out);
-                if result.is_some() {
-                    out.push((
-                        Line::from(Span::styled("      ── output ──", theme.dim)),
-                        false,
-                    ));
-                    capped(output, "      ", Style::default(), terms, theme, &mut out);
-                }
-            }
+            tool_lines(msg(*call), result.map(msg), open, terms, theme, &mut out)
         }
-        Entry::Subagent(i) => {
-            let s = &d.subagents[*i];
-            let kind = if s.parent_tool_call_id.is_some() {
-                "subagent"
-            } else {
-                "fork"
-            };
-            out.push((
-                Line::from(vec![
-                    Span::styled(format!("  ↳ {kind} "), theme.accent),
-                    Span::styled(
-                        one_line(s.title.as_deref().unwrap_or("(untitled)")),
-                        theme.bold,
-                    ),
-                    Span::styled(
-                        format!(
-                            " · {} turn{} · enter opens it",
-                            s.turns,
-                            if s.turns == 1 { "" } else { "s" }
-                        ),
-                        theme.dim,
-                    ),
-                ]),
-                false,
-            ));
-        }
+        Entry::Subagent(i) => out.push((subagent_line(&d.subagents[*i], theme), false)),
         Entry::Error(i) => block("  ! ", text_of(*i), theme.error, &mut out),
         Entry::Summary(i) => {
             let text = text_of(*i);
@@ -536,6 +437,115 @@ fn render_entry(
         }
     }
     out
+}
+
+/// The session's header: title, facts, time span and size, and its parent.
+fn header_lines(s: &SessionRow, theme: &Theme, out: &mut Vec<(Line<'static>, bool)>) {
+    let title = one_line(s.title.as_deref().unwrap_or("(untitled)"));
+    out.push((Line::from(Span::styled(title, theme.bold)), false));
+    let mut facts = vec![s.id.clone(), s.source.clone()];
+    facts.extend(s.repository.as_deref().map(one_line));
+    facts.extend(
+        s.branch
+            .as_deref()
+            .map(|b| format!("branch {}", one_line(b))),
+    );
+    facts.extend(s.cwd.as_deref().map(one_line));
+    out.push((
+        Line::from(Span::styled(facts.join(" · "), theme.dim)),
+        false,
+    ));
+    let mut line = format!(
+        "{} → {} · {} turn{}",
+        trail_render::when(s.created_at.as_deref()),
+        trail_render::when(s.updated_at.as_deref()),
+        s.turns,
+        if s.turns == 1 { "" } else { "s" }
+    );
+    if s.total_tokens() > 0 {
+        line.push_str(&format!(
+            " · {} tokens",
+            trail_render::tokens(s.total_tokens())
+        ));
+    }
+    if !s.models.is_empty() {
+        line.push_str(&format!(" · {}", one_line(&s.models.join(", "))));
+    }
+    out.push((Line::from(Span::styled(line, theme.dim)), false));
+    if let Some(p) = &s.parent_session_id {
+        out.push((
+            Line::from(Span::styled(
+                format!("subagent of {}", one_line(p)),
+                theme.dim,
+            )),
+            false,
+        ));
+    }
+}
+
+/// A tool call's line, and when open its input and output.
+fn tool_lines(
+    m: &MessageRow,
+    result: Option<&MessageRow>,
+    open: bool,
+    terms: &[String],
+    theme: &Theme,
+    out: &mut Vec<(Line<'static>, bool)>,
+) {
+    let (mark, mark_style) = match result {
+        Some(r) if r.is_error => ("✗", theme.error),
+        Some(_) => ("✓", theme.ok),
+        None => ("…", theme.dim),
+    };
+    let name = one_line(m.tool_name.as_deref().unwrap_or("tool"));
+    let input = m.tool_input.as_deref().unwrap_or("");
+    let output = result.and_then(|r| r.tool_output.as_deref()).unwrap_or("");
+    let (mut spans, matched) = highlight(&tool_summary(input), Style::default(), terms, theme);
+    spans.splice(
+        0..0,
+        [
+            Span::styled(if open { "  ▾ " } else { "  ▸ " }, theme.dim),
+            Span::styled(format!("{mark} "), mark_style),
+            Span::styled(format!("{name} "), theme.tool),
+        ],
+    );
+    let hidden_match = !open && (matches_any(input, terms) || matches_any(output, terms));
+    out.push((Line::from(spans), matched || hidden_match));
+    if open {
+        let pretty = pretty_json(input);
+        capped(&pretty, "      ", theme.dim, terms, theme, out);
+        if result.is_some() {
+            out.push((
+                Line::from(Span::styled("      ── output ──", theme.dim)),
+                false,
+            ));
+            capped(output, "      ", Style::default(), terms, theme, out);
+        }
+    }
+}
+
+/// A subagent's (or fork's) line.
+fn subagent_line(s: &SessionRow, theme: &Theme) -> Line<'static> {
+    let kind = if s.parent_tool_call_id.is_some() {
+        "subagent"
+    } else {
+        "fork"
+    };
+    Line::from(vec![
+        Span::styled(format!("  ↳ {kind} "), theme.accent),
+        Span::styled(
+            one_line(s.title.as_deref().unwrap_or("(untitled)")),
+            theme.bold,
+        ),
+        Span::styled(
+            format!(
+                " · {} turn{} · enter opens it",
+                s.turns,
+                if s.turns == 1 { "" } else { "s" }
+            ),
+            theme.dim,
+        ),
+    ])
 }
 
 /// Lines of a long text, cut after [`EXPANDED_LINES`] with a count of the rest.

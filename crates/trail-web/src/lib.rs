@@ -27,15 +27,14 @@ mod watch;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::routing::get;
 use axum::Router;
 use tokio::net::TcpListener;
-use trail_ingest::Roots;
 use trail_render::Redactor;
 
 pub use error::WebError;
+pub use watch::WatchConfig;
 
 use crate::pool::Pool;
 use crate::security::AllowedHosts;
@@ -69,18 +68,6 @@ impl WebConfig {
             readers: 4,
         }
     }
-}
-
-/// How the store is kept fresh.
-#[derive(Debug, Clone)]
-pub struct WatchConfig {
-    /// Where each agent's files are (the CLI's discovery roots); changes under them start an
-    /// incremental index.
-    pub roots: Roots,
-    /// Also index this often, whatever the file system says.
-    pub interval: Option<Duration>,
-    /// Quiet time after a change before indexing (agents write in bursts).
-    pub debounce: Duration,
 }
 
 /// What every handler shares.

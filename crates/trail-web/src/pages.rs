@@ -387,23 +387,13 @@ pub(crate) async fn session_diff(
                     let body = crate::html::redact(r, &c.diff);
                     let body = trail_render::terminal_safe(&body).into_owned();
                     for line in body.lines() {
-                        let class = if line.starts_with("+++") || line.starts_with("---") {
-                            "dh"
-                        } else if line.starts_with('+') {
-                            "da"
-                        } else if line.starts_with('-') {
-                            "dd"
-                        } else if line.starts_with("@@") {
-                            "dk"
-                        } else {
-                            ""
-                        };
-                        if class.is_empty() {
-                            out.text(line);
-                        } else {
-                            out.fmt(format_args!("<span class=\"{class}\">"));
-                            out.text(line);
-                            out.raw("</span>");
+                        match trail_render::diff_line_class(line) {
+                            None => out.text(line),
+                            Some(class) => {
+                                out.fmt(format_args!("<span class=\"{class}\">"));
+                                out.text(line);
+                                out.raw("</span>");
+                            }
                         }
                         out.raw("\n");
                     }

@@ -7,15 +7,27 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
+use std::time::Duration;
 
 use serde::Serialize;
 use trail_ingest::watch::{self, Debounce, RootWatcher, Wake};
-use trail_ingest::{IndexOptions, NoProgress};
+use trail_ingest::{IndexOptions, NoProgress, Roots};
 use trail_query::Query;
 use trail_store::Store;
 
 use crate::error::WebError;
-use crate::WatchConfig;
+
+/// How the store is kept fresh.
+#[derive(Debug, Clone)]
+pub struct WatchConfig {
+    /// Where each agent's files are (the CLI's discovery roots); changes under them start an
+    /// incremental index.
+    pub roots: Roots,
+    /// Also index this often, whatever the file system says.
+    pub interval: Option<Duration>,
+    /// Quiet time after a change before indexing (agents write in bursts).
+    pub debounce: Duration,
+}
 
 /// What open pages are told.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]

@@ -65,7 +65,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         },
     );
     config.redact = !args.no_redact;
-    config.continue_homes = config::continue_homes(ctx);
+    config.continue_homes = config::continue_homes(&ctx.env, ctx.home.as_deref());
     config.max_chars = args.max_chars;
     config.refresh_after =
         (!args.no_refresh).then(|| std::time::Duration::from_secs_f64(args.refresh_after));

@@ -57,7 +57,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             reopen
         }
         Some(target) => {
-            let mut options = ContinueOptions::new(config::continue_homes(ctx))?;
+            let mut options =
+                ContinueOptions::new(config::continue_homes(&ctx.env, ctx.home.as_deref()))?;
             options.fresh = args.fresh;
             options.cwd = args.cwd.as_ref().map(|d| absolute(d)).transpose()?;
             options.tool_output_cap = args.max_tool_output.max(1);

@@ -30,7 +30,7 @@ pub fn run(ctx: &mut Ctx, _args: Args) -> CliResult<u8> {
         no_color: !ctx.ui.color,
         keys,
         export_dir,
-        continue_homes: config::continue_homes(ctx),
+        continue_homes: config::continue_homes(&ctx.env, ctx.home.as_deref()),
         clock: None,
         prices: ctx.config.price_table(),
         block_budget_usd: ctx.config.config.usage.block_budget_usd,

@@ -1014,6 +1014,61 @@ struct Parser<'a> {
     backups: Vec<PendingBackup>,
 }
 
+/// A `system` chain node: a compaction, an error or a note.
+fn system_message(entry: &RawEntry, base: &Message) -> Message {
+    let sub = entry.subtype.as_deref().unwrap_or("");
+    let text = raw_text(entry.content.as_deref());
+    let (role, kind) = match sub {
+        "compact_boundary" => (Role::System, MessageKind::Compaction),
+        "api_error" | "error" | "api_refusal" => (Role::System, MessageKind::Error),
+        _ if entry.level.as_deref() == Some("error") => (Role::System, MessageKind::Error),
+        _ => (Role::System, MessageKind::Meta),
+    };
+    let extra = if kind == MessageKind::Compaction {
+        entry.compact_metadata.as_ref().map(|m| m.get().to_string())
+    } else {
+        None
+    };
+    Message {
+        role: Some(role),
+        kind: Some(kind),
+        text: if text.is_empty() {
+            sub.to_string()
+        } else {
+            text
+        },
+        is_error: kind == MessageKind::Error,
+        extra,
+        ..base.clone()
+    }
+}
+
+/// An `attachment` chain node: a queued prompt, or a note holding the attachment.
+fn attachment_message(entry: &RawEntry, base: &Message) -> Message {
+    match queued_prompt(entry.attachment.as_deref()) {
+        Some((text, source)) => {
+            let m = queued_message(
+                text,
+                source,
+                base.parent_native_id.clone(),
+                base.timestamp.clone(),
+            );
+            Message {
+                native_id: base.native_id.clone(),
+                is_sidechain: base.is_sidechain,
+                ..m
+            }
+        }
+        None => Message {
+            role: Some(Role::System),
+            kind: Some(MessageKind::Meta),
+            text: attachment_summary(entry.attachment.as_deref()),
+            extra: entry.attachment.as_ref().map(|a| a.get().to_string()),
+            ..base.clone()
+        },
+    }
+}
+
 impl Parser<'_> {
     fn line(&mut self, pos: LinePos, line: &str) -> Result<(), String> {
         let entry: RawEntry =
@@ -1025,94 +1080,13 @@ impl Parser<'_> {
             .to_string();
         let ts = entry.timestamp.as_ref().and_then(time::from_json);
         let _ = pos;
-        match ty.as_str() {
-            "summary" => {
-                if let Some(summary) = entry.summary.as_deref().filter(|s| !junk_title(s)) {
-                    let leaf = entry.leaf_uuid.clone().unwrap_or_default();
-                    self.state
-                        .pending_summaries
-                        .push((leaf, summary.to_string()));
-                }
-                return Ok(());
-            }
-            "custom-title" | "ai-title" => {
-                let (title, rank) = if ty == "custom-title" {
-                    (entry.custom_title.as_deref(), TitleRank::USER)
-                } else {
-                    (entry.ai_title.as_deref(), TitleRank::SUMMARY)
-                };
-                if let Some(t) = title.filter(|t| !t.trim().is_empty()) {
-                    let slot = self.main_slot(&entry);
-                    self.set_title(slot, t, rank);
-                }
-                return Ok(());
-            }
-            "file-history-snapshot" => {
-                let snapshot = entry
-                    .snapshot
-                    .as_deref()
-                    .and_then(|r| serde_json::from_str::<FileHistorySnapshot>(r.get()).ok());
-                let mid = entry
-                    .message_id
-                    .as_deref()
-                    .and_then(|r| serde_json::from_str::<String>(r.get()).ok());
-                if let (Some(snapshot), Some(mid)) = (snapshot.as_ref(), &mid) {
-                    if self.file_history_dir.is_some() {
-                        let mut files: Vec<_> = snapshot.tracked_file_backups.iter().collect();
-                        files.sort_by(|a, b| a.0.cmp(b.0));
-                        for (path, b) in files {
-                            self.backups.push(PendingBackup {
-                                message_id: mid.clone(),
-                                path: path.clone(),
-                                backup: b.backup_file_name.clone(),
-                                version: b.version.unwrap_or(0),
-                                at: b
-                                    .backup_time
-                                    .as_deref()
-                                    .and_then(time::normalize)
-                                    .or_else(|| ts.clone()),
-                            });
-                        }
-                    }
-                }
-                return Ok(());
-            }
-            "pr-link" => {
-                if let Some(url) = entry.pr_url.as_deref() {
-                    let slot = self.main_slot(&entry);
-                    let b = self.building(slot);
-                    for (rt, value) in refs::extract(url, false) {
-                        b.session.add_ref(SessionRef {
-                            ref_type: rt,
-                            value,
-                            turn_index: None,
-                            created_at: ts.clone(),
-                        });
-                    }
-                }
-                return Ok(());
-            }
-            _ => {}
+        if self.metadata_entry(&ty, &entry, &ts) {
+            return Ok(());
         }
         // A prompt typed while a tool ran can be written as a `queued_command` attachment
         // without a uuid, between the records of one assistant message: it is still a prompt.
         if ty == "attachment" && entry.uuid.is_none() {
-            if let Some((text, source)) = queued_prompt(entry.attachment.as_deref()) {
-                let slot = self.main_slot(&entry);
-                if let Some(ts) = &ts {
-                    self.state.sessions[slot as usize]
-                        .meta
-                        .observe_timestamp(ts);
-                }
-                let parent = self
-                    .state
-                    .nodes
-                    .iter()
-                    .rev()
-                    .filter(|n| n.slot == slot)
-                    .find_map(|n| n.uuid.clone());
-                self.push_message(slot, queued_message(text, source, parent, ts.clone()));
-            }
+            self.queued_attachment(&entry, &ts);
             return Ok(());
         }
         // Only chain nodes (entries with a uuid) become messages; other metadata lines
@@ -1138,23 +1112,7 @@ impl Parser<'_> {
             .or_else(|| entry.parent_uuid.clone());
         let sidechain = entry.is_sidechain.unwrap_or(false);
         let slot = self.slot_for(&entry, sidechain, parent.as_deref(), &uuid);
-        {
-            let st = &mut self.state.sessions[slot as usize];
-            if let Some(ts) = &ts {
-                st.meta.observe_timestamp(ts);
-            }
-            if st.meta.cwd.is_none() {
-                st.meta.cwd = entry.cwd.clone().filter(|c| !c.is_empty());
-            }
-            if let Some(b) = entry.git_branch.as_deref().filter(|b| !b.is_empty()) {
-                if b != "HEAD" || st.meta.branch.is_none() {
-                    st.meta.branch = Some(b.to_string());
-                }
-            }
-            if let Some(v) = entry.version.as_deref() {
-                st.meta.agent_version = Some(v.to_string());
-            }
-        }
+        self.observe_session_meta(slot, &entry, &ts);
         let base = Message {
             native_id: Some(uuid.clone()),
             parent_native_id: parent.clone(),
@@ -1166,52 +1124,8 @@ impl Parser<'_> {
         match ty.as_str() {
             "user" => self.user_messages(&entry, &base, &mut out),
             "assistant" => self.assistant_messages(slot, &entry, &base, ts.as_deref(), &mut out),
-            "system" => {
-                let sub = entry.subtype.as_deref().unwrap_or("");
-                let text = raw_text(entry.content.as_deref());
-                let (role, kind) = match sub {
-                    "compact_boundary" => (Role::System, MessageKind::Compaction),
-                    "api_error" | "error" | "api_refusal" => (Role::System, MessageKind::Error),
-                    _ if entry.level.as_deref() == Some("error") => {
-                        (Role::System, MessageKind::Error)
-                    }
-                    _ => (Role::System, MessageKind::Meta),
-                };
-                let extra = if kind == MessageKind::Compaction {
-                    entry.compact_metadata.as_ref().map(|m| m.get().to_string())
-                } else {
-                    None
-                };
-                out.push(Message {
-                    role: Some(role),
-                    kind: Some(kind),
-                    text: if text.is_empty() {
-                        sub.to_string()
-                    } else {
-                        text
-                    },
-                    is_error: kind == MessageKind::Error,
-                    extra,
-                    ..base.clone()
-                });
-            }
-            "attachment" => match queued_prompt(entry.attachment.as_deref()) {
-                Some((text, source)) => {
-                    let m = queued_message(text, source, parent.clone(), ts.clone());
-                    out.push(Message {
-                        native_id: base.native_id.clone(),
-                        is_sidechain: sidechain,
-                        ..m
-                    });
-                }
-                None => out.push(Message {
-                    role: Some(Role::System),
-                    kind: Some(MessageKind::Meta),
-                    text: attachment_summary(entry.attachment.as_deref()),
-                    extra: entry.attachment.as_ref().map(|a| a.get().to_string()),
-                    ..base.clone()
-                }),
-            },
+            "system" => out.push(system_message(&entry, &base)),
+            "attachment" => out.push(attachment_message(&entry, &base)),
             "progress" => {
                 out.push(Message {
                     role: Some(Role::System),
@@ -1242,6 +1156,123 @@ impl Parser<'_> {
             self.push_message(slot, m);
         }
         Ok(())
+    }
+
+    /// Reads the entries that describe a session instead of adding to its chain (summaries,
+    /// titles, file-history snapshots, PR links); false for any other entry.
+    fn metadata_entry(&mut self, ty: &str, entry: &RawEntry, ts: &Option<String>) -> bool {
+        match ty {
+            "summary" => {
+                if let Some(summary) = entry.summary.as_deref().filter(|s| !junk_title(s)) {
+                    let leaf = entry.leaf_uuid.clone().unwrap_or_default();
+                    self.state
+                        .pending_summaries
+                        .push((leaf, summary.to_string()));
+                }
+            }
+            "custom-title" | "ai-title" => {
+                let (title, rank) = if ty == "custom-title" {
+                    (entry.custom_title.as_deref(), TitleRank::USER)
+                } else {
+                    (entry.ai_title.as_deref(), TitleRank::SUMMARY)
+                };
+                if let Some(t) = title.filter(|t| !t.trim().is_empty()) {
+                    let slot = self.main_slot(entry);
+                    self.set_title(slot, t, rank);
+                }
+            }
+            "file-history-snapshot" => self.file_history_snapshot(entry, ts),
+            "pr-link" => {
+                if let Some(url) = entry.pr_url.as_deref() {
+                    let slot = self.main_slot(entry);
+                    let b = self.building(slot);
+                    for (rt, value) in refs::extract(url, false) {
+                        b.session.add_ref(SessionRef {
+                            ref_type: rt,
+                            value,
+                            turn_index: None,
+                            created_at: ts.clone(),
+                        });
+                    }
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Notes the backups a `file-history-snapshot` entry names (read when the session's
+    /// `file-history` folder exists).
+    fn file_history_snapshot(&mut self, entry: &RawEntry, ts: &Option<String>) {
+        let snapshot = entry
+            .snapshot
+            .as_deref()
+            .and_then(|r| serde_json::from_str::<FileHistorySnapshot>(r.get()).ok());
+        let mid = entry
+            .message_id
+            .as_deref()
+            .and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+        let (Some(snapshot), Some(mid)) = (snapshot.as_ref(), &mid) else {
+            return;
+        };
+        if self.file_history_dir.is_none() {
+            return;
+        }
+        let mut files: Vec<_> = snapshot.tracked_file_backups.iter().collect();
+        files.sort_by(|a, b| a.0.cmp(b.0));
+        for (path, b) in files {
+            self.backups.push(PendingBackup {
+                message_id: mid.clone(),
+                path: path.clone(),
+                backup: b.backup_file_name.clone(),
+                version: b.version.unwrap_or(0),
+                at: b
+                    .backup_time
+                    .as_deref()
+                    .and_then(time::normalize)
+                    .or_else(|| ts.clone()),
+            });
+        }
+    }
+
+    /// A `queued_command` attachment without a uuid: a prompt, after the session's last node.
+    fn queued_attachment(&mut self, entry: &RawEntry, ts: &Option<String>) {
+        let Some((text, source)) = queued_prompt(entry.attachment.as_deref()) else {
+            return;
+        };
+        let slot = self.main_slot(entry);
+        if let Some(ts) = ts {
+            self.state.sessions[slot as usize]
+                .meta
+                .observe_timestamp(ts);
+        }
+        let parent = self
+            .state
+            .nodes
+            .iter()
+            .rev()
+            .filter(|n| n.slot == slot)
+            .find_map(|n| n.uuid.clone());
+        self.push_message(slot, queued_message(text, source, parent, ts.clone()));
+    }
+
+    /// The session facts a chain node carries: its time, folder, branch and agent version.
+    fn observe_session_meta(&mut self, slot: u32, entry: &RawEntry, ts: &Option<String>) {
+        let st = &mut self.state.sessions[slot as usize];
+        if let Some(ts) = ts {
+            st.meta.observe_timestamp(ts);
+        }
+        if st.meta.cwd.is_none() {
+            st.meta.cwd = entry.cwd.clone().filter(|c| !c.is_empty());
+        }
+        if let Some(b) = entry.git_branch.as_deref().filter(|b| !b.is_empty()) {
+            if b != "HEAD" || st.meta.branch.is_none() {
+                st.meta.branch = Some(b.to_string());
+            }
+        }
+        if let Some(v) = entry.version.as_deref() {
+            st.meta.agent_version = Some(v.to_string());
+        }
     }
 
     fn user_messages(&mut self, entry: &RawEntry, base: &Message, out: &mut Vec<Message>) {
@@ -1337,61 +1368,7 @@ impl Parser<'_> {
         let api_error = entry.is_api_error_message == Some(true);
         if let Some(Content::Blocks(blocks)) = msg.and_then(|m| m.content.as_ref()) {
             for b in blocks {
-                let m = match b.ty.as_deref() {
-                    Some("text") => Message {
-                        role: Some(Role::Assistant),
-                        kind: Some(if api_error {
-                            MessageKind::Error
-                        } else {
-                            MessageKind::Text
-                        }),
-                        text: b.text.clone().unwrap_or_default(),
-                        is_error: api_error,
-                        ..base.clone()
-                    },
-                    Some("thinking") | Some("redacted_thinking") => Message {
-                        role: Some(Role::Assistant),
-                        kind: Some(MessageKind::Thinking),
-                        text: b.thinking.clone().unwrap_or_default(),
-                        ..base.clone()
-                    },
-                    Some("tool_use") | Some("server_tool_use") | Some("mcp_tool_use") => {
-                        let input = b.input.as_ref().map(|i| i.get().to_string());
-                        if let (Some(id), Some(name), Some(input)) = (&b.id, &b.name, &input) {
-                            if name == "Task" || name == "Agent" {
-                                if let Some(p) = task_prompt(input) {
-                                    self.state.task_prompts.push((id.clone(), p));
-                                }
-                            }
-                        }
-                        Message {
-                            role: Some(Role::Assistant),
-                            kind: Some(MessageKind::ToolCall),
-                            tool_name: b.name.clone(),
-                            tool_call_id: b.id.clone(),
-                            tool_input: input,
-                            ..base.clone()
-                        }
-                    }
-                    Some(other) if other.ends_with("tool_result") => Message {
-                        role: Some(Role::Tool),
-                        kind: Some(MessageKind::ToolResult),
-                        tool_call_id: b.tool_use_id.clone(),
-                        tool_output: Some(content_text(b.content.as_ref())),
-                        is_error: b.is_error.unwrap_or(false),
-                        ..base.clone()
-                    },
-                    _ => Message {
-                        role: Some(Role::Assistant),
-                        kind: Some(MessageKind::Unknown),
-                        extra: Some(format!(
-                            "{{\"type\":{}}}",
-                            serde_json::to_string(b.ty.as_deref().unwrap_or(""))
-                                .unwrap_or_default()
-                        )),
-                        ..base.clone()
-                    },
-                };
+                let m = self.block_message(b, base, api_error);
                 out.push(Message {
                     model: model.clone(),
                     ..m
@@ -1417,8 +1394,81 @@ impl Parser<'_> {
                 st.models.push(m.clone());
             }
         }
-        // Usage: skip synthetic messages; dedupe streamed chunks.
-        let Some(msg) = msg else { return };
+        self.record_usage(slot, entry, base, model, ts);
+    }
+
+    /// One content block of an assistant message (a Task or Agent call's prompt is noted for
+    /// its subagent).
+    fn block_message(&mut self, b: &Block, base: &Message, api_error: bool) -> Message {
+        match b.ty.as_deref() {
+            Some("text") => Message {
+                role: Some(Role::Assistant),
+                kind: Some(if api_error {
+                    MessageKind::Error
+                } else {
+                    MessageKind::Text
+                }),
+                text: b.text.clone().unwrap_or_default(),
+                is_error: api_error,
+                ..base.clone()
+            },
+            Some("thinking") | Some("redacted_thinking") => Message {
+                role: Some(Role::Assistant),
+                kind: Some(MessageKind::Thinking),
+                text: b.thinking.clone().unwrap_or_default(),
+                ..base.clone()
+            },
+            Some("tool_use") | Some("server_tool_use") | Some("mcp_tool_use") => {
+                let input = b.input.as_ref().map(|i| i.get().to_string());
+                if let (Some(id), Some(name), Some(input)) = (&b.id, &b.name, &input) {
+                    if name == "Task" || name == "Agent" {
+                        if let Some(p) = task_prompt(input) {
+                            self.state.task_prompts.push((id.clone(), p));
+                        }
+                    }
+                }
+                Message {
+                    role: Some(Role::Assistant),
+                    kind: Some(MessageKind::ToolCall),
+                    tool_name: b.name.clone(),
+                    tool_call_id: b.id.clone(),
+                    tool_input: input,
+                    ..base.clone()
+                }
+            }
+            Some(other) if other.ends_with("tool_result") => Message {
+                role: Some(Role::Tool),
+                kind: Some(MessageKind::ToolResult),
+                tool_call_id: b.tool_use_id.clone(),
+                tool_output: Some(content_text(b.content.as_ref())),
+                is_error: b.is_error.unwrap_or(false),
+                ..base.clone()
+            },
+            _ => Message {
+                role: Some(Role::Assistant),
+                kind: Some(MessageKind::Unknown),
+                extra: Some(format!(
+                    "{{\"type\":{}}}",
+                    serde_json::to_string(b.ty.as_deref().unwrap_or("")).unwrap_or_default()
+                )),
+                ..base.clone()
+            },
+        }
+    }
+
+    /// The message's usage, once per request: streamed chunks repeat it (the largest is
+    /// kept); synthetic messages have none.
+    fn record_usage(
+        &mut self,
+        slot: u32,
+        entry: &RawEntry,
+        base: &Message,
+        model: Option<String>,
+        ts: Option<&str>,
+    ) {
+        let Some(msg) = entry.message.as_ref() else {
+            return;
+        };
         let Some(u) = &msg.usage else { return };
         if msg.model.as_deref() == Some(SYNTHETIC_MODEL) {
             return;
@@ -1465,6 +1515,7 @@ impl Parser<'_> {
             }
             _ => format!("line:{}", base.native_id.as_deref().unwrap_or("")),
         };
+        let st = &mut self.state.sessions[slot as usize];
         let total = usage.total();
         let seq = st.next_seq;
         match st.usage.get(&key) {

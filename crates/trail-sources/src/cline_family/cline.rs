@@ -488,6 +488,59 @@ const COMPLETION_CHANGES_FLAG: &str = "HAS_CHANGES";
 /// The tool that runs shell commands (its output is scanned for git's commit lines).
 pub const EXECUTE_COMMAND: &str = "execute_command";
 
+/// Say records that are errors.
+const SAY_ERRORS: &[&str] = &[
+    "error",
+    "diff_error",
+    "clineignore_error",
+    "rooignore_error",
+    "condense_context_error",
+    "command_permission_denied",
+];
+/// Say records that add nothing: a request's end and retries (its tokens are on
+/// `api_req_started`).
+const SAY_SKIPPED: &[&str] = &[
+    "api_req_finished",
+    "api_req_retried",
+    "api_req_deleted",
+    "deleted_api_reqs",
+    "mcp_server_request_started",
+];
+/// Say records kept as notes (when they hold text).
+const SAY_NOTES: &[&str] = &[
+    "task_progress",
+    "info",
+    "user_feedback_diff",
+    "shell_integration_warning",
+    "shell_integration_warning_with_suggestion",
+    "load_mcp_documentation",
+    "generate_explanation",
+    "hook_status",
+    "hook_output_stream",
+    "subagent",
+    "use_subagents",
+    "subagent_usage",
+    "conditional_rules_applied",
+    "mcp_notification",
+    "error_retry",
+    "subtask_result",
+    "codebase_search_result",
+    "user_edit_todos",
+    "image",
+    "sliding_window_truncation",
+    "api_req_retry_delayed",
+    "api_req_rate_limited",
+    "browser_session_status",
+];
+
+/// One UI message record being read: its position, the record, its fields and its time.
+struct UiRecord<'r> {
+    index: usize,
+    raw: &'r Value,
+    o: &'r Map<String, Value>,
+    ts_ms: Option<i64>,
+}
+
 /// A tool call waiting for its result.
 struct Pending {
     /// Index into `messages` of the call.
@@ -589,7 +642,6 @@ impl<'a> Builder<'a> {
             return;
         };
         let ts_ms = o.get("ts").and_then(Value::as_i64);
-        let ts = ts_ms.and_then(time::from_epoch_millis);
         let text = o
             .get("text")
             .and_then(Value::as_str)
@@ -599,11 +651,6 @@ impl<'a> Builder<'a> {
         if let Some(m) = &model {
             self.observe_model(m);
         }
-        let base = Message {
-            timestamp: ts.clone(),
-            model: model.clone(),
-            ..Message::default()
-        };
         let kind = o.get("type").and_then(Value::as_str);
         let (is_ask, name) = match kind {
             Some("say") => (false, o.get("say").and_then(Value::as_str)),
@@ -617,66 +664,66 @@ impl<'a> Builder<'a> {
             self.issue(index, r, "record names no say or ask kind");
             return;
         };
+        let base = Message {
+            timestamp: ts_ms.and_then(time::from_epoch_millis),
+            model,
+            ..Message::default()
+        };
+        let record = UiRecord {
+            index,
+            raw: r,
+            o,
+            ts_ms,
+        };
+        self.ui_message(&record, is_ask, name, text, base);
+    }
+
+    /// What one say (`is_ask` false) or ask record named `name` adds.
+    fn ui_message(
+        &mut self,
+        r: &UiRecord<'_>,
+        is_ask: bool,
+        name: &str,
+        text: String,
+        base: Message,
+    ) {
         match (is_ask, name) {
-            (false, "task") => self.prompt(text, o, base),
-            (false, "user_feedback") => self.prompt(text, o, base),
+            (false, "task") => self.prompt(text, r.o, base),
+            (false, "user_feedback") => self.prompt(text, r.o, base),
             // Roo Code and Kilo Code open a task with a `text` message holding the task.
-            (false, "text") if !self.has_prompt() => self.prompt(text, o, base),
-            (false, "text" | "completion_result") | (true, "completion_result") => {
+            (false, "text") if !self.has_prompt() => self.prompt(text, r.o, base),
+            (false, "text") => self.note(Role::Assistant, MessageKind::Text, text, base),
+            (_, "completion_result") => {
                 // Cline marks a result after which the workspace changed by appending a flag
                 // to its text (its webview strips it before showing the text).
-                let text = match name {
-                    "completion_result" => text
-                        .strip_suffix(COMPLETION_CHANGES_FLAG)
-                        .map(str::to_string)
-                        .unwrap_or(text),
-                    _ => text,
-                };
-                if !text.trim().is_empty() {
-                    self.push(Message {
-                        role: Some(Role::Assistant),
-                        kind: Some(MessageKind::Text),
-                        text,
-                        ..base
-                    });
-                }
+                let text = text
+                    .strip_suffix(COMPLETION_CHANGES_FLAG)
+                    .map(str::to_string)
+                    .unwrap_or(text);
+                self.note(Role::Assistant, MessageKind::Text, text, base);
             }
             (false, "reasoning") => {
                 let t = if text.is_empty() {
-                    o.get("reasoning")
+                    r.o.get("reasoning")
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_string()
                 } else {
                     text
                 };
-                if !t.trim().is_empty() {
-                    self.push(Message {
-                        role: Some(Role::Assistant),
-                        kind: Some(MessageKind::Thinking),
-                        text: t,
-                        ..base
-                    });
-                }
+                self.note(Role::Assistant, MessageKind::Thinking, t, base);
             }
             (true, "followup" | "plan_mode_respond" | "act_mode_respond") => {
                 let t = question_text(&text);
-                if !t.trim().is_empty() {
-                    self.push(Message {
-                        role: Some(Role::Assistant),
-                        kind: Some(MessageKind::Text),
-                        text: t,
-                        ..base
-                    });
-                }
+                self.note(Role::Assistant, MessageKind::Text, t, base);
             }
-            (false, "api_req_started") => self.api_request(index, r, &text, base, ts_ms),
+            (false, "api_req_started") => self.api_request(r.index, r.raw, &text, base, r.ts_ms),
             (_, "command") => {
                 let input = json!({ "command": text }).to_string();
                 self.call(EXECUTE_COMMAND, input, None, base);
             }
             (_, "command_output") => self.command_output(text, base),
-            (_, "tool") => self.tool(index, r, &text, base),
+            (_, "tool") => self.tool(r.index, r.raw, &text, base),
             (_, "browser_action_launch") => {
                 let input = json!({ "action": "launch", "url": text }).to_string();
                 self.call("browser_action", input, None, base);
@@ -702,122 +749,97 @@ impl<'a> Builder<'a> {
                     .to_string();
                 self.call(&name, text, None, base);
             }
-            (false, "mcp_server_response") => {
-                let name = self
-                    .pending
-                    .iter()
-                    .rev()
-                    .find(|p| !p.has_result && p.name.contains("mcp"))
-                    .map(|p| p.name.clone())
-                    .unwrap_or_else(|| "use_mcp_tool".into());
-                self.result_for(&name, text, false, base);
-            }
+            (false, "mcp_server_response") => self.mcp_response(text, base),
             (true, "new_task") => {
                 let input = json!({ "context": text }).to_string();
                 self.call("new_task", input, None, base);
             }
             (false, "checkpoint_created" | "checkpoint_saved") => {
-                let hash = o
-                    .get("lastCheckpointHash")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .or_else(|| (!text.trim().is_empty()).then(|| text.trim().to_string()));
-                let number = self.checkpoints.len() as u32 + 1;
-                self.checkpoints.push(Checkpoint {
-                    number,
-                    title: Some(match &hash {
-                        Some(h) => format!("checkpoint {}", truncate_chars(h, 8)),
-                        None => "checkpoint".to_string(),
-                    }),
-                    overview: hash
-                        .map(|h| format!("{} checkpoint: shadow-git commit {h}", self.fork.name)),
-                    created_at: ts,
-                    ..Checkpoint::default()
-                });
+                self.checkpoint(r.o, &text, base.timestamp)
             }
             (false, "condense_context") | (true, "condense" | "summarize_task") => {
-                let summary = o
-                    .get("contextCondense")
-                    .and_then(|c| c.get("summary"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or(text);
-                if !summary.trim().is_empty() {
-                    self.push(Message {
-                        role: Some(Role::System),
-                        kind: Some(MessageKind::Summary),
-                        text: summary,
-                        ..base
-                    });
-                }
+                let summary =
+                    r.o.get("contextCondense")
+                        .and_then(|c| c.get("summary"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .unwrap_or(text);
+                self.note(Role::System, MessageKind::Summary, summary, base);
             }
-            (
-                false,
-                "error"
-                | "diff_error"
-                | "clineignore_error"
-                | "rooignore_error"
-                | "condense_context_error"
-                | "command_permission_denied",
-            )
-            | (true, "api_req_failed" | "mistake_limit_reached") => {
-                self.push(Message {
-                    role: Some(Role::System),
-                    kind: Some(MessageKind::Error),
-                    text,
-                    ..base
-                });
-            }
+            (false, n) if SAY_ERRORS.contains(&n) => self.error(text, base),
+            (true, "api_req_failed" | "mistake_limit_reached") => self.error(text, base),
             // The request's end and retries: its tokens are on `api_req_started`.
-            (false, "api_req_finished" | "api_req_retried" | "api_req_deleted")
-            | (false, "deleted_api_reqs" | "mcp_server_request_started")
-            | (true, "resume_task" | "resume_completed_task") => {}
-            (
-                false,
-                "task_progress"
-                | "info"
-                | "user_feedback_diff"
-                | "shell_integration_warning"
-                | "shell_integration_warning_with_suggestion"
-                | "load_mcp_documentation"
-                | "generate_explanation"
-                | "hook_status"
-                | "hook_output_stream"
-                | "subagent"
-                | "use_subagents"
-                | "subagent_usage"
-                | "conditional_rules_applied"
-                | "mcp_notification"
-                | "error_retry"
-                | "subtask_result"
-                | "codebase_search_result"
-                | "user_edit_todos"
-                | "image"
-                | "sliding_window_truncation"
-                | "api_req_retry_delayed"
-                | "api_req_rate_limited"
-                | "browser_session_status",
-            )
-            | (true, "report_bug" | "auto_approval_max_req_reached" | "use_subagents") => {
-                if !text.trim().is_empty() {
-                    self.push(Message {
-                        role: Some(Role::System),
-                        kind: Some(MessageKind::Meta),
-                        text,
-                        ..base
-                    });
-                }
+            (false, n) if SAY_SKIPPED.contains(&n) => {}
+            (true, "resume_task" | "resume_completed_task") => {}
+            (false, n) if SAY_NOTES.contains(&n) => {
+                self.note(Role::System, MessageKind::Meta, text, base)
+            }
+            (true, "report_bug" | "auto_approval_max_req_reached" | "use_subagents") => {
+                self.note(Role::System, MessageKind::Meta, text, base)
             }
             _ => {
                 self.push(Message {
                     role: Some(Role::System),
                     kind: Some(MessageKind::Unknown),
                     text: String::new(),
-                    extra: Some(r.to_string()),
+                    extra: Some(r.raw.to_string()),
                     ..base
                 });
             }
         }
+    }
+
+    /// A message of `role` and `kind`, unless its text is blank.
+    fn note(&mut self, role: Role, kind: MessageKind, text: String, base: Message) {
+        if !text.trim().is_empty() {
+            self.push(Message {
+                role: Some(role),
+                kind: Some(kind),
+                text,
+                ..base
+            });
+        }
+    }
+
+    fn error(&mut self, text: String, base: Message) {
+        self.push(Message {
+            role: Some(Role::System),
+            kind: Some(MessageKind::Error),
+            text,
+            ..base
+        });
+    }
+
+    /// An MCP server's response: the result of the last MCP call still waiting for one.
+    fn mcp_response(&mut self, text: String, base: Message) {
+        let name = self
+            .pending
+            .iter()
+            .rev()
+            .find(|p| !p.has_result && p.name.contains("mcp"))
+            .map(|p| p.name.clone())
+            .unwrap_or_else(|| "use_mcp_tool".into());
+        self.result_for(&name, text, false, base);
+    }
+
+    /// A checkpoint: a commit of the fork's shadow git repository.
+    fn checkpoint(&mut self, o: &Map<String, Value>, text: &str, ts: Option<String>) {
+        let hash = o
+            .get("lastCheckpointHash")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| (!text.trim().is_empty()).then(|| text.trim().to_string()));
+        let number = self.checkpoints.len() as u32 + 1;
+        self.checkpoints.push(Checkpoint {
+            number,
+            title: Some(match &hash {
+                Some(h) => format!("checkpoint {}", truncate_chars(h, 8)),
+                None => "checkpoint".to_string(),
+            }),
+            overview: hash.map(|h| format!("{} checkpoint: shadow-git commit {h}", self.fork.name)),
+            created_at: ts,
+            ..Checkpoint::default()
+        });
     }
 
     fn prompt(&mut self, text: String, o: &Map<String, Value>, base: Message) {
@@ -1051,145 +1073,150 @@ impl<'a> Builder<'a> {
             _ => Vec::new(),
         };
         match role {
-            Some("user") => {
-                let mut text = String::new();
-                for blk in &blocks {
-                    match blk.get("type").and_then(Value::as_str) {
-                        Some("text") => {
-                            let t = blk.get("text").and_then(Value::as_str).unwrap_or("");
-                            if !text.is_empty() {
-                                text.push_str("\n\n");
-                            }
-                            text.push_str(t);
-                        }
-                        Some("tool_result") => {
-                            let id = blk.get("tool_use_id").and_then(Value::as_str);
-                            let out = match blk.get("content") {
-                                Some(Value::String(s)) => s.clone(),
-                                Some(Value::Array(a)) => a
-                                    .iter()
-                                    .filter_map(|x| x.get("text").and_then(Value::as_str))
-                                    .collect::<Vec<_>>()
-                                    .join("\n"),
-                                _ => String::new(),
-                            };
-                            let name = self
-                                .messages
-                                .iter()
-                                .rev()
-                                .find(|m| {
-                                    m.kind() == MessageKind::ToolCall
-                                        && m.tool_call_id.as_deref() == id
-                                })
-                                .and_then(|m| m.tool_name.clone());
-                            self.push(Message {
-                                role: Some(Role::Tool),
-                                kind: Some(MessageKind::ToolResult),
-                                tool_name: name,
-                                tool_call_id: id.map(str::to_string),
-                                tool_output: Some(out),
-                                is_error: blk.get("is_error").and_then(Value::as_bool)
-                                    == Some(true),
-                                ..base.clone()
-                            });
-                        }
-                        _ => {}
-                    }
-                }
-                let body = match text.find("<environment_details>") {
-                    Some(i) => text[..i].to_string(),
-                    None => text.clone(),
-                };
-                if self.cwd.is_none() {
-                    self.cwd = working_directory(&text);
-                }
-                let task = between(&body, "<task>", "</task>")
-                    .or_else(|| between(&body, "<feedback>", "</feedback>"))
-                    .or_else(|| between(&body, "<user_message>", "</user_message>"));
-                if let Some(t) = task {
-                    self.push(Message {
-                        role: Some(Role::User),
-                        kind: Some(MessageKind::Prompt),
-                        text: t.trim().to_string(),
-                        prompt_source: Some(PromptSource::Typed),
-                        ..base
-                    });
-                } else if !self.has_prompt() && !body.trim().is_empty() {
-                    self.push(Message {
-                        role: Some(Role::User),
-                        kind: Some(MessageKind::Prompt),
-                        text: body.trim().to_string(),
-                        prompt_source: Some(PromptSource::Typed),
-                        ..base
-                    });
-                } else if !body.trim().is_empty() {
-                    self.push(Message {
-                        role: Some(Role::User),
-                        kind: Some(MessageKind::Meta),
-                        text: body.trim().to_string(),
-                        ..base
-                    });
-                }
-            }
-            Some("assistant") => {
-                for blk in &blocks {
-                    match blk.get("type").and_then(Value::as_str) {
-                        Some("text") => {
-                            let t = blk.get("text").and_then(Value::as_str).unwrap_or("");
-                            if !t.trim().is_empty() {
-                                self.push(Message {
-                                    role: Some(Role::Assistant),
-                                    kind: Some(MessageKind::Text),
-                                    text: t.to_string(),
-                                    ..base.clone()
-                                });
-                            }
-                        }
-                        Some("thinking") => {
-                            let t = blk.get("thinking").and_then(Value::as_str).unwrap_or("");
-                            if !t.trim().is_empty() {
-                                self.push(Message {
-                                    role: Some(Role::Assistant),
-                                    kind: Some(MessageKind::Thinking),
-                                    text: t.to_string(),
-                                    ..base.clone()
-                                });
-                            }
-                        }
-                        Some("tool_use") => {
-                            let name = blk
-                                .get("name")
-                                .and_then(Value::as_str)
-                                .unwrap_or("tool")
-                                .to_string();
-                            let input = blk.get("input").cloned().unwrap_or(Value::Null);
-                            let path = input
-                                .get("path")
-                                .and_then(Value::as_str)
-                                .map(str::to_string);
-                            let id = blk.get("id").and_then(Value::as_str).map(str::to_string);
-                            let index = self.push(Message {
-                                role: Some(Role::Assistant),
-                                kind: Some(MessageKind::ToolCall),
-                                tool_name: Some(name.clone()),
-                                tool_call_id: id,
-                                tool_input: Some(input.to_string()),
-                                ..base.clone()
-                            });
-                            if let Some(p) = path {
-                                self.files.push(PendingFile {
-                                    path: p,
-                                    tool: name,
-                                    seq: Some(index),
-                                    at: base.timestamp.clone(),
-                                });
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
+            Some("user") => self.api_user(&blocks, base),
+            Some("assistant") => self.api_assistant(&blocks, base),
             _ => self.issue(index, r, "message role is neither user nor assistant"),
+        }
+    }
+
+    /// A user message of the API history: tool results, then the prompt (the task, feedback
+    /// or user message inside it), or a note.
+    fn api_user(&mut self, blocks: &[Value], base: Message) {
+        let mut text = String::new();
+        for blk in blocks {
+            match blk.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    let t = blk.get("text").and_then(Value::as_str).unwrap_or("");
+                    if !text.is_empty() {
+                        text.push_str("\n\n");
+                    }
+                    text.push_str(t);
+                }
+                Some("tool_result") => {
+                    let id = blk.get("tool_use_id").and_then(Value::as_str);
+                    let out = match blk.get("content") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Array(a)) => a
+                            .iter()
+                            .filter_map(|x| x.get("text").and_then(Value::as_str))
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        _ => String::new(),
+                    };
+                    let name = self
+                        .messages
+                        .iter()
+                        .rev()
+                        .find(|m| {
+                            m.kind() == MessageKind::ToolCall && m.tool_call_id.as_deref() == id
+                        })
+                        .and_then(|m| m.tool_name.clone());
+                    self.push(Message {
+                        role: Some(Role::Tool),
+                        kind: Some(MessageKind::ToolResult),
+                        tool_name: name,
+                        tool_call_id: id.map(str::to_string),
+                        tool_output: Some(out),
+                        is_error: blk.get("is_error").and_then(Value::as_bool) == Some(true),
+                        ..base.clone()
+                    });
+                }
+                _ => {}
+            }
+        }
+        let body = match text.find("<environment_details>") {
+            Some(i) => text[..i].to_string(),
+            None => text.clone(),
+        };
+        if self.cwd.is_none() {
+            self.cwd = working_directory(&text);
+        }
+        let task = between(&body, "<task>", "</task>")
+            .or_else(|| between(&body, "<feedback>", "</feedback>"))
+            .or_else(|| between(&body, "<user_message>", "</user_message>"));
+        if let Some(t) = task {
+            self.push(Message {
+                role: Some(Role::User),
+                kind: Some(MessageKind::Prompt),
+                text: t.trim().to_string(),
+                prompt_source: Some(PromptSource::Typed),
+                ..base
+            });
+        } else if !self.has_prompt() && !body.trim().is_empty() {
+            self.push(Message {
+                role: Some(Role::User),
+                kind: Some(MessageKind::Prompt),
+                text: body.trim().to_string(),
+                prompt_source: Some(PromptSource::Typed),
+                ..base
+            });
+        } else if !body.trim().is_empty() {
+            self.push(Message {
+                role: Some(Role::User),
+                kind: Some(MessageKind::Meta),
+                text: body.trim().to_string(),
+                ..base
+            });
+        }
+    }
+
+    /// An assistant message of the API history: text, thinking and tool calls.
+    fn api_assistant(&mut self, blocks: &[Value], base: Message) {
+        for blk in blocks {
+            match blk.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    let t = blk.get("text").and_then(Value::as_str).unwrap_or("");
+                    if !t.trim().is_empty() {
+                        self.push(Message {
+                            role: Some(Role::Assistant),
+                            kind: Some(MessageKind::Text),
+                            text: t.to_string(),
+                            ..base.clone()
+                        });
+                    }
+                }
+                Some("thinking") => {
+                    let t = blk.get("thinking").and_then(Value::as_str).unwrap_or("");
+                    if !t.trim().is_empty() {
+                        self.push(Message {
+                            role: Some(Role::Assistant),
+                            kind: Some(MessageKind::Thinking),
+                            text: t.to_string(),
+                            ..base.clone()
+                        });
+                    }
+                }
+                Some("tool_use") => {
+                    let name = blk
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("tool")
+                        .to_string();
+                    let input = blk.get("input").cloned().unwrap_or(Value::Null);
+                    let path = input
+                        .get("path")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                    let id = blk.get("id").and_then(Value::as_str).map(str::to_string);
+                    let index = self.push(Message {
+                        role: Some(Role::Assistant),
+                        kind: Some(MessageKind::ToolCall),
+                        tool_name: Some(name.clone()),
+                        tool_call_id: id,
+                        tool_input: Some(input.to_string()),
+                        ..base.clone()
+                    });
+                    if let Some(p) = path {
+                        self.files.push(PendingFile {
+                            path: p,
+                            tool: name,
+                            seq: Some(index),
+                            at: base.timestamp.clone(),
+                        });
+                    }
+                }
+                _ => {}
+            }
         }
     }
 }

@@ -731,55 +731,9 @@ impl Parser {
             }
         }
         match ty {
-            "session.start" => {
-                if let Some(id) = str_of(data, "sessionId") {
-                    if self.st.native_id.is_none() {
-                        self.st.native_id = Some(id.to_string());
-                    }
-                }
-                let version = str_of(data, "copilotVersion")
-                    .map(str::to_string)
-                    .or_else(|| str_of(data, "version").map(str::to_string));
-                if version.is_some() {
-                    self.st.agent_version = version;
-                }
-                if let Some(m) = str_of(data, "selectedModel") {
-                    self.st.current_model = Some(m.to_string());
-                    self.observe_model(None, m);
-                }
-                self.apply_context(data);
-            }
-            "session.resume" => {
-                self.st.segment = self.st.segment.saturating_add(1);
-                self.st.emitted.clear();
-                if let Some(m) = str_of(data, "selectedModel") {
-                    self.st.current_model = Some(m.to_string());
-                    self.observe_model(None, m);
-                }
-                self.apply_context(data);
-                let m = self.message(
-                    &c,
-                    Role::System,
-                    MessageKind::Meta,
-                    "session resumed".into(),
-                );
-                self.push(&c, m);
-            }
-            "session.model_change" => {
-                let new = str_of(data, "newModel").unwrap_or_default().to_string();
-                if !new.is_empty() {
-                    self.st.current_model = Some(new.clone());
-                    self.observe_model(sub, &new);
-                }
-                let mut m = self.message(
-                    &c,
-                    Role::System,
-                    MessageKind::Meta,
-                    format!("model changed to {new}"),
-                );
-                m.model = (!new.is_empty()).then_some(new);
-                self.push(&c, m);
-            }
+            "session.start" => self.session_start(data),
+            "session.resume" => self.session_resume(&c, data),
+            "session.model_change" => self.model_change(&c, data),
             "session.title_changed" => {
                 if let Some(t) = str_of(data, "title") {
                     self.st.event_title = Some(t.trim().to_string());
@@ -813,40 +767,13 @@ impl Parser {
             }
             "session.compaction_complete" => self.compaction(&c, data),
             "session.shutdown" => self.shutdown(&c, data),
-            "session.error" | "abort" => {
-                let detail = str_of(data, "message")
-                    .or_else(|| str_of(data, "reason"))
-                    .or_else(|| str_of(data, "errorType"))
-                    .unwrap_or_default();
-                let text = if ty == "abort" {
-                    format!("aborted: {detail}")
-                        .trim_end_matches([':', ' '])
-                        .to_string()
-                } else {
-                    detail.to_string()
-                };
-                let mut m = self.message(&c, Role::System, MessageKind::Error, text);
-                m.is_error = true;
-                self.push(&c, m);
-            }
+            "session.error" | "abort" => self.error_event(&c, ty, data),
             "session.info" | "session.warning" => {
-                let text = str_of(data, "message").unwrap_or_default().to_string();
-                let m = self.message(&c, Role::System, MessageKind::Meta, text);
-                self.push(&c, m);
+                self.note(&c, str_of(data, "message").unwrap_or_default().to_string())
             }
-            "session.truncation" => {
-                let m = self.message(
-                    &c,
-                    Role::System,
-                    MessageKind::Meta,
-                    "context truncated".into(),
-                );
-                self.push(&c, m);
-            }
+            "session.truncation" => self.note(&c, "context truncated".into()),
             "system.message" | "system.notification" => {
-                let text = str_of(data, "content").unwrap_or_default().to_string();
-                let m = self.message(&c, Role::System, MessageKind::Meta, text);
-                self.push(&c, m);
+                self.note(&c, str_of(data, "content").unwrap_or_default().to_string())
             }
             "hook.start" | "hook.end" => {
                 let hook = str_of(data, "hookType").unwrap_or("hook");
@@ -855,13 +782,7 @@ impl Parser {
                 } else {
                     "ended"
                 };
-                let m = self.message(
-                    &c,
-                    Role::System,
-                    MessageKind::Meta,
-                    format!("hook {hook} {what}"),
-                );
-                self.push(&c, m);
+                self.note(&c, format!("hook {hook} {what}"));
             }
             _ => {
                 let mut m = self.message(&c, Role::System, MessageKind::Unknown, String::new());
@@ -869,6 +790,77 @@ impl Parser {
                 self.push(&c, m);
             }
         }
+    }
+
+    fn session_start(&mut self, data: &Value) {
+        if let Some(id) = str_of(data, "sessionId") {
+            if self.st.native_id.is_none() {
+                self.st.native_id = Some(id.to_string());
+            }
+        }
+        let version = str_of(data, "copilotVersion")
+            .map(str::to_string)
+            .or_else(|| str_of(data, "version").map(str::to_string));
+        if version.is_some() {
+            self.st.agent_version = version;
+        }
+        if let Some(m) = str_of(data, "selectedModel") {
+            self.st.current_model = Some(m.to_string());
+            self.observe_model(None, m);
+        }
+        self.apply_context(data);
+    }
+
+    /// A resumed session starts a new segment of the log.
+    fn session_resume(&mut self, c: &Ctx, data: &Value) {
+        self.st.segment = self.st.segment.saturating_add(1);
+        self.st.emitted.clear();
+        if let Some(m) = str_of(data, "selectedModel") {
+            self.st.current_model = Some(m.to_string());
+            self.observe_model(None, m);
+        }
+        self.apply_context(data);
+        self.note(c, "session resumed".into());
+    }
+
+    fn model_change(&mut self, c: &Ctx, data: &Value) {
+        let new = str_of(data, "newModel").unwrap_or_default().to_string();
+        if !new.is_empty() {
+            self.st.current_model = Some(new.clone());
+            self.observe_model(c.sub, &new);
+        }
+        let mut m = self.message(
+            c,
+            Role::System,
+            MessageKind::Meta,
+            format!("model changed to {new}"),
+        );
+        m.model = (!new.is_empty()).then_some(new);
+        self.push(c, m);
+    }
+
+    /// `session.error` and `abort`: an error message with the detail the event gives.
+    fn error_event(&mut self, c: &Ctx, ty: &str, data: &Value) {
+        let detail = str_of(data, "message")
+            .or_else(|| str_of(data, "reason"))
+            .or_else(|| str_of(data, "errorType"))
+            .unwrap_or_default();
+        let text = if ty == "abort" {
+            format!("aborted: {detail}")
+                .trim_end_matches([':', ' '])
+                .to_string()
+        } else {
+            detail.to_string()
+        };
+        let mut m = self.message(c, Role::System, MessageKind::Error, text);
+        m.is_error = true;
+        self.push(c, m);
+    }
+
+    /// A system note.
+    fn note(&mut self, c: &Ctx, text: String) {
+        let m = self.message(c, Role::System, MessageKind::Meta, text);
+        self.push(c, m);
     }
 
     /// The model an assistant event ran on: its own field, else (main session) the current one.

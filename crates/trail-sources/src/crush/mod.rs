@@ -46,7 +46,7 @@ use crate::ids;
 use crate::json_fields::{jcount, jstr, value_text};
 use crate::linear::{finish_linear_session, push_message, PendingFile};
 use crate::sqlite_readonly::{
-    cell_json, column_names, db_error, read_database, record_issue, table_names, SQLITE_MAGIC,
+    column_names, db_error, read_database, record_issue, require_tables, rows_as_json, SQLITE_MAGIC,
 };
 use crate::{FileParse, ParseRequest, Source, SourceError};
 
@@ -146,34 +146,9 @@ fn crush_time(v: Option<&Value>) -> Option<String> {
     time::from_epoch_millis(ms as i64)
 }
 
-/// Every row of a query as JSON objects keyed by column name.
-fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<Value>> {
-    let mut stmt = conn.prepare(sql)?;
-    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
-    let mut out = Vec::new();
-    let mut it = stmt.query([])?;
-    while let Some(row) = it.next()? {
-        let mut obj = serde_json::Map::new();
-        for (i, name) in names.iter().enumerate() {
-            obj.insert(
-                name.clone(),
-                row.get_ref(i).map(cell_json).unwrap_or(Value::Null),
-            );
-        }
-        out.push(Value::Object(obj));
-    }
-    Ok(out)
-}
-
 fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
     let err = |e: rusqlite::Error| db_error(path, &e);
-    let tables = table_names(conn).map_err(err)?;
-    if !tables.contains("sessions") || !tables.contains("messages") {
-        return Err(SourceError::format(
-            path,
-            "not a Crush database: no sessions and messages tables",
-        ));
-    }
+    let tables = require_tables(conn, path, &["sessions", "messages"], "Crush database")?;
     let order = if column_names(conn, "messages")
         .map_err(err)?
         .contains("created_at")
@@ -182,10 +157,12 @@ fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
     } else {
         "rowid"
     };
-    let sessions = rows(conn, "SELECT * FROM sessions ORDER BY created_at, rowid").map_err(err)?;
-    let messages = rows(conn, &format!("SELECT * FROM messages ORDER BY {order}")).map_err(err)?;
+    let sessions =
+        rows_as_json(conn, "SELECT * FROM sessions ORDER BY created_at, rowid").map_err(err)?;
+    let messages =
+        rows_as_json(conn, &format!("SELECT * FROM messages ORDER BY {order}")).map_err(err)?;
     let files = if tables.contains("files") {
-        rows(
+        rows_as_json(
             conn,
             "SELECT * FROM files ORDER BY path, version, created_at",
         )

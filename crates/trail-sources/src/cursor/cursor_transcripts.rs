@@ -550,7 +550,7 @@ fn cached_folders(db: &Path) -> HashMap<String, String> {
             }
         }
     }
-    let (folders, _) = crate::cursor::workspace_folders(db);
+    let (folders, _) = crate::cursor::workspace::workspace_folders(db);
     if let Ok(mut map) = cache.lock() {
         map.insert(db.to_path_buf(), (stamp.0, stamp.1, folders.clone()));
     }

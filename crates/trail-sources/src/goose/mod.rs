@@ -44,7 +44,7 @@ use crate::ids;
 use crate::json_fields::{jcount, jstr, value_text};
 use crate::linear::{finish_linear_session, push_message, PendingFile};
 use crate::sqlite_readonly::{
-    cell_json, db_error, read_database, record_issue, table_names, SQLITE_MAGIC,
+    db_error, read_database, record_issue, require_tables, rows_as_json, SQLITE_MAGIC,
 };
 use crate::{discover, FileParse, ParseRequest, Source, SourceError};
 
@@ -138,24 +138,6 @@ fn sql_time(v: Option<&Value>) -> Option<String> {
     })
 }
 
-fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<Value>> {
-    let mut stmt = conn.prepare(sql)?;
-    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
-    let mut out = Vec::new();
-    let mut it = stmt.query([])?;
-    while let Some(row) = it.next()? {
-        let mut obj = serde_json::Map::new();
-        for (i, name) in names.iter().enumerate() {
-            obj.insert(
-                name.clone(),
-                row.get_ref(i).map(cell_json).unwrap_or(Value::Null),
-            );
-        }
-        out.push(Value::Object(obj));
-    }
-    Ok(out)
-}
-
 fn text_of(row: &Value, key: &str) -> Option<String> {
     row.get(key)
         .filter(|v| !v.is_null())
@@ -165,21 +147,16 @@ fn text_of(row: &Value, key: &str) -> Option<String> {
 
 fn read_db(path: &Path, conn: &Connection) -> Result<FileParse, SourceError> {
     let err = |e: rusqlite::Error| db_error(path, &e);
-    let tables = table_names(conn).map_err(err)?;
-    if !tables.contains("sessions") || !tables.contains("messages") {
-        return Err(SourceError::format(
-            path,
-            "not a Goose database: no sessions and messages tables",
-        ));
-    }
-    let sessions = rows(conn, "SELECT * FROM sessions ORDER BY created_at, id").map_err(err)?;
-    let messages = rows(
+    let tables = require_tables(conn, path, &["sessions", "messages"], "Goose database")?;
+    let sessions =
+        rows_as_json(conn, "SELECT * FROM sessions ORDER BY created_at, id").map_err(err)?;
+    let messages = rows_as_json(
         conn,
         "SELECT * FROM messages ORDER BY session_id, created_timestamp, id",
     )
     .map_err(err)?;
     let ledger = if tables.contains("usage_ledger") {
-        rows(
+        rows_as_json(
             conn,
             "SELECT * FROM usage_ledger ORDER BY session_id, created_timestamp, id",
         )

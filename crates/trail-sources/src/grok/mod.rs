@@ -43,6 +43,7 @@ use trail_model::{
 use crate::ids;
 use crate::json_fields::{jcount, jstr, value_text};
 use crate::linear::{finish_linear_session, push_message, PendingFile};
+use crate::uri::percent_decode;
 use crate::{discover, FileParse, ParseRequest, Source, SourceError};
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
@@ -144,26 +145,6 @@ fn read_summary(path: &Path) -> Value {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(Value::Null)
-}
-
-/// `%2Fhome%2Fdemo%2Fapp` -> `/home/demo/app`.
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn new_session(path: &Path, summary: &Value) -> Session {

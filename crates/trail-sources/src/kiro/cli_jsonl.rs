@@ -33,7 +33,7 @@ use trail_model::{
 
 use crate::json_fields::{jcount, jstr, value_text};
 use crate::openai_chat::{derive_files_and_refs, message};
-use crate::replay_chain::ReplayChain;
+use crate::replay_chain::{parse_replaying, replaying_log, ReplayChain};
 use crate::{ids, jsonl, FileParse, ParseRequest, SourceError};
 
 /// Version of the resume state layout; a mismatch makes the next parse start over.
@@ -56,40 +56,7 @@ pub(crate) fn looks_like_session(head: &[u8]) -> bool {
 }
 
 pub(crate) fn parse(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
-    let resumed = request.resume.and_then(|r| {
-        let st: State = serde_json::from_slice(r.state).ok()?;
-        (st.version == STATE_VERSION).then_some((st, r.offset, r.line))
-    });
-    if let Some((st, offset, line)) = resumed {
-        let mut p = Parser::new(st, true);
-        let outcome = read(request.path, offset, line, request.max_bytes, &mut p)?;
-        if !p.replayed {
-            return Ok(finish(request.path, p, outcome, UpdateMode::Append));
-        }
-        // A replay in the new lines moves the main chain back: read it all again, whole (a
-        // re-read bounded by `max_bytes` would stop before the offset it resumed from, and the
-        // next resume would replay again: no progress).
-        let mut p = Parser::new(State::new(), false);
-        let outcome = read(request.path, 0, 0, None, &mut p)?;
-        return Ok(finish(request.path, p, outcome, UpdateMode::Replace));
-    }
-    let mut p = Parser::new(State::new(), false);
-    let outcome = read(request.path, 0, 0, request.max_bytes, &mut p)?;
-    Ok(finish(request.path, p, outcome, UpdateMode::Replace))
-}
-
-fn read(
-    path: &Path,
-    offset: u64,
-    line: u64,
-    budget: Option<u64>,
-    p: &mut Parser,
-) -> Result<jsonl::LinesOutcome, SourceError> {
-    // Once a replay is seen, the caller reads the file again from its start.
-    jsonl::read_objects_limited(path, offset, line, budget, "a record", |v| {
-        p.record(v);
-        !p.replayed
-    })
+    parse_replaying::<Parser>(request, "a record")
 }
 
 /// What a resumed parse needs of the lines before it.
@@ -120,6 +87,8 @@ impl State {
         }
     }
 }
+
+replaying_log!(Parser, State, STATE_VERSION);
 
 struct Parser {
     st: State,

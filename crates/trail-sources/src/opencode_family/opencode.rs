@@ -567,44 +567,7 @@ fn map_part(b: &mut Builder, ctx: &PartCtx<'_>, part: &RawPart, prompt_taken: &m
         m
     };
     match kind {
-        "text" => {
-            let text = jstr(p, "text").unwrap_or("");
-            if text.trim().is_empty() {
-                return;
-            }
-            let ts = part_time(p, "/time/start", ctx.ts);
-            let injected = p.get("synthetic") == Some(&Value::Bool(true))
-                || p.get("ignored") == Some(&Value::Bool(true));
-            let mut m = if ctx.is_user {
-                if !injected && !*prompt_taken {
-                    *prompt_taken = true;
-                    if b.first_prompt.is_none() {
-                        let t = truncate_chars(text.trim(), TITLE_CHARS).to_string();
-                        b.first_prompt = Some(t);
-                    }
-                    mk(Role::User, MessageKind::Prompt, &ts)
-                } else {
-                    mk(Role::User, MessageKind::Meta, &ts)
-                }
-            } else if ctx.is_summary {
-                let number = next_checkpoint(&b.session);
-                match b.session.checkpoints.last_mut() {
-                    Some(c) if c.overview.is_none() => c.overview = Some(text.to_string()),
-                    _ => b.session.checkpoints.push(Checkpoint {
-                        number,
-                        title: Some("Summary".into()),
-                        overview: Some(text.to_string()),
-                        created_at: ts.clone(),
-                        ..Checkpoint::default()
-                    }),
-                }
-                mk(Role::System, MessageKind::Summary, &ts)
-            } else {
-                mk(Role::Assistant, MessageKind::Text, &ts)
-            };
-            m.text = text.to_string();
-            push_message(&mut b.session, m);
-        }
+        "text" => map_text(b, ctx, p, prompt_taken, &mk),
         "reasoning" => {
             let text = jstr(p, "text").unwrap_or("");
             if text.trim().is_empty() {
@@ -616,29 +579,7 @@ fn map_part(b: &mut Builder, ctx: &PartCtx<'_>, part: &RawPart, prompt_taken: &m
             push_message(&mut b.session, m);
         }
         "tool" => map_tool(b, ctx, part, &mk),
-        "file" => {
-            let source_path = p.pointer("/source/path").and_then(Value::as_str);
-            let url = jstr(p, "url").filter(|u| !u.starts_with("data:"));
-            let label = jstr(p, "filename")
-                .or(source_path)
-                .or(url)
-                .unwrap_or("attachment");
-            let mut m = mk(own_role, MessageKind::Meta, ctx.ts);
-            m.text = format!("[file] {label}");
-            let seq = push_message(&mut b.session, m);
-            let file = source_path.map(str::to_string).or_else(|| {
-                url.and_then(|u| u.strip_prefix("file://"))
-                    .map(str::to_string)
-            });
-            if let Some(path) = file {
-                b.files.push(PendingFile {
-                    seq: Some(seq),
-                    path,
-                    tool_name: None,
-                    timestamp: ctx.ts.clone(),
-                });
-            }
-        }
+        "file" => map_file(b, ctx, p, mk(own_role, MessageKind::Meta, ctx.ts)),
         "patch" => {
             if let Some(files) = p.get("files").and_then(Value::as_array) {
                 let seq = b.session.messages.len().checked_sub(1);
@@ -709,6 +650,77 @@ fn map_part(b: &mut Builder, ctx: &PartCtx<'_>, part: &RawPart, prompt_taken: &m
             m.extra = Some(p.to_string());
             push_message(&mut b.session, m);
         }
+    }
+}
+
+/// A text part: the prompt (the first typed text of a user message), a note, a summary
+/// (which also makes or completes a checkpoint) or the agent's text.
+fn map_text(
+    b: &mut Builder,
+    ctx: &PartCtx<'_>,
+    p: &Value,
+    prompt_taken: &mut bool,
+    mk: &dyn Fn(Role, MessageKind, &Option<String>) -> Message,
+) {
+    let text = jstr(p, "text").unwrap_or("");
+    if text.trim().is_empty() {
+        return;
+    }
+    let ts = part_time(p, "/time/start", ctx.ts);
+    let injected = p.get("synthetic") == Some(&Value::Bool(true))
+        || p.get("ignored") == Some(&Value::Bool(true));
+    let mut m = if ctx.is_user {
+        if !injected && !*prompt_taken {
+            *prompt_taken = true;
+            if b.first_prompt.is_none() {
+                let t = truncate_chars(text.trim(), TITLE_CHARS).to_string();
+                b.first_prompt = Some(t);
+            }
+            mk(Role::User, MessageKind::Prompt, &ts)
+        } else {
+            mk(Role::User, MessageKind::Meta, &ts)
+        }
+    } else if ctx.is_summary {
+        let number = next_checkpoint(&b.session);
+        match b.session.checkpoints.last_mut() {
+            Some(c) if c.overview.is_none() => c.overview = Some(text.to_string()),
+            _ => b.session.checkpoints.push(Checkpoint {
+                number,
+                title: Some("Summary".into()),
+                overview: Some(text.to_string()),
+                created_at: ts.clone(),
+                ..Checkpoint::default()
+            }),
+        }
+        mk(Role::System, MessageKind::Summary, &ts)
+    } else {
+        mk(Role::Assistant, MessageKind::Text, &ts)
+    };
+    m.text = text.to_string();
+    push_message(&mut b.session, m);
+}
+
+/// A file part: a note naming it, and the file when it is a local one.
+fn map_file(b: &mut Builder, ctx: &PartCtx<'_>, p: &Value, mut m: Message) {
+    let source_path = p.pointer("/source/path").and_then(Value::as_str);
+    let url = jstr(p, "url").filter(|u| !u.starts_with("data:"));
+    let label = jstr(p, "filename")
+        .or(source_path)
+        .or(url)
+        .unwrap_or("attachment");
+    m.text = format!("[file] {label}");
+    let seq = push_message(&mut b.session, m);
+    let file = source_path.map(str::to_string).or_else(|| {
+        url.and_then(|u| u.strip_prefix("file://"))
+            .map(str::to_string)
+    });
+    if let Some(path) = file {
+        b.files.push(PendingFile {
+            seq: Some(seq),
+            path,
+            tool_name: None,
+            timestamp: ctx.ts.clone(),
+        });
     }
 }
 

@@ -22,6 +22,10 @@ use std::path::{Path, PathBuf};
 use trail_model::{SessionId, SourceKind};
 use walkdir::WalkDir;
 
+mod markers;
+
+pub use markers::{claimed, claimed_by};
+
 use crate::claude_code::ClaudeCode;
 use crate::codex::Codex;
 use crate::{FileParse, ParseRequest, Source, SourceError};
@@ -50,9 +54,9 @@ pub const TRAEX: Relabel = Relabel {
     kind: SourceKind::Traex,
     inner: &CODEX,
     detect_format: crate::codex::detect_format,
-    markers: &[".trae"],
+    markers: markers::TRAEX,
     nested_projects: false,
-    content_marker: Some(is_trae_rollout),
+    content_marker: Some(markers::is_trae_rollout),
 };
 
 /// OpenClaude: Claude Code JSONL under `~/.openclaude/projects`.
@@ -60,7 +64,7 @@ pub const OPENCLAUDE: Relabel = Relabel {
     kind: SourceKind::Openclaude,
     inner: &CLAUDE_CODE,
     detect_format: crate::claude_code::detect_format,
-    markers: &[".openclaude"],
+    markers: markers::OPENCLAUDE,
     nested_projects: false,
     content_marker: None,
 };
@@ -70,7 +74,7 @@ pub const CLAUDE_COWORK: Relabel = Relabel {
     kind: SourceKind::ClaudeCowork,
     inner: &CLAUDE_CODE,
     detect_format: crate::claude_code::detect_format,
-    markers: &["local-agent-mode-sessions"],
+    markers: markers::CLAUDE_COWORK,
     nested_projects: true,
     content_marker: None,
 };
@@ -78,35 +82,8 @@ pub const CLAUDE_COWORK: Relabel = Relabel {
 /// Every relabel.
 pub const RELABELS: [Relabel; 3] = [TRAEX, OPENCLAUDE, CLAUDE_COWORK];
 
-/// Returns the relabelled agent whose folder `path` sits in, if any: Codex and Claude Code do
-/// not claim such files when they are given by path.
-pub fn claimed(path: &Path) -> Option<SourceKind> {
-    RELABELS
-        .iter()
-        .find(|r| has_marker(r, path))
-        .map(|r| r.kind)
-}
-
-/// Like [`claimed`], and also by the file's first bytes (a TraeX rollout outside `~/.trae`).
-pub fn claimed_by(path: &Path, head: &[u8]) -> Option<SourceKind> {
-    RELABELS
-        .iter()
-        .find(|r| has_marker(r, path) || r.content_marker.is_some_and(|m| m(head)))
-        .map(|r| r.kind)
-}
-
-/// Whether a rollout's `session_meta` names TRAE CLI's model provider (`trae`). Read as bytes:
-/// the line may be longer than the head (base instructions follow the provider), and TRAE CLI
-/// writes compact JSON as Codex does.
-fn is_trae_rollout(head: &[u8]) -> bool {
-    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-    let has = |needle: &[u8]| first.windows(needle.len()).any(|w| w == needle);
-    has(br#""type":"session_meta""#) && has(br#""model_provider":"trae""#)
-}
-
 fn has_marker(r: &Relabel, path: &Path) -> bool {
-    path.components()
-        .any(|c| r.markers.iter().any(|m| c.as_os_str() == *m))
+    markers::has_marker(r.markers, path)
 }
 
 impl Source for Relabel {

@@ -18,7 +18,7 @@ use crate::SourceError;
 /// A buffer larger than this is released after its line, so one huge line does not pin memory.
 const KEEP_BUFFER_BYTES: usize = 8 << 20;
 /// Characters of a bad line kept in its parse issue.
-pub const EXCERPT_CHARS: usize = 200;
+pub use crate::whole::EXCERPT_CHARS;
 
 /// Where a line sits in its file.
 #[derive(Debug, Clone, Copy)]

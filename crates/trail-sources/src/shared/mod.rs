@@ -18,3 +18,4 @@ pub(crate) mod openai_chat;
 pub(crate) mod replay_chain;
 // h42y: resuming the parse of a growing JSONL file from a saved parser.
 pub(crate) mod resumable;
+pub(crate) mod uri;

@@ -208,6 +208,45 @@ pub(crate) fn column_names(conn: &Connection, table: &str) -> rusqlite::Result<H
     rows.collect()
 }
 
+/// The database's tables, when it has every one of `required`; else a format error naming
+/// what `what` (the agent's database) lacks.
+pub(crate) fn require_tables(
+    conn: &Connection,
+    path: &Path,
+    required: &[&str],
+    what: &str,
+) -> Result<HashSet<String>, SourceError> {
+    let tables = table_names(conn).map_err(|e| db_error(path, &e))?;
+    if required.iter().all(|t| tables.contains(*t)) {
+        return Ok(tables);
+    }
+    let names = match required {
+        [one] => format!("no {one} table"),
+        [init @ .., last] => format!("no {} and {last} tables", init.join(", ")),
+        [] => unreachable!("a required table is missing, so one is named"),
+    };
+    Err(SourceError::format(path, format!("not a {what}: {names}")))
+}
+
+/// Every row of a query as JSON objects keyed by column name ([`cell_json`] values).
+pub(crate) fn rows_as_json(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<Value>> {
+    let mut stmt = conn.prepare(sql)?;
+    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let mut out = Vec::new();
+    let mut it = stmt.query([])?;
+    while let Some(row) = it.next()? {
+        let mut obj = serde_json::Map::new();
+        for (i, name) in names.iter().enumerate() {
+            obj.insert(
+                name.clone(),
+                row.get_ref(i).map(cell_json).unwrap_or(Value::Null),
+            );
+        }
+        out.push(Value::Object(obj));
+    }
+    Ok(out)
+}
+
 /// A TEXT or BLOB cell as text (invalid UTF-8 replaced).
 pub(crate) fn cell_text(v: ValueRef<'_>) -> Option<String> {
     match v {

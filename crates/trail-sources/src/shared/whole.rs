@@ -16,6 +16,10 @@ use trail_model::{truncate_chars, ParseIssue};
 
 use crate::SourceError;
 
+/// Characters of a bad line or document kept in its parse issue (every format's; `jsonl`
+/// re-exports it, where most formats read it).
+pub const EXCERPT_CHARS: usize = 200;
+
 /// The UTF-8 byte-order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How many bytes of a file [`crate::Source::detect`] is given.
@@ -116,7 +120,7 @@ fn trailing_issue(path: &Path, bytes: &[u8], at: usize) -> ParseIssue {
         path: path.display().to_string(),
         line: Some(line),
         byte_offset: Some(at as u64),
-        excerpt: Some(truncate_chars(excerpt, crate::jsonl::EXCERPT_CHARS).to_string()),
+        excerpt: Some(truncate_chars(excerpt, EXCERPT_CHARS).to_string()),
         reason: format!(
             "{} bytes after the JSON document (line {line}, column {column}) were ignored; \
              the document was kept",

@@ -60,6 +60,7 @@ use trail_model::{
     Role, Session, SessionId, SessionMeta, SourceKind, Usage,
 };
 
+use crate::uri::{file_uri_path, uri_to_path};
 use crate::{discover, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
 
 /// The marker VS Code writes in place of strings too long to persist.
@@ -907,142 +908,6 @@ fn workspace_cwd(path: &Path) -> Option<String> {
         .and_then(uri_to_path)
 }
 
-/// Decodes `%XX` escapes (invalid escapes are kept as they are).
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = |c: u8| (c as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Turns a file URI's path (`/c:/x/y` or `/home/x`) and authority into a local path, the way
-/// VS Code's `fsPath` does: Windows drive paths get a lower-case drive and backslashes.
-fn file_path_from_parts(authority: &str, path: &str) -> String {
-    let b = path.as_bytes();
-    if b.len() >= 3 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b':' {
-        let mut s = String::with_capacity(path.len());
-        s.push(b[1].to_ascii_lowercase() as char);
-        s.push_str(&path[2..].replace('/', "\\"));
-        return s;
-    }
-    if !authority.is_empty() {
-        return format!("\\\\{}{}", authority, path.replace('/', "\\"));
-    }
-    path.to_string()
-}
-
-/// Converts a serialized URI (a `UriComponents` object or a URI string) to a local path for
-/// `file` URIs, or the URI text for others.
-pub(crate) fn uri_to_path(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => {
-            let s = s.trim();
-            if s.is_empty() {
-                return None;
-            }
-            if let Some(rest) = s.strip_prefix("file://") {
-                let (authority, path) = match rest.find('/') {
-                    Some(i) => (&rest[..i], &rest[i..]),
-                    None => (rest, "/"),
-                };
-                let path = path.split(['?', '#']).next().unwrap_or_default();
-                return Some(file_path_from_parts(
-                    &percent_decode(authority),
-                    &percent_decode(path),
-                ));
-            }
-            Some(s.to_string())
-        }
-        Value::Object(o) => {
-            let scheme = o.get("scheme").and_then(Value::as_str).unwrap_or_default();
-            let path = o.get("path").and_then(Value::as_str).unwrap_or_default();
-            let authority = o
-                .get("authority")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if scheme == "file" {
-                if let Some(fs) = o.get("fsPath").and_then(Value::as_str) {
-                    if !fs.is_empty() {
-                        return Some(fs.to_string());
-                    }
-                }
-                if path.is_empty() {
-                    return None;
-                }
-                return Some(file_path_from_parts(authority, path));
-            }
-            if let Some(ext) = o.get("external").and_then(Value::as_str) {
-                if !ext.is_empty() {
-                    return Some(ext.to_string());
-                }
-            }
-            if scheme.is_empty() {
-                return None;
-            }
-            let mut s = format!("{scheme}://{authority}{path}");
-            if let Some(q) = o
-                .get("query")
-                .and_then(Value::as_str)
-                .filter(|q| !q.is_empty())
-            {
-                s.push('?');
-                s.push_str(q);
-            }
-            if let Some(f) = o
-                .get("fragment")
-                .and_then(Value::as_str)
-                .filter(|f| !f.is_empty())
-            {
-                s.push('#');
-                s.push_str(f);
-            }
-            Some(s)
-        }
-        _ => None,
-    }
-}
-
-/// The path of a file a URI names: `file` URIs become local paths; `vscode-remote` URIs (WSL,
-/// SSH, containers) give the path on the remote machine. Other schemes give None.
-fn file_uri_path(v: &Value) -> Option<String> {
-    match v {
-        Value::Object(o) => match o.get("scheme").and_then(Value::as_str) {
-            Some("file") => uri_to_path(v),
-            Some("vscode-remote") => o
-                .get("path")
-                .and_then(Value::as_str)
-                .filter(|p| !p.is_empty())
-                .map(str::to_string),
-            _ => None,
-        },
-        Value::String(s) => {
-            let s = s.trim();
-            if s.starts_with("file://") {
-                uri_to_path(v)
-            } else if let Some(rest) = s.strip_prefix("vscode-remote://") {
-                let path = &rest[rest.find('/')?..];
-                let path = path.split(['?', '#']).next().unwrap_or_default();
-                Some(percent_decode(path))
-            } else {
-                None
-            }
-        }
-        _ => None,
-    }
-}
-
 /// Counts strings carrying VS Code's truncation marker.
 fn count_truncated(v: &Value) -> usize {
     match v {
@@ -1512,74 +1377,12 @@ impl<'a> Builder<'a> {
             self.prompt(String::new(), &ctx);
             return;
         };
-        let ts = r.get("timestamp").and_then(time::from_json);
-        if let Some(t) = &ts {
-            self.session.meta.observe_timestamp(t);
-        }
-        // `modelId` is what was picked (`copilot/auto` included); `resolvedModel` is the model
-        // that answered, written with the result.
-        let resolved = r
-            .get("result")
-            .and_then(|x| x.get("metadata"))
-            .and_then(|m| m.get("resolvedModel"))
-            .or_else(|| r.get("resolvedModel"))
-            .and_then(Value::as_str)
-            .filter(|m| !m.is_empty());
-        let model = resolved
-            .or_else(|| r.get("modelId").and_then(Value::as_str))
-            .filter(|m| !m.is_empty())
-            .map(str::to_string);
-        if let Some(m) = &model {
-            self.session.observe_model(m);
-        }
-        // A custom agent the request ran under (`modeInfo` of a mode that is not built in):
-        // Chronicle's `agent_description`.
-        if let Some(name) = r
-            .get("modeInfo")
-            .filter(|m| m.get("isBuiltin").and_then(Value::as_bool) == Some(false))
-            .and_then(|m| m.get("modeName"))
-            .and_then(Value::as_str)
-            .filter(|n| !n.trim().is_empty())
-        {
-            self.session.meta.agent_description = Some(name.to_string());
-        }
-        let ctx = RequestCtx {
-            native_id: r
-                .get("requestId")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            ts,
-            model,
-        };
-        let prompt = match r.get("message") {
-            Some(Value::String(s)) => s.clone(),
-            Some(m @ Value::Object(_)) => m
-                .get("text")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| parts_text(m.get("parts"))),
-            _ => r
-                .get("prompt")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-        };
+        let ctx = self.request_ctx(r);
+        let prompt = request_prompt(r);
         self.prompt(prompt, &ctx);
 
         let metadata = r.get("result").and_then(|x| x.get("metadata"));
-        let mut rounds: Vec<RoundCall<'_>> = Vec::new();
-        if let Some(Value::Array(rs)) = metadata.and_then(|m| m.get("toolCallRounds")) {
-            for round in rs {
-                if let Some(Value::Array(calls)) = round.get("toolCalls") {
-                    for call in calls {
-                        rounds.push(RoundCall {
-                            call,
-                            timestamp: round.get("timestamp"),
-                        });
-                    }
-                }
-            }
-        }
+        let rounds = round_calls(metadata);
         let results = metadata.and_then(|m| m.get("toolCallResults"));
         let use_rounds = !rounds.is_empty();
         let mut rounds = rounds.into_iter();
@@ -1614,7 +1417,68 @@ impl<'a> Builder<'a> {
             self.subagent(&call_id, &parts, &ctx);
         }
 
-        // Conversation summaries written by the agent when it compacted its context.
+        self.summary(metadata, &ctx);
+        for e in r
+            .get("editedFileEvents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(p) = e.get("uri").and_then(file_uri_path) {
+                self.add_file(p, Some("editedFileEvents"), &ctx.ts);
+            }
+        }
+
+        self.error(r, &ctx);
+        self.usage(index, r, &ctx);
+    }
+
+    /// A request's context: its id, time and model (the time and model also go to the
+    /// session, with the custom agent it ran under).
+    fn request_ctx(&mut self, r: &Map<String, Value>) -> RequestCtx {
+        let ts = r.get("timestamp").and_then(time::from_json);
+        if let Some(t) = &ts {
+            self.session.meta.observe_timestamp(t);
+        }
+        // `modelId` is what was picked (`copilot/auto` included); `resolvedModel` is the model
+        // that answered, written with the result.
+        let resolved = r
+            .get("result")
+            .and_then(|x| x.get("metadata"))
+            .and_then(|m| m.get("resolvedModel"))
+            .or_else(|| r.get("resolvedModel"))
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty());
+        let model = resolved
+            .or_else(|| r.get("modelId").and_then(Value::as_str))
+            .filter(|m| !m.is_empty())
+            .map(str::to_string);
+        if let Some(m) = &model {
+            self.session.observe_model(m);
+        }
+        // A custom agent the request ran under (`modeInfo` of a mode that is not built in):
+        // Chronicle's `agent_description`.
+        if let Some(name) = r
+            .get("modeInfo")
+            .filter(|m| m.get("isBuiltin").and_then(Value::as_bool) == Some(false))
+            .and_then(|m| m.get("modeName"))
+            .and_then(Value::as_str)
+            .filter(|n| !n.trim().is_empty())
+        {
+            self.session.meta.agent_description = Some(name.to_string());
+        }
+        RequestCtx {
+            native_id: r
+                .get("requestId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            ts,
+            model,
+        }
+    }
+
+    /// Conversation summaries written by the agent when it compacted its context.
+    fn summary(&mut self, metadata: Option<&Value>, ctx: &RequestCtx) {
         if let Some(summary) = metadata
             .and_then(|m| m.get("summary"))
             .and_then(|s| s.get("text"))
@@ -1634,23 +1498,9 @@ impl<'a> Builder<'a> {
                 MessageKind::Summary,
                 summary.to_string(),
                 &Value::Null,
-                &ctx,
+                ctx,
             );
         }
-
-        for e in r
-            .get("editedFileEvents")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(p) = e.get("uri").and_then(file_uri_path) {
-                self.add_file(p, Some("editedFileEvents"), &ctx.ts);
-            }
-        }
-
-        self.error(r, &ctx);
-        self.usage(index, r, &ctx);
     }
 
     /// Builds the session of the subagent a `runSubagent` call (`call_id`) started: its prompt
@@ -1797,75 +1647,20 @@ impl<'a> Builder<'a> {
                 }
             }
             Some("inlineReference") => {
-                let name = obj
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .or_else(|| {
-                        let r = obj.get("inlineReference")?;
-                        let target = r.get("uri").unwrap_or(r);
-                        let p = uri_to_path(target)?;
-                        let base = p.rsplit(['/', '\\']).next().unwrap_or(&p).to_string();
-                        Some(base)
-                    })
-                    .unwrap_or_default();
+                let name = inline_reference_name(obj);
                 if !name.is_empty() {
                     self.append(pending, MessageKind::Text, &format!("`{name}`"), ctx);
                 }
             }
             Some("thinking") => {
-                let mut text = String::new();
-                match obj.get("value") {
-                    Some(Value::String(s)) => text.push_str(s),
-                    Some(Value::Array(a)) => {
-                        for s in a.iter().filter_map(Value::as_str) {
-                            text.push_str(s);
-                        }
-                    }
-                    _ => {}
-                }
+                let text = thinking_text(obj);
                 if !text.is_empty() {
                     self.append(pending, MessageKind::Thinking, &text, ctx);
                 }
             }
             Some("toolInvocationSerialized" | "toolInvocation") => {
                 self.flush(pending, ctx);
-                if let Some(parent_call) = obj
-                    .get("subAgentInvocationId")
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty())
-                {
-                    // A subagent's tool: not one of this request's model rounds.
-                    match sub_parts.iter_mut().find(|(id, _)| id == parent_call) {
-                        Some((_, parts)) => parts.push(obj),
-                        None => sub_parts.push((parent_call.to_string(), vec![obj])),
-                    }
-                    return;
-                }
-                let specific = obj.get("toolSpecificData");
-                let is_run_subagent = obj.get("toolId").and_then(Value::as_str)
-                    == Some(RUN_SUBAGENT)
-                    || specific.and_then(|d| d.get("kind")).and_then(Value::as_str)
-                        == Some("subagent");
-                if is_run_subagent {
-                    if let Some(id) = obj.get("toolCallId").and_then(Value::as_str) {
-                        let ask = specific.map(SubagentAsk::from_value).unwrap_or_default();
-                        self.subagent_asks
-                            .entry(id.to_string())
-                            .or_default()
-                            .merge(ask);
-                        if !sub_parts.iter().any(|(x, _)| x == id) {
-                            sub_parts.push((id.to_string(), Vec::new()));
-                        }
-                    }
-                }
-                if use_rounds {
-                    if let Some(rc) = rounds.next() {
-                        self.emit_round_call(&rc, results, ctx);
-                    }
-                } else {
-                    self.emit_invocation(obj, ctx);
-                }
+                self.tool_part(obj, ctx, use_rounds, rounds, results, sub_parts);
             }
             Some("textEditGroup" | "notebookEditGroup") => {
                 if let Some(p) = obj.get("uri").and_then(file_uri_path) {
@@ -1893,20 +1688,7 @@ impl<'a> Builder<'a> {
                 | "warning"
                 | "confirmation",
             ) => {
-                let mut text = String::new();
-                if let Some(t) = obj.get("title").and_then(Value::as_str) {
-                    text.push_str(t);
-                }
-                if let Some(t) = obj
-                    .get("content")
-                    .or_else(|| obj.get("message"))
-                    .and_then(markdown_text)
-                {
-                    if !text.is_empty() {
-                        text.push_str(": ");
-                    }
-                    text.push_str(t);
-                }
+                let text = progress_text(obj);
                 self.flush(pending, ctx);
                 self.emit_other(Role::System, MessageKind::Meta, text, part, ctx);
             }
@@ -1923,6 +1705,53 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A tool invocation part: a subagent's tool goes to the subagent's parts; a run of a
+    /// subagent notes what was asked; the call itself comes from the request's model rounds
+    /// when it has them.
+    fn tool_part<'v>(
+        &mut self,
+        obj: &'v Map<String, Value>,
+        ctx: &RequestCtx,
+        use_rounds: bool,
+        rounds: &mut impl Iterator<Item = RoundCall<'v>>,
+        results: Option<&Value>,
+        sub_parts: &mut Vec<(String, Vec<&'v Map<String, Value>>)>,
+    ) {
+        if let Some(parent_call) = obj
+            .get("subAgentInvocationId")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
+            // A subagent's tool: not one of this request's model rounds.
+            match sub_parts.iter_mut().find(|(id, _)| id == parent_call) {
+                Some((_, parts)) => parts.push(obj),
+                None => sub_parts.push((parent_call.to_string(), vec![obj])),
+            }
+            return;
+        }
+        let specific = obj.get("toolSpecificData");
+        let is_run_subagent = obj.get("toolId").and_then(Value::as_str) == Some(RUN_SUBAGENT)
+            || specific.and_then(|d| d.get("kind")).and_then(Value::as_str) == Some("subagent");
+        if is_run_subagent {
+            if let Some(id) = obj.get("toolCallId").and_then(Value::as_str) {
+                let ask = specific.map(SubagentAsk::from_value).unwrap_or_default();
+                self.subagent_asks
+                    .entry(id.to_string())
+                    .or_default()
+                    .merge(ask);
+                if !sub_parts.iter().any(|(x, _)| x == id) {
+                    sub_parts.push((id.to_string(), Vec::new()));
+                }
+            }
+        }
+        if use_rounds {
+            if let Some(rc) = rounds.next() {
+                self.emit_round_call(&rc, results, ctx);
+            }
+        } else {
+            self.emit_invocation(obj, ctx);
+        }
+    }
     fn error(&mut self, r: &Map<String, Value>, ctx: &RequestCtx) {
         let details = r.get("result").and_then(|x| x.get("errorDetails"));
         let state = r
@@ -2126,4 +1955,88 @@ pub(crate) fn build_session(
         notes.push(format!("truncated values: {truncated}"));
     }
     (session, notes)
+}
+
+/// A request's prompt: its message (a string, or an object's text or parts) or `prompt`.
+fn request_prompt(r: &Map<String, Value>) -> String {
+    match r.get("message") {
+        Some(Value::String(s)) => s.clone(),
+        Some(m @ Value::Object(_)) => m
+            .get("text")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| parts_text(m.get("parts"))),
+        _ => r
+            .get("prompt")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+    }
+}
+
+/// The tool calls of a request's model rounds, in order, each with its round's time.
+fn round_calls(metadata: Option<&Value>) -> Vec<RoundCall<'_>> {
+    let mut rounds: Vec<RoundCall<'_>> = Vec::new();
+    if let Some(Value::Array(rs)) = metadata.and_then(|m| m.get("toolCallRounds")) {
+        for round in rs {
+            if let Some(Value::Array(calls)) = round.get("toolCalls") {
+                for call in calls {
+                    rounds.push(RoundCall {
+                        call,
+                        timestamp: round.get("timestamp"),
+                    });
+                }
+            }
+        }
+    }
+    rounds
+}
+
+/// The name an inline reference shows: its own, else its target's file name.
+fn inline_reference_name(obj: &Map<String, Value>) -> String {
+    obj.get("name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| {
+            let r = obj.get("inlineReference")?;
+            let target = r.get("uri").unwrap_or(r);
+            let p = uri_to_path(target)?;
+            let base = p.rsplit(['/', '\\']).next().unwrap_or(&p).to_string();
+            Some(base)
+        })
+        .unwrap_or_default()
+}
+
+/// A thinking part's text: a string, or an array of strings.
+fn thinking_text(obj: &Map<String, Value>) -> String {
+    let mut text = String::new();
+    match obj.get("value") {
+        Some(Value::String(s)) => text.push_str(s),
+        Some(Value::Array(a)) => {
+            for s in a.iter().filter_map(Value::as_str) {
+                text.push_str(s);
+            }
+        }
+        _ => {}
+    }
+    text
+}
+
+/// A progress, warning or confirmation part's text: `title: content`.
+fn progress_text(obj: &Map<String, Value>) -> String {
+    let mut text = String::new();
+    if let Some(t) = obj.get("title").and_then(Value::as_str) {
+        text.push_str(t);
+    }
+    if let Some(t) = obj
+        .get("content")
+        .or_else(|| obj.get("message"))
+        .and_then(markdown_text)
+    {
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(t);
+    }
+    text
 }

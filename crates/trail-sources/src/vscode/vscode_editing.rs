@@ -106,7 +106,7 @@ pub fn text_edit_groups(root: &Value, turn_of: &dyn Fn(&str) -> Option<u32>) -> 
             if part.get("kind").and_then(Value::as_str) != Some("textEditGroup") {
                 continue;
             }
-            let Some(path) = part.get("uri").and_then(crate::copilot_vscode::uri_to_path) else {
+            let Some(path) = part.get("uri").and_then(crate::uri::uri_to_path) else {
                 continue;
             };
             let batches = part
@@ -176,10 +176,7 @@ pub fn snapshots_from_state_and_edits(
             .unwrap_or_default()
     };
     let mut push = |e: &Value, turn: Option<u32>| {
-        let Some(path) = e
-            .get("resource")
-            .and_then(crate::copilot_vscode::uri_to_path)
-        else {
+        let Some(path) = e.get("resource").and_then(crate::uri::uri_to_path) else {
             return;
         };
         let h = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
@@ -315,7 +312,7 @@ fn timeline_snapshots(
         .get("currentEpoch")
         .and_then(Value::as_f64)
         .unwrap_or(f64::INFINITY);
-    let path_of = |v: Option<&Value>| v.and_then(crate::copilot_vscode::uri_to_path);
+    let path_of = |v: Option<&Value>| v.and_then(crate::uri::uri_to_path);
     // (path, request id) -> the file's text when that request first edited it.
     let mut baselines: HashMap<(String, String), String> = HashMap::new();
     for pair in timeline
