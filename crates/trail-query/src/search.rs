@@ -7,7 +7,7 @@ use trail_store::{SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, 
 
 use crate::sessions::SessionFilter;
 use crate::time::Clock;
-use crate::{shell_quote, Query, QueryError, Result};
+use crate::{shell_quote, Need, Query, QueryError, Result};
 
 /// Hits a search returns at most, whatever the caller asks.
 pub const MAX_HITS: usize = 500;
@@ -102,7 +102,7 @@ impl Query {
         };
         match self.remote() {
             Some(remote) => remote.search(&options),
-            None => Ok(self.store().search(&options)?),
+            None => Ok(self.reader(|| Need::SessionTable)?.search(&options)?),
         }
     }
 }

@@ -83,7 +83,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let redactor = build_redactor(&args)?;
     let query = open_query(ctx)?;
     let sessions = select(&query, &args)?;
-    let store = query.store();
+    let ids: Vec<String> = sessions.iter().map(|s| s.id.clone()).collect();
+    let store = query.session_store(&ids)?;
     let format = Format::from(args.format);
     let to_stdout = args.out.as_os_str() == "-";
     if to_stdout && sessions.len() > 1 && matches!(format, Format::Html | Format::Vscode) {
@@ -99,7 +100,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         return Ok(0);
     }
     let mut exporter = Exporter::new(
-        store,
+        &store,
         &redactor,
         ExportOptions {
             thinking: args.thinking,

@@ -109,13 +109,14 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         zone: trail_query::DayZone::utc(),
     };
     if args.watch {
-        let (resolved, zone) = filter.resolve(&clock)?;
+        // Unreadable times are the user's typo: said before anything is indexed.
+        filter.resolve(&clock)?;
         let watch = crate::blocks_view::Watch {
             interval: std::time::Duration::from_secs_f64(args.interval.clamp(0.1, 86_400.0)),
             count: args.count,
             breakdown: args.breakdown,
         };
-        return crate::blocks_view::watch(ctx, &resolved, &zone, &watch);
+        return crate::blocks_view::watch(ctx, &filter, &watch);
     }
     let by = match args.by {
         _ if args.active => return blocks(ctx, &args, &filter, &clock),
