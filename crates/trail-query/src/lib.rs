@@ -68,26 +68,13 @@ pub struct Query {
 }
 
 impl Query {
-    /// Opens the store at `path`; a store that does not exist yet is [`QueryError::NoStore`]
+    /// Opens the store at `path` for reading only: no recovery, no migration, no index build,
+    /// no write can happen through it (SQLite's read-only mode). A store older than this trail
+    /// answers what its schema holds, and says to run `trail index` (the writer, which
+    /// migrates) where it cannot. A store that does not exist yet is [`QueryError::NoStore`]
     /// (frontends say to run `trail index`), never an empty store created behind the user's
     /// back.
     pub fn open(path: &Path) -> Result<Query> {
-        if !path.exists() {
-            return Err(QueryError::NoStore(path.to_path_buf()));
-        }
-        let store = Store::open(path)?;
-        store.map_for_reading()?;
-        Ok(Query {
-            store: Some(store),
-            path: path.to_path_buf(),
-            remote: None,
-        })
-    }
-
-    /// Opens the store at `path` for reading only: no migration, no write can happen through
-    /// it (a viewer's pool of handles). A store that does not exist yet is
-    /// [`QueryError::NoStore`].
-    pub fn open_read_only(path: &Path) -> Result<Query> {
         if !path.exists() {
             return Err(QueryError::NoStore(path.to_path_buf()));
         }

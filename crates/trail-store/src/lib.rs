@@ -98,6 +98,10 @@ pub enum StoreError {
     /// A first index was filling the store when the system went down (`unsynced.rs`).
     #[error("the store at {} was being filled by its first index when the system went down, so it may be damaged; run `trail index` to set it aside and index again", path.display())]
     Interrupted { path: PathBuf },
+    /// A reader found the store older than this trail reads (its schema, or its search
+    /// database): a writer brings it up to date, a reader never does.
+    #[error("the store at {} needs `trail index` to bring it up to date: {reason}", path.display())]
+    NeedsUpgrade { path: PathBuf, reason: String },
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -134,6 +138,9 @@ pub struct Store {
     /// While a first index writes without syncs: its marker and the thread that writes the
     /// databases' pages to disk meanwhile (`unsynced.rs`).
     unsynced: Option<Box<unsynced::Unsynced>>,
+    /// Opened read-only without a search database it can read (missing, or made by an older
+    /// trail): a search says to run `trail index` instead of answering nothing.
+    unsearchable: bool,
 }
 
 impl Drop for Store {
@@ -176,6 +183,7 @@ impl Store {
             path: path.to_path_buf(),
             checkpoints: None,
             unsynced: None,
+            unsearchable: false,
         };
         // A first index killed before its end left these out (see `bulk.rs`).
         store.build_deferred_indexes()?;
@@ -196,15 +204,20 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         text::register_functions(&conn)?;
-        schema::check_version(&conn, path)?;
+        let version = schema::check_version(&conn, path)?;
         // Memory-mapped reads (see `Store::map_for_reading`).
         conn.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824;")?;
-        search_db::attach(&conn, path, search_db::Attach::Read)?;
+        let searchable = search_db::attach(&conn, path, search_db::Attach::Read)?;
+        if version < schema::CURRENT {
+            // Read as it is: what the old schema holds still answers; the next index migrates.
+            tracing::debug!(version, current = schema::CURRENT, "reading an older store");
+        }
         Ok(Store {
             conn,
             path: path.to_path_buf(),
             checkpoints: None,
             unsynced: None,
+            unsearchable: !searchable,
         })
     }
 
@@ -220,6 +233,7 @@ impl Store {
             path: PathBuf::from(":memory:"),
             checkpoints: None,
             unsynced: None,
+            unsearchable: false,
         })
     }
 
@@ -271,6 +285,15 @@ impl Store {
         tx.execute("DELETE FROM store_meta WHERE key = 'fill_agent_names'", [])?;
         tx.commit()?;
         Ok(filled)
+    }
+
+    /// The error a search gives on a store opened read-only without a search database it can
+    /// read (see [`StoreError::NeedsUpgrade`]).
+    pub(crate) fn unsearchable(&self) -> Option<StoreError> {
+        self.unsearchable.then(|| StoreError::NeedsUpgrade {
+            path: self.path.clone(),
+            reason: "its search database is missing or older than this trail reads".into(),
+        })
     }
 
     /// Returns trail's schema version (the number of migrations applied).

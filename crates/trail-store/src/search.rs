@@ -560,6 +560,9 @@ impl Store {
 
     /// [`Store::search`] of the words as typed.
     fn search_as_typed(&self, o: &SearchOptions) -> Result<SearchResults> {
+        if let Some(e) = self.unsearchable() {
+            return Err(e);
+        }
         let fts = translate_query(&o.query).map_err(StoreError::InvalidQuery)?;
         // A role is a column filter: prompts are the user's, answers and tool calls the
         // assistant's, tool output the tool's.
