@@ -47,8 +47,8 @@ pub mod registry {
 }
 
 pub use trail_report::{
-    BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips,
-    UsageOptions, UsageReport,
+    BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Status,
+    StatusRequest, Tips, UsageOptions, UsageReport,
 };
 pub use trail_store::{
     Cell, ContinuationLink, Correction, FileTouchRow, MessageRow, SearchHit, SearchResults,

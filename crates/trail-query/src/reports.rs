@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 use trail_report::{
-    BlockOptions, BlocksReport, DayZone, Filter, GroupBy, ImproveReport, PriceTable, Standup, Tips,
-    UsageOptions, UsageReport,
+    BlockOptions, BlocksReport, DayZone, Filter, GroupBy, ImproveReport, PriceTable, Standup,
+    Status, StatusRequest, Tips, UsageOptions, UsageReport,
 };
 
 use crate::time::Clock;
@@ -145,6 +145,26 @@ impl Query {
             &zone,
             clock.now,
             options,
+        )?)
+    }
+
+    /// An agent's status line: the session's cost, today's (days of `clock.zone`), the active
+    /// block and the context used.
+    pub fn status(
+        &self,
+        request: &StatusRequest,
+        prices: &PriceTable,
+        clock: &Clock,
+    ) -> Result<Status> {
+        Ok(trail_report::status(
+            &*self.reader(|| Need::Usage {
+                filter: Filter::default(),
+                rows: true,
+            })?,
+            request,
+            prices,
+            &clock.zone,
+            clock.now,
         )?)
     }
 
