@@ -1496,10 +1496,13 @@ pub fn report(cx: &Ctx<'_>, a: ReportArgs) -> ToolResult {
         return Err(ToolError("`by` applies to the usage report only".into()));
     }
     let filter = ReportFilter {
-        since: a.since,
-        until: a.until,
-        source: a.source,
-        repo: a.repo,
+        filter: SessionFilter {
+            since: a.since,
+            until: a.until,
+            source: a.source,
+            repo: a.repo,
+            ..SessionFilter::default()
+        },
         tz: a.tz,
     };
     let (data, text) = report_data(cx.query, &cx.clock, a.kind, &filter, a.by.as_deref())?;

@@ -84,6 +84,8 @@ impl PgBackend {
             ),
             Need::Usage { filter: f, .. } | Need::Activity(f) => {
                 let repo = f.repo.as_deref().map(|r| format!("%{}%", like_escape(r)));
+                let source = f.source.map(|s| s.as_str());
+                let (since, until) = (f.since.as_deref(), f.until.as_deref());
                 let active = matches!(need, Need::Activity(_));
                 // A superset is enough: the local code filters again.
                 client.query(
@@ -102,7 +104,7 @@ impl PgBackend {
                          )
                          SELECT DISTINCT id FROM chosen"
                     ),
-                    &[u, h, &f.source, &repo, &f.since, &f.until, &active],
+                    &[u, h, &source, &repo, &since, &until, &active],
                 )
             }
             Need::FileNamed(name) => {
@@ -214,9 +216,14 @@ impl RemoteBackend for PgBackend {
             if let Some(ids) = &ids {
                 for table in CHILDREN {
                     let (usage_only, usage_rows, bounds) = match need {
-                        Need::Usage { filter, rows } => {
-                            (true, *rows, (filter.since.clone(), filter.until.clone()))
-                        }
+                        Need::Usage { filter, rows } => (
+                            true,
+                            *rows,
+                            (
+                                filter.since.as_deref().map(str::to_string),
+                                filter.until.as_deref().map(str::to_string),
+                            ),
+                        ),
                         _ => (false, true, (None, None)),
                     };
                     if usage_only
@@ -293,42 +300,43 @@ impl RemoteBackend for PgBackend {
             params.push(Box::new(v));
             filter.push_str(&sql.replace('?', &format!("${}", params.len())));
         };
-        if let Some(v) = &o.source {
-            bind(" AND s.source = ?", v.clone(), &mut filter);
+        let f = &o.filter;
+        if let Some(v) = f.source {
+            bind(" AND s.source = ?", v.as_str().to_string(), &mut filter);
         }
-        if let Some(v) = &o.repo {
+        if let Some(v) = &f.repo {
             bind(
                 " AND s.repository ILIKE ?",
                 format!("%{}%", like_escape(v)),
                 &mut filter,
             );
         }
-        if let Some(v) = &o.cwd {
+        if let Some(v) = &f.cwd {
             bind(
                 " AND s.cwd ILIKE ?",
                 format!("%{}%", like_escape(v)),
                 &mut filter,
             );
         }
-        if let Some(v) = &o.branch {
+        if let Some(v) = &f.branch {
             bind(" AND s.branch = ?", v.clone(), &mut filter);
         }
         // A turn is in a time range when it overlaps it.
-        if let Some(v) = &o.since {
+        if let Some(v) = &f.since {
             bind(
                 " AND coalesce(t.last_at, s.updated_at) >= ?",
-                v.clone(),
+                v.to_string(),
                 &mut filter,
             );
         }
-        if let Some(v) = &o.until {
+        if let Some(v) = &f.until {
             bind(
                 " AND coalesce(t.first_at, s.created_at) < ?",
-                v.clone(),
+                v.to_string(),
                 &mut filter,
             );
         }
-        if let Some(v) = &o.model {
+        if let Some(v) = &f.model {
             bind(
                 " AND s.models ILIKE ?",
                 format!("%{}%", like_escape(v)),
@@ -339,7 +347,7 @@ impl RemoteBackend for PgBackend {
             bind(" AND t.session_id = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.exclude_updated_since {
-            bind(" AND s.updated_at < ?", v.clone(), &mut filter);
+            bind(" AND s.updated_at < ?", v.to_string(), &mut filter);
         }
         for v in &o.exclude_sessions {
             bind(" AND t.session_id <> ?", v.clone(), &mut filter);

@@ -43,7 +43,7 @@ impl Query {
         if r.query.trim().is_empty() {
             return Err(QueryError::Invalid("the search query is empty".into()));
         }
-        let (since, until) = r.filter.bounds(clock)?;
+        let filter = r.filter.resolve(clock)?;
         let role = match r.role.as_deref() {
             None | Some("") => None,
             Some(role @ ("user" | "assistant" | "tool")) => Some(role.to_string()),
@@ -78,14 +78,8 @@ impl Query {
             };
         let options = SearchOptions {
             query: r.query.clone(),
-            source: r.filter.source_name()?,
-            repo: r.filter.repo.clone(),
-            cwd: r.filter.cwd.clone(),
-            branch: r.filter.branch.clone(),
-            since,
-            until,
+            filter,
             role,
-            model: r.filter.model.clone(),
             session,
             exclude_updated_since,
             exclude_sessions,

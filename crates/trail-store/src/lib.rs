@@ -11,6 +11,7 @@ mod bulk;
 mod checkpoint;
 mod chronicle;
 mod export;
+pub mod filter;
 mod forget;
 mod history;
 mod read;
@@ -33,6 +34,7 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use block_anchor::BlockAnchor;
 pub use export::{ExportMessage, ToolResultRow};
+pub use filter::{Filter, Timestamp, Where};
 pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{

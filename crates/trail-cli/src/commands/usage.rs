@@ -37,10 +37,13 @@ impl FilterArgs {
     /// The filter as the query layer reads it (times and the zone resolved there).
     pub fn report_filter(&self) -> ReportFilter {
         ReportFilter {
-            since: self.since.clone(),
-            until: self.until.clone(),
-            source: self.source.map(|s| s.as_str().to_string()),
-            repo: self.repo.clone(),
+            filter: trail_query::SessionFilter {
+                since: self.since.clone(),
+                until: self.until.clone(),
+                source: self.source.map(|s| s.as_str().to_string()),
+                repo: self.repo.clone(),
+                ..trail_query::SessionFilter::default()
+            },
             tz: Some(self.tz.clone()),
         }
     }
