@@ -4,6 +4,7 @@ use trail_query::{BlockOptions, UsageOptions};
 use trail_query::{Clock, GroupBy, ReportFilter};
 use trail_report::markdown::{self, thousands, usage_key_label, usd};
 
+use crate::commands::filter::SessionArgs;
 use crate::commands::open_query;
 use crate::error::CliResult;
 use crate::output::{fit, Style};
@@ -14,19 +15,10 @@ const BREAKDOWN_INDENT: &str = "  └ ";
 
 /// The filter every report takes.
 #[derive(Debug, Clone, clap::Args)]
+#[command(mut_arg("source", |a| a.help("Only this source (an id or an alias)")))]
 pub struct FilterArgs {
-    /// Only activity since this time (7d, 24h, 2026-11-01)
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Only activity before this time
-    #[arg(long)]
-    pub until: Option<String>,
-    /// Only this source (an id or an alias)
-    #[arg(long, value_parser = crate::agents::source_parser())]
-    pub source: Option<trail_model::SourceKind>,
-    /// Only sessions whose repository (owner/name) or folder contains this text
-    #[arg(long)]
-    pub repo: Option<String>,
+    #[command(flatten)]
+    pub sessions: SessionArgs,
     /// Time zone of days: dates in --since/--until, and usage's days, weeks and months
     /// (UTC, local, +05:30, Europe/Paris)
     #[arg(long, env = "TRAIL_TZ", default_value = "UTC")]
@@ -37,13 +29,7 @@ impl FilterArgs {
     /// The filter as the query layer reads it (times and the zone resolved there).
     pub fn report_filter(&self) -> ReportFilter {
         ReportFilter {
-            filter: trail_query::SessionFilter {
-                since: self.since.clone(),
-                until: self.until.clone(),
-                source: self.source.map(|s| s.as_str().to_string()),
-                repo: self.repo.clone(),
-                ..trail_query::SessionFilter::default()
-            },
+            filter: self.sessions.session_filter(),
             tz: Some(self.tz.clone()),
         }
     }
