@@ -42,8 +42,8 @@ pub use read::{
     SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
-    translate_query, Correction, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END,
-    HIT_START,
+    lex as lex_query, translate_query, Correction, Lexeme as QueryLexeme, SearchHit, SearchOptions,
+    SearchResults, SearchSort, HIT_END, HIT_START,
 };
 pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use sql::{

@@ -34,9 +34,10 @@ const MAX_TERMS: usize = 64;
 // ---------------------------------------------------------------------------------------------
 // Query translation
 
-/// One lexical item of a user query.
+/// One lexical item of a user query: the one lexer of trail's query syntax, shared by the
+/// SQLite (FTS5) translation here and the team store's (`tsquery`, trail-postgres).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Lexeme {
+pub enum Lexeme {
     /// A word or a quoted phrase; `prefix` when it ended with `*`.
     Term {
         text: String,
@@ -47,7 +48,9 @@ pub(crate) enum Lexeme {
     Not,
 }
 
-pub(crate) fn lex(q: &str) -> Vec<Lexeme> {
+/// Splits a user query into terms (words, "quoted phrases", with a trailing `*` for a prefix)
+/// and the operators `AND`, `OR`, `NOT`.
+pub fn lex(q: &str) -> Vec<Lexeme> {
     let mut out = Vec::new();
     let mut chars = q.chars().peekable();
     while let Some(&c) = chars.peek() {
