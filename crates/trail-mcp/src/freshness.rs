@@ -67,7 +67,7 @@ impl Refresher {
             .name("trail-refresh".into())
             .spawn(move || {
                 let result = match trail_query::refresh(&path, &freshen) {
-                    Refreshed::Indexed(s) => Some(Ok(s)),
+                    Refreshed::Indexed(s) => Some(Ok(*s)),
                     Refreshed::Failed(e) => Some(Err(e)),
                     // `trail index --watch` keeps the store fresh: nothing to say.
                     Refreshed::Watched | Refreshed::TeamStore => None,

@@ -29,7 +29,7 @@ pub struct Freshen {
 #[derive(Debug)]
 pub enum Refreshed {
     /// An index ran.
-    Indexed(IndexSummary),
+    Indexed(Box<IndexSummary>),
     /// `trail index --watch` keeps this store fresh: nothing to do.
     Watched,
     /// A team store: `trail sync` fills it, nothing is indexed here.
@@ -56,7 +56,7 @@ pub fn refresh(path: &Path, f: &Freshen) -> Refreshed {
         return Refreshed::Watched;
     }
     match index_now(path, f) {
-        Ok(s) => Refreshed::Indexed(s),
+        Ok(s) => Refreshed::Indexed(Box::new(s)),
         Err(e) => Refreshed::Failed(e),
     }
 }

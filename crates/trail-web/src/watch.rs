@@ -106,7 +106,7 @@ fn index_once(
     };
     // `trail index --watch` keeps the store fresh: read what it wrote instead of indexing.
     let summary = match trail_query::refresh(path, &freshen) {
-        Refreshed::Indexed(s) => s,
+        Refreshed::Indexed(s) => *s,
         Refreshed::Watched | Refreshed::TeamStore => trail_ingest::IndexSummary::default(),
         Refreshed::Failed(e) => return Err(e),
     };
