@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use trail_query::{BlockOptions, Clock, Freshen, Query, ReportFilter};
 use trail_report::blocks::{Block, BlocksReport};
 use trail_report::markdown::{self, hours_minutes, thousands, usd, Emphasis};
-use trail_report::{BlockOptions, DayZone, Filter};
-use trail_store::Store;
 
+use crate::commands::open_query;
 use crate::error::CliResult;
 use crate::output::{fit, Style, Ui};
 use crate::{config, Ctx};
@@ -187,8 +187,9 @@ impl Drop for CursorGuard {
 
 /// The live view: every interval, index what changed, then draw the active block. On a
 /// terminal the view is redrawn in place (cursor home, clear below); into a pipe each refresh
-/// is printed as a new snapshot after a blank line.
-pub fn watch(ctx: &mut Ctx, filter: &Filter, zone: &DayZone, w: &Watch) -> CliResult<u8> {
+/// is printed as a new snapshot after a blank line. A team store (`--store postgres://...`) is
+/// read as it is at each refresh: `trail sync` fills it, nothing is indexed.
+pub fn watch(ctx: &mut Ctx, filter: &ReportFilter, w: &Watch) -> CliResult<u8> {
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
@@ -197,27 +198,37 @@ pub fn watch(ctx: &mut Ctx, filter: &Filter, zone: &DayZone, w: &Watch) -> CliRe
     }
     let tty = std::io::stdout().is_terminal();
     let _cursor = CursorGuard(tty);
-    let mut store = Store::open(&ctx.store_path)?;
-    let roots = config::source_roots(&ctx.env, ctx.home.as_deref(), &[]);
-    let options = trail_ingest::IndexOptions {
-        roots,
-        ..trail_ingest::IndexOptions::default()
+    let freshen = Freshen {
+        index: trail_ingest::IndexOptions {
+            roots: config::source_roots(&ctx.env, ctx.home.as_deref(), &[]),
+            ..trail_ingest::IndexOptions::default()
+        },
+        busy_wait: None,
+    };
+    // A failed index (a file that vanished mid-read) must not end the view: show the store as
+    // it is and say so.
+    let (query, mut refreshed) = if ctx.team_store.is_some() {
+        let query = open_query(ctx)?;
+        let refreshed = query.refresh(&freshen);
+        (query, refreshed)
+    } else {
+        Query::open_fresh(&ctx.store_path, &freshen)?
     };
     let prices = ctx.config.price_table();
     let budget = ctx.config.config.usage.block_budget_usd;
     let mut drawn = 0u64;
     loop {
-        // A failed index (a file that vanished mid-read) must not end the view: show the
-        // store as it is and say so.
-        let indexed = trail_ingest::index(&mut store, &options, &trail_ingest::NoProgress);
-        let now = ctx.now()?;
+        let clock = Clock {
+            now: ctx.now()?,
+            zone: trail_query::DayZone::utc(),
+        };
         let block_options = BlockOptions {
             breakdown: w.breakdown,
             active_only: true,
         };
-        let report = trail_report::blocks(&store, filter, &prices, zone, now, &block_options)?;
+        let report = query.blocks(filter, &prices, &clock, &block_options)?;
         let mut lines = active_lines(&ctx.ui, &report, budget);
-        if let Err(e) = indexed {
+        if let Some(e) = refreshed.error() {
             lines.push(ctx.ui.paint(Style::Yellow, &format!("index failed: {e}")));
         }
         lines.push(ctx.ui.paint(
@@ -262,6 +273,7 @@ pub fn watch(ctx: &mut Ctx, filter: &Filter, zone: &DayZone, w: &Watch) -> CliRe
         if stop.load(Ordering::SeqCst) {
             break;
         }
+        refreshed = query.refresh(&freshen);
     }
     Ok(0)
 }

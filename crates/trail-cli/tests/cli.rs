@@ -421,3 +421,35 @@ fn importing_the_same_export_twice_adds_nothing() {
     assert_eq!(code, 2);
     assert!(err.contains("not in a format trail reads"), "{err}");
 }
+
+/// Issue 41: the session flags are one struct shared by search, list, export and the reports;
+/// export's still choose the sessions of `--all` only, and each command reads them.
+#[test]
+fn shared_session_flags_filter_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.db");
+    let home = common::examples_home();
+    let (code, _, err) = run(trail(dir.path(), &store)
+        .arg("--home")
+        .arg(&home)
+        .arg("index"));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(trail(dir.path(), &store).args(["export", "--source", "codex", "x"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--all"), "{err}");
+    let count = |args: &[&str]| {
+        let (code, out, err) = run(trail(dir.path(), &store).args(args));
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_array().map(Vec::len).unwrap_or(0)
+    };
+    let all = count(&["list", "--json", "--limit", "1000"]);
+    let codex = count(&["list", "--json", "--source", "codex"]);
+    assert!(codex > 0 && codex < all, "codex {codex} of {all}");
+    assert_eq!(count(&["list", "--json", "--since", "2100-01-01"]), 0);
+    let (code, out, _) = run(trail(dir.path(), &store)
+        .args(["export", "--all", "--source", "codex", "--format", "json"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("\"codex\""), "{out}");
+    assert!(!out.contains("\"claude-code\""));
+}

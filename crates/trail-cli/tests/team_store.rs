@@ -1061,3 +1061,56 @@ fn tls_is_required_and_verified() {
         "{v}"
     );
 }
+
+/// Issue 41: `usage --watch` on a team store used to hand the URL to the local store's opener,
+/// which made a folder `postgres:` in the working folder and indexed local history into it.
+/// It reads the team store (the same active block as `usage --active` on the local store that
+/// synced it) and writes nothing where it runs.
+#[test]
+fn usage_watch_reads_a_team_store_and_writes_nothing_locally() {
+    let Some(team) = Team::start("usage_watch_reads_a_team_store_and_writes_nothing_locally")
+    else {
+        return;
+    };
+    let local = Local::indexed(None);
+    local.sync(&team.url("alice"), &["--no-redact"]);
+    let (code, active, err) = run(local.cmd().args(["usage", "--active"]));
+    assert_eq!(code, 0, "{err}");
+
+    let cwd = tempfile::tempdir().unwrap();
+    let (code, out, err) = run(trail(cwd.path(), Path::new(&team.url("alice")))
+        .current_dir(cwd.path())
+        .arg("--home")
+        .arg(examples_home())
+        .env("TRAIL_NOW", NOW)
+        .args(["usage", "--watch", "--count", "1", "--interval", "0.1"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with(&active), "watch:\n{out}\nactive:\n{active}");
+    assert!(out.contains("Refreshing every"), "{out}");
+    assert_eq!(entries(cwd.path()), Vec::<String>::new());
+}
+
+/// An unreachable team store is an error naming it; nothing is created where the command runs.
+#[test]
+fn usage_watch_on_an_unreachable_team_store_fails_without_writing() {
+    let cwd = tempfile::tempdir().unwrap();
+    let (code, out, err) = run(trail(
+        cwd.path(),
+        Path::new("postgres://nobody@127.0.0.1:1/team?connect_timeout=2"),
+    )
+    .current_dir(cwd.path())
+    .args(["usage", "--watch", "--count", "1"]));
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("team store"), "{err}");
+    assert_eq!(entries(cwd.path()), Vec::<String>::new());
+}
+
+/// The names in a folder, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}

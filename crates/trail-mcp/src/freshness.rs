@@ -9,8 +9,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use trail_ingest::{IndexOptions, IndexSummary, NoProgress};
-use trail_store::Store;
+use trail_ingest::{IndexOptions, IndexSummary};
+use trail_query::{Freshen, Refreshed};
 
 /// The outcome of one index run on the background thread.
 type RunResult = Result<IndexSummary, String>;
@@ -23,7 +23,8 @@ pub struct Refresher {
 
 struct Running {
     started: Instant,
-    done: Receiver<RunResult>,
+    /// None when no index ran (a watcher keeps the store fresh).
+    done: Receiver<Option<RunResult>>,
 }
 
 impl Refresher {
@@ -44,7 +45,7 @@ impl Refresher {
             return match run.done.recv_timeout(budget) {
                 Ok(result) => {
                     *running = None;
-                    Some(note_for(&result))
+                    result.as_ref().map(note_for)
                 }
                 Err(RecvTimeoutError::Timeout) => Some(still_running(run.started)),
                 Err(RecvTimeoutError::Disconnected) => {
@@ -56,17 +57,21 @@ impl Refresher {
         if !is_stale(last_indexed_at, after, Utc::now()) {
             return None;
         }
-        // `trail index --watch` keeps the store fresh: its index is the one to wait for.
-        if trail_ingest::watch::running_watcher(store_path).is_some() {
-            return None;
-        }
         let (tx, rx) = mpsc::channel();
         let path = store_path.to_path_buf();
-        let options = options.clone();
+        let freshen = Freshen {
+            index: options.clone(),
+            busy_wait: None,
+        };
         let spawned = std::thread::Builder::new()
             .name("trail-refresh".into())
             .spawn(move || {
-                let result = run_index(&path, &options);
+                let result = match trail_query::refresh(&path, &freshen) {
+                    Refreshed::Indexed(s) => Some(Ok(*s)),
+                    Refreshed::Failed(e) => Some(Err(e)),
+                    // `trail index --watch` keeps the store fresh: nothing to say.
+                    Refreshed::Watched | Refreshed::TeamStore => None,
+                };
                 // The receiver is gone only when the server stopped; nothing to tell then.
                 let _ = tx.send(result);
             });
@@ -75,7 +80,7 @@ impl Refresher {
         }
         let started = Instant::now();
         match rx.recv_timeout(budget) {
-            Ok(result) => Some(note_for(&result)),
+            Ok(result) => result.as_ref().map(note_for),
             Err(RecvTimeoutError::Timeout) => {
                 *running = Some(Running { started, done: rx });
                 Some(still_running(started))
@@ -95,10 +100,16 @@ impl Refresher {
     }
 }
 
-/// Runs the incremental index into the store at `path` (opened for writing here only).
+/// Runs the incremental index into the store at `path` (opened for writing here only), watcher
+/// or not: the `index` tool asked for it.
 pub fn run_index(path: &Path, options: &IndexOptions) -> RunResult {
-    let mut store = Store::open(path).map_err(|e| e.to_string())?;
-    trail_ingest::index(&mut store, options, &NoProgress).map_err(|e| e.to_string())
+    trail_query::index_now(
+        path,
+        &Freshen {
+            index: options.clone(),
+            busy_wait: None,
+        },
+    )
 }
 
 /// True when the store was never indexed or its last index is older than `after`.

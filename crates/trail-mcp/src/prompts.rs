@@ -105,10 +105,10 @@ fn filter(args: Option<&Map<String, Value>>) -> Result<ReportFilter, ToolError> 
             }
         };
         match k.as_str() {
-            "since" => f.since = value,
-            "until" => f.until = value,
-            "repo" => f.repo = value,
-            "source" => f.source = value,
+            "since" => f.filter.since = value,
+            "until" => f.filter.until = value,
+            "repo" => f.filter.repo = value,
+            "source" => f.filter.source = value,
             "tz" => f.tz = value,
             other => {
                 return Err(ToolError(format!(

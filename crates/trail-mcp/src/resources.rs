@@ -84,9 +84,12 @@ pub fn read(q: &Query, uri: &str, redactor: &Redactor) -> Result<ReadResourceRes
     };
     let id = percent_decode(id).ok_or_else(|| ToolError(format!("{uri:?} is not a valid URI")))?;
     let session = q.session(&id).map_err(query_error)?;
+    let rows = q
+        .session_store(std::slice::from_ref(&session.id))
+        .map_err(query_error)?;
     let mut markdown = Vec::new();
     Exporter::new(
-        q.store(),
+        &rows,
         redactor,
         ExportOptions {
             agent_name: Some(trail_query::registry::name_of),

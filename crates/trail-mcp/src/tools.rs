@@ -169,35 +169,89 @@ pub fn definitions() -> Vec<Tool> {
 }
 
 /// Reads a tool's arguments, naming what is wrong in words a model can act on.
-pub fn parse_args<T: serde::de::DeserializeOwned>(
+pub fn parse_args<T: serde::de::DeserializeOwned + JsonSchema>(
     tool: &str,
     args: Option<serde_json::Map<String, Value>>,
 ) -> Result<T, ToolError> {
-    serde_json::from_value(Value::Object(args.unwrap_or_default()))
-        .map_err(|e| ToolError(format!("invalid arguments for {tool}: {e}")))
+    let args = args.unwrap_or_default();
+    let parsed = serde_json::from_value(Value::Object(args.clone()))
+        .map_err(|e| ToolError(format!("invalid arguments for {tool}: {e}")))?;
+    // serde cannot refuse unknown fields of a type with a flattened part (FilterArgs): the
+    // schema the client sees names every field there is.
+    let known = schema_properties::<T>();
+    if let Some(k) = args.keys().find(|k| !known.contains(k)) {
+        return Err(ToolError(format!(
+            "invalid arguments for {tool}: unknown field `{k}`, expected one of {}",
+            known
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(parsed)
+}
+
+/// The names of a tool input's fields, from its JSON Schema.
+fn schema_properties<T: JsonSchema>() -> Vec<String> {
+    fn collect(v: &Value, out: &mut Vec<String>) {
+        if let Some(p) = v.get("properties").and_then(Value::as_object) {
+            out.extend(p.keys().cloned());
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            for s in v.get(key).and_then(Value::as_array).into_iter().flatten() {
+                collect(s, out);
+            }
+        }
+    }
+    let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
+    let mut out = Vec::new();
+    collect(schema.as_value(), &mut out);
+    out
+}
+
+/// Which sessions and when: the filter every tool that reads sessions takes, flattened into
+/// its arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct FilterArgs {
+    #[serde(default)]
+    #[schemars(schema_with = "source_schema")]
+    pub source: Option<String>,
+    /// Repository (owner/name) or folder contains this.
+    pub repo: Option<String>,
+    /// From: 30m, 24h, 7d, 2026-11-01 or an RFC 3339 time (list: active from; standup report:
+    /// the last 24 hours by default).
+    pub since: Option<String>,
+    /// Before (same forms as since; list: started before).
+    pub until: Option<String>,
+}
+
+impl FilterArgs {
+    /// The query layer's filter.
+    fn session_filter(&self) -> SessionFilter {
+        SessionFilter {
+            source: self.source.clone(),
+            repo: self.repo.clone(),
+            since: self.since.clone(),
+            until: self.until.clone(),
+            ..SessionFilter::default()
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // search
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SearchArgs {
     /// Words (all must match), "a phrase", prefix*, OR, NOT.
     pub query: String,
-    #[serde(default)]
-    #[schemars(schema_with = "source_schema")]
-    pub source: Option<String>,
-    /// Repository (owner/name) or folder contains this.
-    pub repo: Option<String>,
+    #[serde(flatten)]
+    pub filter: FilterArgs,
     /// Folder contains this.
     pub cwd: Option<String>,
     /// Git branch.
     pub branch: Option<String>,
-    /// From: 30m, 24h, 7d, 2026-11-01 or an RFC 3339 time.
-    pub since: Option<String>,
-    /// Before (same forms as since).
-    pub until: Option<String>,
     /// user, assistant or tool.
     pub role: Option<String>,
     /// Model name contains this.
@@ -290,13 +344,10 @@ pub fn search(cx: &Ctx<'_>, a: SearchArgs) -> ToolResult {
     let limit = a.limit.unwrap_or(10).clamp(1, 50) as usize;
     let include_active = a.include_active.unwrap_or(false);
     let filter = SessionFilter {
-        source: a.source.clone(),
-        repo: a.repo.clone(),
         cwd: a.cwd.clone(),
         branch: a.branch.clone(),
         model: a.model.clone(),
-        since: a.since.clone(),
-        until: a.until.clone(),
+        ..a.filter.session_filter()
     };
     let request = SearchRequest {
         query: a.query.clone(),
@@ -400,23 +451,15 @@ fn mark_snippet(s: &str) -> String {
 // list_sessions
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ListArgs {
-    #[serde(default)]
-    #[schemars(schema_with = "source_schema")]
-    pub source: Option<String>,
-    /// Repository (owner/name) or folder contains this.
-    pub repo: Option<String>,
+    #[serde(flatten)]
+    pub filter: FilterArgs,
     /// Folder contains this.
     pub cwd: Option<String>,
     /// Git branch.
     pub branch: Option<String>,
     /// Model name contains this.
     pub model: Option<String>,
-    /// Active from: 30m, 24h, 7d, 2026-11-01 or an RFC 3339 time.
-    pub since: Option<String>,
-    /// Started before (same forms as since).
-    pub until: Option<String>,
     /// Include subagent sessions.
     pub include_subagents: Option<bool>,
     /// Max sessions (default 20, at most 100).
@@ -503,13 +546,10 @@ pub struct ListOut {
 
 pub fn list_sessions(cx: &Ctx<'_>, a: ListArgs) -> ToolResult {
     let filter = SessionFilter {
-        source: a.source,
-        repo: a.repo,
         cwd: a.cwd,
         branch: a.branch,
         model: a.model,
-        since: a.since,
-        until: a.until,
+        ..a.filter.session_filter()
     };
     let request = ListRequest {
         filter: filter.clone(),
@@ -1441,18 +1481,10 @@ pub enum ReportKindArg {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ReportArgs {
     pub kind: ReportKindArg,
-    /// From: 24h, 7d, 2026-11-01 or an RFC 3339 time (standup: last 24 hours by default).
-    pub since: Option<String>,
-    /// Before (same forms as since).
-    pub until: Option<String>,
-    #[serde(default)]
-    #[schemars(schema_with = "source_schema")]
-    pub source: Option<String>,
-    /// Repository (owner/name) or folder contains this.
-    pub repo: Option<String>,
+    #[serde(flatten)]
+    pub filter: FilterArgs,
     /// Time zone of days: UTC (default), local, +05:30, Europe/Paris.
     pub tz: Option<String>,
     /// usage only: day (default), week, month, model, session, repo or source.
@@ -1503,10 +1535,7 @@ pub fn report(cx: &Ctx<'_>, a: ReportArgs) -> ToolResult {
         return Err(ToolError("`by` applies to the usage report only".into()));
     }
     let filter = ReportFilter {
-        since: a.since,
-        until: a.until,
-        source: a.source,
-        repo: a.repo,
+        filter: a.filter.session_filter(),
         tz: a.tz,
     };
     let (data, text) = report_data(cx.query, &cx.clock, a.kind, &filter, a.by.as_deref())?;

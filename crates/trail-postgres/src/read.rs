@@ -16,7 +16,7 @@ use trail_store::{
 };
 
 use crate::search_text::{
-    field_matches, role_weights, searched_fields, snippet, translate_in, SEARCHED_KINDS,
+    field_matches, role_weights, searched_fields, snippet, translate_in, TsQuery, SEARCHED_KINDS,
     TURN_RANK_WEIGHTS,
 };
 use crate::tables::{Mirrored, CHILDREN, SESSIONS};
@@ -84,6 +84,8 @@ impl PgBackend {
             ),
             Need::Usage { filter: f, .. } | Need::Activity(f) => {
                 let repo = f.repo.as_deref().map(|r| format!("%{}%", like_escape(r)));
+                let source = f.source.map(|s| s.as_str());
+                let (since, until) = (f.since.as_deref(), f.until.as_deref());
                 let active = matches!(need, Need::Activity(_));
                 // A superset is enough: the local code filters again.
                 client.query(
@@ -102,7 +104,7 @@ impl PgBackend {
                          )
                          SELECT DISTINCT id FROM chosen"
                     ),
-                    &[u, h, &f.source, &repo, &f.since, &f.until, &active],
+                    &[u, h, &source, &repo, &since, &until, &active],
                 )
             }
             Need::FileNamed(name) => {
@@ -214,9 +216,14 @@ impl RemoteBackend for PgBackend {
             if let Some(ids) = &ids {
                 for table in CHILDREN {
                     let (usage_only, usage_rows, bounds) = match need {
-                        Need::Usage { filter, rows } => {
-                            (true, *rows, (filter.since.clone(), filter.until.clone()))
-                        }
+                        Need::Usage { filter, rows } => (
+                            true,
+                            *rows,
+                            (
+                                filter.since.as_deref().map(str::to_string),
+                                filter.until.as_deref().map(str::to_string),
+                            ),
+                        ),
                         _ => (false, true, (None, None)),
                     };
                     if usage_only
@@ -288,229 +295,22 @@ impl RemoteBackend for PgBackend {
             Box::new(self.scope.user.clone()),
             Box::new(self.scope.host.clone()),
         ];
-        let mut filter = String::new();
-        let mut bind = |sql: &str, v: String, filter: &mut String| {
-            params.push(Box::new(v));
-            filter.push_str(&sql.replace('?', &format!("${}", params.len())));
-        };
-        if let Some(v) = &o.source {
-            bind(" AND s.source = ?", v.clone(), &mut filter);
-        }
-        if let Some(v) = &o.repo {
-            bind(
-                " AND s.repository ILIKE ?",
-                format!("%{}%", like_escape(v)),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &o.cwd {
-            bind(
-                " AND s.cwd ILIKE ?",
-                format!("%{}%", like_escape(v)),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &o.branch {
-            bind(" AND s.branch = ?", v.clone(), &mut filter);
-        }
-        // A turn is in a time range when it overlaps it.
-        if let Some(v) = &o.since {
-            bind(
-                " AND coalesce(t.last_at, s.updated_at) >= ?",
-                v.clone(),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &o.until {
-            bind(
-                " AND coalesce(t.first_at, s.created_at) < ?",
-                v.clone(),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &o.model {
-            bind(
-                " AND s.models ILIKE ?",
-                format!("%{}%", like_escape(v)),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &o.session {
-            bind(" AND t.session_id = ?", v.clone(), &mut filter);
-        }
-        if let Some(v) = &o.exclude_updated_since {
-            bind(" AND s.updated_at < ?", v.clone(), &mut filter);
-        }
-        for v in &o.exclude_sessions {
-            bind(" AND t.session_id <> ?", v.clone(), &mut filter);
-        }
-        params.push(Box::new(o.limit as i64));
-        let limit_at = params.len();
-        // Matching turns straight off the GIN index, at most RANKED_TURNS + 1 of them (no
-        // sort before that limit, so a near-stopword costs what a rarer word does), ranked with
-        // `ts_rank` and the local column weights, and sorted. Below the cap, which is nearly
-        // every query, the ranking is exact; above it, the hits are the best of the turns read
-        // and the answer says so (`capped`). `ts_rank` reads each turn's whole vector: ranking
-        // all 10,000 turns of a near-stopword took 180 ms on the 1 GiB team store, 2,000 of
-        // them 70 ms, 500 of them 28 ms (the p50 of bench/postgres.py's queries, process
-        // included).
-        let order = match o.sort {
-            SearchSort::Relevance => "score DESC, c.session_id DESC, c.turn_index DESC",
-            SearchSort::Recent => "c.at DESC, c.session_id DESC, c.turn_index DESC",
-        };
-        let sql = format!(
-            "SELECT c.session_id, c.turn_index,
-                    ts_rank('{TURN_RANK_WEIGHTS}', c.search_vector, q.q)::float8 AS score,
-                    count(*) OVER () AS matched
-             FROM (SELECT $1::text::tsquery AS q) q,
-             LATERAL (SELECT t.session_id, t.turn_index, t.search_vector,
-                             coalesce(t.last_at, s.updated_at) AS at
-                      FROM turn_search t JOIN sessions s ON s.id = t.session_id
-                      WHERE t.search_vector @@ q.q AND {}{filter}
-                      LIMIT {}) c
-             ORDER BY {order} LIMIT ${limit_at}",
-            Self::scope_sql(2, 3),
-            RANKED_TURNS + 1,
-        );
-        let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|b| b.as_ref()).collect();
-        let rows = client
-            .query(&sql, &refs)
-            .map_err(|e| match e.as_db_error() {
-                Some(db) if db.code().code().starts_with("42") || db.code().code() == "22023" => {
-                    QueryError::Store(StoreError::InvalidQuery(db.message().to_string()))
-                }
-                _ => remote(e),
-            })?;
-        struct HitTurn {
-            session_id: String,
-            turn: i64,
-            // Lower is better, as bm25's scores are locally.
-            score: f64,
-            seq: Option<i64>,
-        }
-        let capped = rows
-            .first()
-            .is_some_and(|r| r.get::<_, i64>(3) > RANKED_TURNS as i64);
-        let mut turns: Vec<HitTurn> = rows
-            .iter()
-            .map(|r| HitTurn {
-                session_id: r.get(0),
-                turn: r.get(1),
-                score: -r.get::<_, f64>(2),
-                seq: None,
-            })
-            .collect();
+        let filter = search_filter(o, &mut params);
+        let ranking = rank_turns(&mut client, o, filter, params)?;
+        let mut turns = ranking.turns;
         tracing::debug!(
             ms = started.elapsed().as_millis() as u64,
             turns = turns.len(),
             "search turns ranked"
         );
-        let ranked = rows
-            .first()
-            .map_or(0, |r| (r.get::<_, i64>(3) as usize).min(RANKED_TURNS));
-        // Each hit turn shows its best message: the best rank for any of the query's words.
-        let any_word = tsq
-            .marks
-            .iter()
-            .map(|(w, prefix)| {
-                let mut t = format!("'{}'", w.replace('\\', "\\\\").replace('\'', "''"));
-                if *prefix {
-                    t.push_str(":*");
-                }
-                t
-            })
-            .collect::<Vec<_>>()
-            .join(" | ");
-        let sessions: Vec<&str> = turns.iter().map(|t| t.session_id.as_str()).collect();
-        let turn_ids: Vec<i64> = turns.iter().map(|t| t.turn).collect();
-        let kinds: Vec<&str> = SEARCHED_KINDS.to_vec();
-        let best = client
-            .query(
-                "SELECT k.ord, m.seq,
-                        CASE WHEN $3 <> '' AND m.search_vector @@ $3::text::tsquery
-                             THEN ts_rank('{0.1, 0.5, 0.75, 1.0}', m.search_vector, $3::text::tsquery)
-                             ELSE -1 END::float8 AS r
-                 FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(sid, turn, ord)
-                 JOIN messages m ON m.session_id = k.sid AND coalesce(m.turn_index, -1) = k.turn
-                 WHERE m.kind = ANY($4) AND ($5::text IS NULL OR m.role = $5)
-                 ORDER BY k.ord, r DESC, m.seq",
-                &[&sessions, &turn_ids, &any_word, &kinds, &o.role],
-            )
-            .map_err(remote)?;
-        for r in best {
-            let ord: i64 = r.get(0);
-            if let Some(t) = usize::try_from(ord - 1).ok().and_then(|i| turns.get_mut(i)) {
-                if t.seq.is_none() {
-                    t.seq = Some(r.get(1));
-                }
-            }
-        }
-        let chosen: Vec<&HitTurn> = turns.iter().collect();
-        let sessions: Vec<&str> = chosen.iter().map(|c| c.session_id.as_str()).collect();
-        let seqs: Vec<i64> = chosen.iter().map(|c| c.seq.unwrap_or(-1)).collect();
-        let rows = client
-            .query(
-                "SELECT k.ord, s.summary, s.source, s.repository, s.branch, s.cwd, m.role, m.kind,
-                        m.tool_name, coalesce(m.timestamp, s.updated_at), m.text,
-                        left(m.tool_input, 1000),
-                        CASE WHEN length(m.tool_output) > 800
-                             THEN left(m.tool_output, 600) || E'\\n…\\n' || right(m.tool_output, 200)
-                             ELSE m.tool_output END
-                 FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(sid, seq, ord)
-                 JOIN sessions s ON s.id = k.sid
-                 LEFT JOIN messages m ON m.session_id = k.sid AND m.seq = k.seq
-                 ORDER BY k.ord",
-                &[&sessions, &seqs],
-            )
-            .map_err(remote)?;
-        let names = ["text", "tool_input", "tool_output"];
-        let mut hits = Vec::with_capacity(rows.len());
-        for r in rows {
-            let ord: i64 = r.get(0);
-            let Some(c) = usize::try_from(ord - 1).ok().and_then(|i| chosen.get(i)) else {
-                continue;
-            };
-            let fields = searched_fields(
-                r.get::<_, Option<&str>>(10),
-                r.get::<_, Option<&str>>(11),
-                r.get::<_, Option<&str>>(12),
-            );
-            let at = (0..3)
-                .find(|&i| field_matches(&fields[i], &tsq.marks))
-                .or_else(|| (0..3).find(|&i| !fields[i].is_empty()))
-                .unwrap_or(0);
-            hits.push(SearchHit {
-                session_id: c.session_id.clone(),
-                title: r.get(1),
-                source: r.get(2),
-                repository: r.get(3),
-                branch: r.get(4),
-                cwd: r.get(5),
-                turn: (c.turn >= 0).then_some(c.turn),
-                seq: c.seq.unwrap_or(0),
-                role: r.get(6),
-                kind: r.get(7),
-                tool_name: r.get(8),
-                timestamp: r.get(9),
-                field: names[at].to_string(),
-                snippet: {
-                    let s = snippet(&fields[at], &tsq.marks, HIT_START, HIT_END, 24);
-                    // Tool inputs are JSON text: shown as what the escapes stand for.
-                    if names[at] == "tool_input" {
-                        trail_store::unescape_json_snippet(&s).into_owned()
-                    } else {
-                        s
-                    }
-                },
-                score: c.score,
-            });
-        }
+        pick_best_messages(&mut client, &tsq, o.role.as_deref(), &mut turns)?;
+        let hits = hits_of(&mut client, &turns, &tsq)?;
         tracing::debug!(ms = started.elapsed().as_millis() as u64, "search done");
         Ok(SearchResults {
             fts_query: tsq.text,
             hits,
-            ranked,
-            capped,
+            ranked: ranking.ranked,
+            capped: ranking.capped,
             correction: None,
         })
     }
@@ -734,6 +534,267 @@ fn cell_of(row: &postgres::Row, i: usize, ty: &Type) -> Cell {
             _ => Cell::Text(format!("({})", ty.name())),
         },
     }
+}
+
+/// A turn a search found, with its score (lower is better, as bm25's are locally) and the
+/// message it shows.
+struct HitTurn {
+    session_id: String,
+    turn: i64,
+    score: f64,
+    seq: Option<i64>,
+}
+
+/// The turns a search ranked: at most the limit, and how many matched (up to the cap).
+struct Ranking {
+    turns: Vec<HitTurn>,
+    ranked: usize,
+    capped: bool,
+}
+
+/// The search's filter, compiled for PostgreSQL: its SQL, with the values pushed onto
+/// `params` (the one place a [`trail_store::Filter`] becomes PostgreSQL for a search).
+fn search_filter(o: &SearchOptions, params: &mut Vec<Box<dyn ToSql + Sync>>) -> String {
+    let mut filter = String::new();
+    let mut bind = |sql: &str, v: String, filter: &mut String| {
+        params.push(Box::new(v));
+        filter.push_str(&sql.replace('?', &format!("${}", params.len())));
+    };
+    let f = &o.filter;
+    if let Some(v) = f.source {
+        bind(" AND s.source = ?", v.as_str().to_string(), &mut filter);
+    }
+    if let Some(v) = &f.repo {
+        bind(
+            " AND s.repository ILIKE ?",
+            format!("%{}%", like_escape(v)),
+            &mut filter,
+        );
+    }
+    if let Some(v) = &f.cwd {
+        bind(
+            " AND s.cwd ILIKE ?",
+            format!("%{}%", like_escape(v)),
+            &mut filter,
+        );
+    }
+    if let Some(v) = &f.branch {
+        bind(" AND s.branch = ?", v.clone(), &mut filter);
+    }
+    // A turn is in a time range when it overlaps it.
+    if let Some(v) = &f.since {
+        bind(
+            " AND coalesce(t.last_at, s.updated_at) >= ?",
+            v.to_string(),
+            &mut filter,
+        );
+    }
+    if let Some(v) = &f.until {
+        bind(
+            " AND coalesce(t.first_at, s.created_at) < ?",
+            v.to_string(),
+            &mut filter,
+        );
+    }
+    if let Some(v) = &f.model {
+        bind(
+            " AND s.models ILIKE ?",
+            format!("%{}%", like_escape(v)),
+            &mut filter,
+        );
+    }
+    if let Some(v) = &o.session {
+        bind(" AND t.session_id = ?", v.clone(), &mut filter);
+    }
+    if let Some(v) = &o.exclude_updated_since {
+        bind(" AND s.updated_at < ?", v.to_string(), &mut filter);
+    }
+    for v in &o.exclude_sessions {
+        bind(" AND t.session_id <> ?", v.clone(), &mut filter);
+    }
+    filter
+}
+
+/// Ranks the turns matching the query within `filter`.
+fn rank_turns(
+    client: &mut Client,
+    o: &SearchOptions,
+    filter: String,
+    mut params: Vec<Box<dyn ToSql + Sync>>,
+) -> trail_query::Result<Ranking> {
+    params.push(Box::new(o.limit as i64));
+    let limit_at = params.len();
+    // Matching turns straight off the GIN index, at most RANKED_TURNS + 1 of them (no
+    // sort before that limit, so a near-stopword costs what a rarer word does), ranked with
+    // `ts_rank` and the local column weights, and sorted. Below the cap, which is nearly
+    // every query, the ranking is exact; above it, the hits are the best of the turns read
+    // and the answer says so (`capped`). `ts_rank` reads each turn's whole vector: ranking
+    // all 10,000 turns of a near-stopword took 180 ms on the 1 GiB team store, 2,000 of
+    // them 70 ms, 500 of them 28 ms (the p50 of bench/postgres.py's queries, process
+    // included).
+    let order = match o.sort {
+        SearchSort::Relevance => "score DESC, c.session_id DESC, c.turn_index DESC",
+        SearchSort::Recent => "c.at DESC, c.session_id DESC, c.turn_index DESC",
+    };
+    let sql = format!(
+        "SELECT c.session_id, c.turn_index,
+                    ts_rank('{TURN_RANK_WEIGHTS}', c.search_vector, q.q)::float8 AS score,
+                    count(*) OVER () AS matched
+             FROM (SELECT $1::text::tsquery AS q) q,
+             LATERAL (SELECT t.session_id, t.turn_index, t.search_vector,
+                             coalesce(t.last_at, s.updated_at) AS at
+                      FROM turn_search t JOIN sessions s ON s.id = t.session_id
+                      WHERE t.search_vector @@ q.q AND {}{filter}
+                      LIMIT {}) c
+             ORDER BY {order} LIMIT ${limit_at}",
+        PgBackend::scope_sql(2, 3),
+        RANKED_TURNS + 1,
+    );
+    let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|b| b.as_ref()).collect();
+    let rows = client
+        .query(&sql, &refs)
+        .map_err(|e| match e.as_db_error() {
+            Some(db) if db.code().code().starts_with("42") || db.code().code() == "22023" => {
+                QueryError::Store(StoreError::InvalidQuery(db.message().to_string()))
+            }
+            _ => remote(e),
+        })?;
+    let capped = rows
+        .first()
+        .is_some_and(|r| r.get::<_, i64>(3) > RANKED_TURNS as i64);
+    let turns: Vec<HitTurn> = rows
+        .iter()
+        .map(|r| HitTurn {
+            session_id: r.get(0),
+            turn: r.get(1),
+            score: -r.get::<_, f64>(2),
+            seq: None,
+        })
+        .collect();
+    let ranked = rows
+        .first()
+        .map_or(0, |r| (r.get::<_, i64>(3) as usize).min(RANKED_TURNS));
+    Ok(Ranking {
+        turns,
+        ranked,
+        capped,
+    })
+}
+
+/// Each hit turn's best message: the best rank for any of the query's words.
+fn pick_best_messages(
+    client: &mut Client,
+    tsq: &TsQuery,
+    role: Option<&str>,
+    turns: &mut [HitTurn],
+) -> trail_query::Result<()> {
+    // Each hit turn shows its best message: the best rank for any of the query's words.
+    let any_word = tsq
+        .marks
+        .iter()
+        .map(|(w, prefix)| {
+            let mut t = format!("'{}'", w.replace('\\', "\\\\").replace('\'', "''"));
+            if *prefix {
+                t.push_str(":*");
+            }
+            t
+        })
+        .collect::<Vec<_>>()
+        .join(" | ");
+    let sessions: Vec<&str> = turns.iter().map(|t| t.session_id.as_str()).collect();
+    let turn_ids: Vec<i64> = turns.iter().map(|t| t.turn).collect();
+    let kinds: Vec<&str> = SEARCHED_KINDS.to_vec();
+    let best = client
+            .query(
+                "SELECT k.ord, m.seq,
+                        CASE WHEN $3 <> '' AND m.search_vector @@ $3::text::tsquery
+                             THEN ts_rank('{0.1, 0.5, 0.75, 1.0}', m.search_vector, $3::text::tsquery)
+                             ELSE -1 END::float8 AS r
+                 FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(sid, turn, ord)
+                 JOIN messages m ON m.session_id = k.sid AND coalesce(m.turn_index, -1) = k.turn
+                 WHERE m.kind = ANY($4) AND ($5::text IS NULL OR m.role = $5)
+                 ORDER BY k.ord, r DESC, m.seq",
+                &[&sessions, &turn_ids, &any_word, &kinds, &role],
+            )
+            .map_err(remote)?;
+    for r in best {
+        let ord: i64 = r.get(0);
+        if let Some(t) = usize::try_from(ord - 1).ok().and_then(|i| turns.get_mut(i)) {
+            if t.seq.is_none() {
+                t.seq = Some(r.get(1));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The hits: each turn's message with its session's fields and a snippet.
+fn hits_of(
+    client: &mut Client,
+    turns: &[HitTurn],
+    tsq: &TsQuery,
+) -> trail_query::Result<Vec<SearchHit>> {
+    let chosen: Vec<&HitTurn> = turns.iter().collect();
+    let sessions: Vec<&str> = chosen.iter().map(|c| c.session_id.as_str()).collect();
+    let seqs: Vec<i64> = chosen.iter().map(|c| c.seq.unwrap_or(-1)).collect();
+    let rows = client
+            .query(
+                "SELECT k.ord, s.summary, s.source, s.repository, s.branch, s.cwd, m.role, m.kind,
+                        m.tool_name, coalesce(m.timestamp, s.updated_at), m.text,
+                        left(m.tool_input, 1000),
+                        CASE WHEN length(m.tool_output) > 800
+                             THEN left(m.tool_output, 600) || E'\\n…\\n' || right(m.tool_output, 200)
+                             ELSE m.tool_output END
+                 FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(sid, seq, ord)
+                 JOIN sessions s ON s.id = k.sid
+                 LEFT JOIN messages m ON m.session_id = k.sid AND m.seq = k.seq
+                 ORDER BY k.ord",
+                &[&sessions, &seqs],
+            )
+            .map_err(remote)?;
+    let names = ["text", "tool_input", "tool_output"];
+    let mut hits = Vec::with_capacity(rows.len());
+    for r in rows {
+        let ord: i64 = r.get(0);
+        let Some(c) = usize::try_from(ord - 1).ok().and_then(|i| chosen.get(i)) else {
+            continue;
+        };
+        let fields = searched_fields(
+            r.get::<_, Option<&str>>(10),
+            r.get::<_, Option<&str>>(11),
+            r.get::<_, Option<&str>>(12),
+        );
+        let at = (0..3)
+            .find(|&i| field_matches(&fields[i], &tsq.marks))
+            .or_else(|| (0..3).find(|&i| !fields[i].is_empty()))
+            .unwrap_or(0);
+        hits.push(SearchHit {
+            session_id: c.session_id.clone(),
+            title: r.get(1),
+            source: r.get(2),
+            repository: r.get(3),
+            branch: r.get(4),
+            cwd: r.get(5),
+            turn: (c.turn >= 0).then_some(c.turn),
+            seq: c.seq.unwrap_or(0),
+            role: r.get(6),
+            kind: r.get(7),
+            tool_name: r.get(8),
+            timestamp: r.get(9),
+            field: names[at].to_string(),
+            snippet: {
+                let s = snippet(&fields[at], &tsq.marks, HIT_START, HIT_END, 24);
+                // Tool inputs are JSON text: shown as what the escapes stand for.
+                if names[at] == "tool_input" {
+                    trail_store::unescape_json_snippet(&s).into_owned()
+                } else {
+                    s
+                }
+            },
+            score: c.score,
+        });
+    }
+    Ok(hits)
 }
 
 /// A value of any type, only to tell NULL from not (its bytes are not shown).

@@ -204,7 +204,8 @@ fn push_quoted(out: &mut String, lexeme: &str) {
     out.push('\'');
 }
 
-/// One item of a user query (the local store's lexer, in the same order of rules).
+/// One item of a user query: the local store's lexer's ([`trail_store::lex_query`]), each
+/// term split into the words `to_tsvector('simple')` indexes.
 #[derive(Debug, Clone, PartialEq)]
 enum Lexeme {
     Term { words: Vec<String>, prefix: bool },
@@ -214,54 +215,18 @@ enum Lexeme {
 }
 
 fn lex(q: &str) -> Vec<Lexeme> {
-    let mut out = Vec::new();
-    let mut chars = q.chars().peekable();
-    while let Some(&c) = chars.peek() {
-        if c.is_whitespace() {
-            chars.next();
-            continue;
-        }
-        if c == '"' {
-            chars.next();
-            let mut text = String::new();
-            for c in chars.by_ref() {
-                if c == '"' {
-                    break;
-                }
-                text.push(c);
-            }
-            let mut prefix = false;
-            while chars.peek() == Some(&'*') {
-                chars.next();
-                prefix = true;
-            }
-            out.push(Lexeme::Term {
+    let mut out: Vec<Lexeme> = trail_store::lex_query(q)
+        .into_iter()
+        .map(|l| match l {
+            trail_store::QueryLexeme::Term { text, prefix } => Lexeme::Term {
                 words: words(&text),
                 prefix,
-            });
-            continue;
-        }
-        let mut word = String::new();
-        while let Some(&c) = chars.peek() {
-            if c.is_whitespace() || c == '"' {
-                break;
-            }
-            word.push(c);
-            chars.next();
-        }
-        out.push(match word.as_str() {
-            "AND" => Lexeme::And,
-            "OR" => Lexeme::Or,
-            "NOT" => Lexeme::Not,
-            _ => {
-                let stem = word.trim_end_matches('*');
-                Lexeme::Term {
-                    prefix: stem.len() != word.len(),
-                    words: words(stem),
-                }
-            }
-        });
-    }
+            },
+            trail_store::QueryLexeme::And => Lexeme::And,
+            trail_store::QueryLexeme::Or => Lexeme::Or,
+            trail_store::QueryLexeme::Not => Lexeme::Not,
+        })
+        .collect();
     // A term without a letter or digit holds no word: the local store ignores it too.
     out.retain(|l| !matches!(l, Lexeme::Term { words, .. } if words.is_empty()));
     out

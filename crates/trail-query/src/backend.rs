@@ -55,7 +55,7 @@ pub trait RemoteBackend: Send {
 }
 
 /// The store a read runs on: the local store, or a snapshot made for this read.
-pub(crate) enum Reader<'a> {
+pub enum Reader<'a> {
     Local(&'a Store),
     Snapshot(Store),
 }

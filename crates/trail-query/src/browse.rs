@@ -106,10 +106,7 @@ mod tests {
     fn subagents_count_under_their_root_and_read_only_opens_no_new_store() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
-        assert!(matches!(
-            Query::open_read_only(&path),
-            Err(QueryError::NoStore(_))
-        ));
+        assert!(matches!(Query::open(&path), Err(QueryError::NoStore(_))));
         assert!(!path.exists(), "a read-only open created a store");
         let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/home");
         let mut store = Store::open(&path).unwrap();
@@ -120,7 +117,7 @@ mod tests {
         trail_ingest::index(&mut store, &opts, &trail_ingest::NoProgress).unwrap();
         drop(store);
 
-        let q = Query::open_read_only(&path).unwrap();
+        let q = Query::open(&path).unwrap();
         let root = q.resolve_id("7c1e2f40").unwrap();
         let subagents = q.children(&root).unwrap();
         assert!(!subagents.is_empty(), "the sample has a subagent");

@@ -51,6 +51,7 @@ impl QueryError {
                 StoreError::NotFound(_)
                     | StoreError::Ambiguous { .. }
                     | StoreError::InvalidQuery(_)
+                    | StoreError::NeedsUpgrade { .. }
             ),
             QueryError::Sql(e) => matches!(e, SqlError::Denied(_) | SqlError::Invalid(_)),
             QueryError::Report(_) => false,
@@ -71,6 +72,16 @@ impl QueryError {
             QueryError::Store(StoreError::InvalidQuery(_)) => Some(
                 "plain words must all match; use \"a phrase\", prefix*, OR, NOT (for example: timeout OR deadline NOT test)",
             ),
+            // A read of a store an older trail made, opened read-only (never migrated by a
+            // reader), that needs a table or column it lacks.
+            QueryError::Store(StoreError::Sqlite(e)) if e.to_string().starts_with("no such") => {
+                Some("the store may be older than this trail: run `trail index` to upgrade it")
+            }
+            QueryError::Report(trail_report::ReportError::Sqlite(e))
+                if e.to_string().starts_with("no such") =>
+            {
+                Some("the store may be older than this trail: run `trail index` to upgrade it")
+            }
             _ => None,
         }
     }

@@ -15,6 +15,7 @@ mod browse;
 mod diff;
 mod error;
 mod files;
+mod fresh;
 mod reports;
 mod resume;
 mod search;
@@ -24,10 +25,11 @@ pub mod time;
 
 use std::path::{Path, PathBuf};
 
-pub use backend::{Need, RemoteBackend};
+pub use backend::{Need, Reader, RemoteBackend};
 pub use browse::InlineFilters;
 pub use error::{QueryError, Result};
 pub use files::{BlameLine, FileHistory, FileHistoryRequest, Why, WhyChange, WhyVerdict};
+pub use fresh::{index_now, refresh, Freshen, Refreshed};
 pub use reports::{parse_group, ReportFilter, ReportKind};
 pub use resume::{reopen_command, shell_quote, Reopen};
 pub use search::{highlight_terms, open_command, JsonHit, SearchRequest};
@@ -45,8 +47,8 @@ pub mod registry {
 }
 
 pub use trail_report::{
-    BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Tips,
-    UsageOptions, UsageReport,
+    BlockOptions, BlocksReport, DayZone, GroupBy, ImproveReport, PriceTable, Standup, Status,
+    StatusRequest, Tips, UsageOptions, UsageReport,
 };
 pub use trail_store::{
     Cell, ContinuationLink, Correction, FileTouchRow, MessageRow, SearchHit, SearchResults,
@@ -55,45 +57,30 @@ pub use trail_store::{
 
 use trail_store::Store;
 
-use crate::backend::Reader;
-
 /// A session store opened for frontends' reads: the local SQLite store, or a team store
 /// ([`Query::from_remote`]).
 pub struct Query {
-    /// The local store; for a team store, an empty in-memory one made when first asked for
-    /// (nothing is indexed into a team store: `trail sync` pushes to it).
-    store: std::cell::OnceCell<Store>,
+    /// The local store; none for a team store (nothing is indexed into a team store: `trail
+    /// sync` pushes to it).
+    store: Option<Store>,
     path: PathBuf,
     remote: Option<Box<dyn RemoteBackend>>,
 }
 
 impl Query {
-    /// Opens the store at `path`; a store that does not exist yet is [`QueryError::NoStore`]
+    /// Opens the store at `path` for reading only: no recovery, no migration, no index build,
+    /// no write can happen through it (SQLite's read-only mode). A store older than this trail
+    /// answers what its schema holds, and says to run `trail index` (the writer, which
+    /// migrates) where it cannot. A store that does not exist yet is [`QueryError::NoStore`]
     /// (frontends say to run `trail index`), never an empty store created behind the user's
     /// back.
     pub fn open(path: &Path) -> Result<Query> {
         if !path.exists() {
             return Err(QueryError::NoStore(path.to_path_buf()));
         }
-        let store = Store::open(path)?;
-        store.map_for_reading()?;
-        Ok(Query {
-            store: store.into(),
-            path: path.to_path_buf(),
-            remote: None,
-        })
-    }
-
-    /// Opens the store at `path` for reading only: no migration, no write can happen through
-    /// it (a viewer's pool of handles). A store that does not exist yet is
-    /// [`QueryError::NoStore`].
-    pub fn open_read_only(path: &Path) -> Result<Query> {
-        if !path.exists() {
-            return Err(QueryError::NoStore(path.to_path_buf()));
-        }
         let store = Store::open_read_only(path)?;
         Ok(Query {
-            store: store.into(),
+            store: Some(store),
             path: path.to_path_buf(),
             remote: None,
         })
@@ -103,7 +90,7 @@ impl Query {
     pub fn from_store(store: Store) -> Query {
         let path = store.path().to_path_buf();
         Query {
-            store: store.into(),
+            store: Some(store),
             path,
             remote: None,
         }
@@ -114,7 +101,7 @@ impl Query {
     pub fn from_remote(remote: Box<dyn RemoteBackend>) -> Result<Query> {
         let path = PathBuf::from(remote.describe());
         Ok(Query {
-            store: std::cell::OnceCell::new(),
+            store: None,
             path,
             remote: Some(remote),
         })
@@ -127,10 +114,17 @@ impl Query {
 
     /// The store a read runs on: the local one, or a snapshot holding what `need` asks for.
     pub(crate) fn reader(&self, need: impl FnOnce() -> Need) -> Result<Reader<'_>> {
-        match &self.remote {
-            None => Ok(Reader::Local(self.store())),
-            Some(r) => Ok(Reader::Snapshot(r.snapshot(&need())?)),
+        match (&self.remote, &self.store) {
+            (Some(r), _) => Ok(Reader::Snapshot(r.snapshot(&need())?)),
+            (None, Some(store)) => Ok(Reader::Local(store)),
+            (None, None) => unreachable!("a Query holds a local store or a team store"),
         }
+    }
+
+    /// The store holding every row of these sessions, for what reads them whole (an export, a
+    /// session page): the local store, or a snapshot of the team store's rows.
+    pub fn session_store(&self, ids: &[String]) -> Result<Reader<'_>> {
+        self.reader(|| Need::SessionRows(ids.to_vec()))
     }
 
     /// The team store, when this reads one.
@@ -143,15 +137,9 @@ impl Query {
         &self.path
     }
 
-    /// The underlying store (for the ingest, which writes).
-    pub fn store(&self) -> &Store {
-        self.store.get_or_init(empty_store)
-    }
-
-    /// The underlying store, mutably (the ingest writes through it).
-    pub fn store_mut(&mut self) -> &mut Store {
-        self.store.get_or_init(empty_store);
-        self.store.get_mut().expect("initialized just above")
+    /// The local store (`trail doctor`'s statistics); none when this reads a team store.
+    pub fn local_store(&self) -> Option<&Store> {
+        self.store.as_ref()
     }
 
     /// When an index run last finished (ISO time), if ever.
@@ -159,7 +147,7 @@ impl Query {
         if let Some(r) = self.remote() {
             return r.last_synced_at();
         }
-        Ok(self.store().last_indexed_at()?)
+        Ok(self.reader(|| Need::SessionTable)?.last_indexed_at()?)
     }
 
     /// How many sessions the store holds (main sessions and subagents).
@@ -168,16 +156,11 @@ impl Query {
             return r.session_count();
         }
         Ok(self
-            .store()
+            .reader(|| Need::SessionTable)?
             .connection()
             .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
             .map_err(trail_store::StoreError::from)?)
     }
-}
-
-/// The empty in-memory store a team store's `Query` lends when asked for its local store.
-fn empty_store() -> Store {
-    Store::open_in_memory().expect("an in-memory SQLite store opens")
 }
 
 /// Validates a source name: its id (`claude-code`, `codex`...) or an alias (`claude`), any

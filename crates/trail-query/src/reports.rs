@@ -3,12 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 use trail_report::{
-    BlockOptions, BlocksReport, DayZone, Filter, GroupBy, ImproveReport, PriceTable, Standup, Tips,
-    UsageOptions, UsageReport,
+    BlockOptions, BlocksReport, DayZone, Filter, GroupBy, ImproveReport, PriceTable, Standup,
+    Status, StatusRequest, Tips, UsageOptions, UsageReport,
 };
 
 use crate::time::Clock;
-use crate::{parse_source, Need, Query, QueryError, Result};
+use crate::{Need, Query, QueryError, Result, SessionFilter};
 
 /// The reports there are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,14 +35,12 @@ impl ReportKind {
     }
 }
 
-/// What a report covers. Times as people write them; dates are days of `tz`.
+/// What a report covers: the sessions' filter, its dates days of `tz`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ReportFilter {
-    pub since: Option<String>,
-    pub until: Option<String>,
-    pub source: Option<String>,
-    pub repo: Option<String>,
+    #[serde(flatten)]
+    pub filter: SessionFilter,
     /// `UTC` (default), `local`, `+05:30`, `Europe/Paris`.
     pub tz: Option<String>,
 }
@@ -63,27 +61,7 @@ impl ReportFilter {
             now: clock.now,
             zone: zone.clone(),
         };
-        let since = clock
-            .resolve(self.since.as_deref())
-            .map_err(QueryError::Invalid)?;
-        let until = clock
-            .resolve(self.until.as_deref())
-            .map_err(QueryError::Invalid)?;
-        let source = self
-            .source
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .map(|s| parse_source(s).map(|k| k.as_str().to_string()))
-            .transpose()?;
-        Ok((
-            Filter {
-                since,
-                until,
-                source,
-                repo: self.repo.clone(),
-            },
-            zone,
-        ))
+        Ok((self.filter.resolve(&clock)?, zone))
     }
 }
 
@@ -145,6 +123,26 @@ impl Query {
             &zone,
             clock.now,
             options,
+        )?)
+    }
+
+    /// An agent's status line: the session's cost, today's (days of `clock.zone`), the active
+    /// block and the context used.
+    pub fn status(
+        &self,
+        request: &StatusRequest,
+        prices: &PriceTable,
+        clock: &Clock,
+    ) -> Result<Status> {
+        Ok(trail_report::status(
+            &*self.reader(|| Need::Usage {
+                filter: Filter::default(),
+                rows: true,
+            })?,
+            request,
+            prices,
+            &clock.zone,
+            clock.now,
         )?)
     }
 

@@ -7,7 +7,7 @@ use trail_store::{SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, 
 
 use crate::sessions::SessionFilter;
 use crate::time::Clock;
-use crate::{shell_quote, Query, QueryError, Result};
+use crate::{shell_quote, Need, Query, QueryError, Result};
 
 /// Hits a search returns at most, whatever the caller asks.
 pub const MAX_HITS: usize = 500;
@@ -43,7 +43,7 @@ impl Query {
         if r.query.trim().is_empty() {
             return Err(QueryError::Invalid("the search query is empty".into()));
         }
-        let (since, until) = r.filter.bounds(clock)?;
+        let filter = r.filter.resolve(clock)?;
         let role = match r.role.as_deref() {
             None | Some("") => None,
             Some(role @ ("user" | "assistant" | "tool")) => Some(role.to_string()),
@@ -78,14 +78,8 @@ impl Query {
             };
         let options = SearchOptions {
             query: r.query.clone(),
-            source: r.filter.source_name()?,
-            repo: r.filter.repo.clone(),
-            cwd: r.filter.cwd.clone(),
-            branch: r.filter.branch.clone(),
-            since,
-            until,
+            filter,
             role,
-            model: r.filter.model.clone(),
             session,
             exclude_updated_since,
             exclude_sessions,
@@ -102,7 +96,7 @@ impl Query {
         };
         match self.remote() {
             Some(remote) => remote.search(&options),
-            None => Ok(self.store().search(&options)?),
+            None => Ok(self.reader(|| Need::SessionTable)?.search(&options)?),
         }
     }
 }

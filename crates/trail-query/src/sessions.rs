@@ -2,7 +2,7 @@
 //! cut to a turn range.
 
 use serde::{Deserialize, Serialize};
-use trail_store::{ContinuationLink, ListFilter, MessageRow, SessionDetail, SessionRow};
+use trail_store::{ContinuationLink, Filter, ListFilter, MessageRow, SessionDetail, SessionRow};
 
 use crate::time::Clock;
 use crate::{parse_source, Need, Query, QueryError, Result};
@@ -29,24 +29,24 @@ pub struct SessionFilter {
 }
 
 impl SessionFilter {
-    /// The source, validated.
-    pub(crate) fn source_name(&self) -> Result<Option<String>> {
-        self.source
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .map(|s| parse_source(s).map(|k| k.as_str().to_string()))
-            .transpose()
-    }
-
-    /// Both time bounds, resolved.
-    pub(crate) fn bounds(&self, clock: &Clock) -> Result<(Option<String>, Option<String>)> {
-        let since = clock
-            .resolve(self.since.as_deref())
-            .map_err(QueryError::Invalid)?;
-        let until = clock
-            .resolve(self.until.as_deref())
-            .map_err(QueryError::Invalid)?;
-        Ok((since, until))
+    /// The store's [`Filter`]: the source validated (an id or an alias, any case), the times
+    /// read by `clock`. The one place the words of a filter become the type every read takes.
+    pub fn resolve(&self, clock: &Clock) -> Result<Filter> {
+        let time = |s: &Option<String>| clock.resolve(s.as_deref()).map_err(QueryError::Invalid);
+        Ok(Filter {
+            since: time(&self.since)?,
+            until: time(&self.until)?,
+            source: self
+                .source
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .map(parse_source)
+                .transpose()?,
+            repo: self.repo.clone(),
+            cwd: self.cwd.clone(),
+            branch: self.branch.clone(),
+            model: self.model.clone(),
+        })
     }
 }
 
@@ -101,19 +101,13 @@ impl Query {
 
     /// Sessions, most recently active first, one page at a time.
     pub fn list(&self, r: &ListRequest, clock: &Clock) -> Result<SessionPage> {
-        let (since, until) = r.filter.bounds(clock)?;
+        let filter = r.filter.resolve(clock)?;
         let after = r.cursor.as_deref().map(decode_cursor).transpose()?;
         let limit = (r.limit > 0).then_some(r.limit);
         let mut sessions = self
             .reader(|| Need::SessionTable)?
             .list_sessions(&ListFilter {
-                source: r.filter.source_name()?,
-                repo: r.filter.repo.clone(),
-                cwd: r.filter.cwd.clone(),
-                branch: r.filter.branch.clone(),
-                model: r.filter.model.clone(),
-                since,
-                until,
+                filter,
                 // One more than asked tells whether there is a next page.
                 limit: limit.map(|l| l + 1),
                 include_subagents: r.include_subagents,

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use trail_report::DayZone;
+use trail_store::Timestamp;
 
 /// "Now" and the zone dates are read in: one per request, so that every bound of a request is
 /// resolved against the same instant.
@@ -22,20 +23,20 @@ impl Clock {
     }
 
     /// Resolves an optional `since`/`until` value.
-    pub fn resolve(&self, s: Option<&str>) -> Result<Option<String>, String> {
+    pub fn resolve(&self, s: Option<&str>) -> Result<Option<Timestamp>, String> {
         s.map(|s| parse_time(s, self.now, &self.zone)).transpose()
     }
 
     /// The store time `d` before now.
-    pub fn ago(&self, d: Duration) -> String {
-        trail_model::time::format_utc(self.now - d)
+    pub fn ago(&self, d: Duration) -> Timestamp {
+        Timestamp::from_utc(self.now - d)
     }
 }
 
 /// Parses `since`/`until`: a duration back from now (`30m`, `24h`, `7d`, `2w`), a date
 /// (`2026-11-01`: the start of that day in `zone`) or an RFC 3339 time. Returns the store's
 /// timestamp format.
-pub fn parse_time(s: &str, now: DateTime<Utc>, zone: &DayZone) -> Result<String, String> {
+pub fn parse_time(s: &str, now: DateTime<Utc>, zone: &DayZone) -> Result<Timestamp, String> {
     let s = s.trim();
     let bad = || {
         format!("cannot read {s:?} as a time: use a duration like 30m, 24h, 7d, 2w, or a date like 2026-11-01")
@@ -52,15 +53,16 @@ pub fn parse_time(s: &str, now: DateTime<Utc>, zone: &DayZone) -> Result<String,
             }
             .filter(|d| now.checked_sub_signed(*d).is_some())
             .ok_or_else(bad)?;
-            return Ok(trail_model::time::format_utc(now - d));
+            return Ok(Timestamp::from_utc(now - d));
         }
     }
     if NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok() {
         return zone
             .start_of_day(s)
+            .map(Timestamp::from)
             .ok_or_else(|| format!("{s} does not exist in {}", zone.name()));
     }
-    trail_model::time::normalize(s).ok_or_else(bad)
+    Timestamp::parse(s).ok_or_else(bad)
 }
 
 #[cfg(test)]
@@ -74,15 +76,15 @@ mod tests {
             .with_timezone(&Utc);
         let utc = DayZone::utc();
         assert_eq!(
-            parse_time("24h", now, &utc).unwrap(),
+            parse_time("24h", now, &utc).unwrap().as_str(),
             "2026-11-20T12:00:00.000Z"
         );
         assert_eq!(
-            parse_time("7d", now, &utc).unwrap(),
+            parse_time("7d", now, &utc).unwrap().as_str(),
             "2026-11-14T12:00:00.000Z"
         );
         assert_eq!(
-            parse_time("2026-11-01", now, &utc).unwrap(),
+            parse_time("2026-11-01", now, &utc).unwrap().as_str(),
             "2026-11-01T00:00:00.000Z"
         );
         assert!(parse_time("soon", now, &utc).is_err());

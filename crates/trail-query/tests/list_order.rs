@@ -66,8 +66,6 @@ fn oldest_first_reverses_the_order_and_pages_through_everything() {
 #[test]
 fn read_only_handles_refuse_a_missing_store() {
     let dir = tempfile::tempdir().unwrap();
-    let err = Query::open_read_only(&dir.path().join("none.db"))
-        .err()
-        .unwrap();
+    let err = Query::open(&dir.path().join("none.db")).err().unwrap();
     assert!(err.is_caller_error());
 }

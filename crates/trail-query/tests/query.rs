@@ -378,3 +378,76 @@ fn file_history_stops_early_yet_answers_as_a_full_read_would() {
         assert_eq!(some, all[..limit.min(all.len())].to_vec(), "limit {limit}");
     }
 }
+
+/// The bytes of a store's two files (the store, its search database).
+fn store_bytes(path: &std::path::Path) -> Vec<Vec<u8>> {
+    vec![
+        std::fs::read(path).unwrap(),
+        std::fs::read(trail_store::search_path(path)).unwrap(),
+    ]
+}
+
+/// Issue 41: a read handle never writes. A store that looks older than this trail (its
+/// `user_version` lowered by hand, as an older trail left it) is read as it is: search and
+/// list answer, and neither file changes by a byte (only the writer, `trail index`, migrates).
+#[test]
+fn reading_an_older_store_leaves_it_byte_identical() {
+    let (dir, q) = sample_query();
+    let path = dir.path().join("trail.db");
+    let request = SearchRequest {
+        query: "imperial".into(),
+        ..SearchRequest::default()
+    };
+    let now = clock("2026-11-23T00:00:00Z");
+    let want = q.search(&request, &now).unwrap().hits.len();
+    drop(q);
+    let older = {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        conn.execute_batch(&format!("PRAGMA user_version = {}", v - 3))
+            .unwrap();
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .unwrap();
+        v - 3
+    };
+    let before = store_bytes(&path);
+
+    let q = Query::open(&path).unwrap();
+    assert_eq!(q.search(&request, &now).unwrap().hits.len(), want);
+    let listed = q.list(&ListRequest::default(), &now).unwrap();
+    assert!(!listed.sessions.is_empty());
+    drop(q);
+    assert!(store_bytes(&path) == before, "a reader changed the store");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, older, "no reader migrated it");
+}
+
+/// Without a search database it can read, a reader says to run `trail index` instead of
+/// building one (or answering nothing); the store is left as it was.
+#[test]
+fn a_reader_without_a_search_database_says_to_index() {
+    let (dir, q) = sample_query();
+    let path = dir.path().join("trail.db");
+    drop(q);
+    std::fs::remove_file(trail_store::search_path(&path)).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let q = Query::open(&path).unwrap();
+    let request = SearchRequest {
+        query: "imperial".into(),
+        ..SearchRequest::default()
+    };
+    let err = q
+        .search(&request, &clock("2026-11-23T00:00:00Z"))
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("trail index"), "{err}");
+    assert!(err.is_caller_error());
+    drop(q);
+    assert!(std::fs::read(&path).unwrap() == before);
+    assert!(!trail_store::search_path(&path).exists());
+}

@@ -169,11 +169,12 @@ pub fn blocks(
         // Only the active block's requests are read: from its first request to now.
         match active_block_start(store, filter, now)? {
             Some(first) => {
+                let first = crate::Timestamp::from(first);
                 range.since = Some(match range.since.take() {
                     Some(s) => s.max(first),
                     None => first,
                 });
-                let until = trail_model::time::format_utc(now + Duration::milliseconds(1));
+                let until = crate::Timestamp::from_utc(now + Duration::milliseconds(1));
                 range.until = Some(match range.until.take() {
                     Some(u) => u.min(until),
                     None => until,

@@ -44,15 +44,5 @@ pub enum ReportError {
 
 pub type Result<T, E = ReportError> = std::result::Result<T, E>;
 
-/// What a report covers. Times are the store's ISO-8601 UTC strings (`2026-11-21T12:00:00.000Z`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Filter {
-    /// Activity at or after this time.
-    pub since: Option<String>,
-    /// Activity before this time.
-    pub until: Option<String>,
-    /// Only this source (`claude-code`, `codex`...).
-    pub source: Option<String>,
-    /// Only sessions whose repository (`owner/name`) or folder contains this text.
-    pub repo: Option<String>,
-}
+/// What a report covers: the store's one filter (times resolved, source typed).
+pub use trail_store::filter::{Filter, Timestamp};

@@ -116,14 +116,16 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
     let since = filter
         .since
         .clone()
+        .map(crate::Timestamp::into_string)
         .unwrap_or_else(|| trail_model::time::format_utc(now - Duration::hours(24)));
     let until = filter
         .until
         .clone()
+        .map(crate::Timestamp::into_string)
         .unwrap_or_else(|| trail_model::time::format_utc(now));
     let f = Filter {
-        since: Some(since.clone()),
-        until: Some(until.clone()),
+        since: Some(since.as_str().into()),
+        until: Some(until.as_str().into()),
         ..filter.clone()
     };
     let rows = session_rows(store.connection(), &f)?;
@@ -141,7 +143,7 @@ pub fn standup(store: &Store, filter: &Filter, now: DateTime<Utc>) -> Result<Sta
         until,
         default_range,
         time_zone: "UTC".into(),
-        source: filter.source.clone(),
+        source: filter.source.map(|s| s.as_str().to_string()),
         repo: filter.repo.clone(),
         streams,
     })

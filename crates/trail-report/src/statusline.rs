@@ -83,8 +83,10 @@ pub fn status(
         .and_then(|d| d.succ_opt())
         .map(|d| d.format("%Y-%m-%d").to_string());
     let day = Filter {
-        since: zone.start_of_day(&day),
-        until: next.and_then(|n| zone.start_of_day(&n)),
+        since: zone.start_of_day(&day).map(crate::Timestamp::from),
+        until: next
+            .and_then(|n| zone.start_of_day(&n))
+            .map(crate::Timestamp::from),
         ..Filter::default()
     };
     let today_cost_usd = usage_in(store, &day, GroupBy::Day, prices, zone)?

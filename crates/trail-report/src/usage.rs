@@ -444,7 +444,10 @@ fn load_cells(store: &Store, f: &Filter) -> Result<Vec<Cell>> {
     let mut cells = Vec::new();
     let mut partial: Vec<(Option<String>, Option<String>)> = Vec::new();
     match (&first_day, &end_day) {
-        (Some(a), Some(b)) if a >= b => partial.push((f.since.clone(), f.until.clone())),
+        (Some(a), Some(b)) if a >= b => partial.push((
+            f.since.as_deref().map(str::to_string),
+            f.until.as_deref().map(str::to_string),
+        )),
         _ => {
             let w = Where::sessions(f).range("r.day", first_day.as_deref(), end_day.as_deref());
             let sql = format!(

@@ -350,7 +350,7 @@ fn standup_filters_by_repo_and_source() {
     assert_eq!(s.streams.len(), 1);
     assert_eq!(s.streams[0].folder.as_deref(), Some("/work/notes"));
     let f = Filter {
-        source: Some("codex".into()),
+        source: Some(trail_model::SourceKind::Codex),
         since: Some("2026-11-15T00:00:00.000Z".into()),
         ..Filter::default()
     };

@@ -108,8 +108,8 @@ fn a_range_is_a_range_of_instants() {
     let ist = DayZone::parse("+05:30").unwrap();
     // "Since the 6th" in India starts at 18:30Z on the 5th.
     let filter = Filter {
-        since: ist.start_of_day("2026-01-06"),
-        until: ist.start_of_day("2026-01-07"),
+        since: ist.start_of_day("2026-01-06").map(Into::into),
+        until: ist.start_of_day("2026-01-07").map(Into::into),
         ..Filter::default()
     };
     let r = report(&store, "+05:30", GroupBy::Day, filter);

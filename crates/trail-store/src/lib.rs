@@ -11,6 +11,7 @@ mod bulk;
 mod checkpoint;
 mod chronicle;
 mod export;
+pub mod filter;
 mod forget;
 mod history;
 mod read;
@@ -33,6 +34,7 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use block_anchor::BlockAnchor;
 pub use export::{ExportMessage, ToolResultRow};
+pub use filter::{Filter, Timestamp, Where};
 pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
@@ -40,8 +42,8 @@ pub use read::{
     MessageRow, SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
-    translate_query, Correction, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END,
-    HIT_START,
+    lex as lex_query, translate_query, Correction, Lexeme as QueryLexeme, SearchHit, SearchOptions,
+    SearchResults, SearchSort, HIT_END, HIT_START,
 };
 pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use search_rank::PROMPT_SCORE_MAX;
@@ -99,6 +101,10 @@ pub enum StoreError {
     /// A first index was filling the store when the system went down (`unsynced.rs`).
     #[error("the store at {} was being filled by its first index when the system went down, so it may be damaged; run `trail index` to set it aside and index again", path.display())]
     Interrupted { path: PathBuf },
+    /// A reader found the store older than this trail reads (its schema, or its search
+    /// database): a writer brings it up to date, a reader never does.
+    #[error("the store at {} needs `trail index` to bring it up to date: {reason}", path.display())]
+    NeedsUpgrade { path: PathBuf, reason: String },
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -138,6 +144,9 @@ pub struct Store {
     /// The page cache each writing connection may hold, in KiB, when [`Store::limit_cache`]
     /// lowered it (otherwise [`MEMORY_SETTINGS`]' and the search writer's own).
     cache_kib: Option<u32>,
+    /// Opened read-only without a search database it can read (missing, or made by an older
+    /// trail): a search says to run `trail index` instead of answering nothing.
+    unsearchable: bool,
 }
 
 impl Drop for Store {
@@ -181,6 +190,7 @@ impl Store {
             checkpoints: None,
             unsynced: None,
             cache_kib: None,
+            unsearchable: false,
         };
         // A first index killed before its end left these out (see `bulk.rs`).
         store.build_deferred_indexes()?;
@@ -201,16 +211,21 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         text::register_functions(&conn)?;
-        schema::check_version(&conn, path)?;
+        let version = schema::check_version(&conn, path)?;
         // Memory-mapped reads (see `Store::map_for_reading`).
         conn.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824;")?;
-        search_db::attach(&conn, path, search_db::Attach::Read)?;
+        let searchable = search_db::attach(&conn, path, search_db::Attach::Read)?;
+        if version < schema::CURRENT {
+            // Read as it is: what the old schema holds still answers; the next index migrates.
+            tracing::debug!(version, current = schema::CURRENT, "reading an older store");
+        }
         Ok(Store {
             conn,
             path: path.to_path_buf(),
             checkpoints: None,
             unsynced: None,
             cache_kib: None,
+            unsearchable: !searchable,
         })
     }
 
@@ -227,6 +242,7 @@ impl Store {
             checkpoints: None,
             unsynced: None,
             cache_kib: None,
+            unsearchable: false,
         })
     }
 
@@ -301,6 +317,15 @@ impl Store {
         tx.execute("DELETE FROM store_meta WHERE key = 'fill_agent_names'", [])?;
         tx.commit()?;
         Ok(filled)
+    }
+
+    /// The error a search gives on a store opened read-only without a search database it can
+    /// read (see [`StoreError::NeedsUpgrade`]).
+    pub(crate) fn unsearchable(&self) -> Option<StoreError> {
+        self.unsearchable.then(|| StoreError::NeedsUpgrade {
+            path: self.path.clone(),
+            reason: "its search database is missing or older than this trail reads".into(),
+        })
     }
 
     /// Returns trail's schema version (the number of migrations applied).

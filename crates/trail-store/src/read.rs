@@ -3,6 +3,7 @@
 use rusqlite::{params, OptionalExtension, ToSql};
 use serde::Serialize;
 
+use crate::filter::{Filter, Where};
 use crate::{Result, Store, StoreError};
 
 /// A session as `list` shows it.
@@ -52,21 +53,12 @@ impl SessionRow {
 /// Filters for `list`.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilter {
-    pub source: Option<String>,
-    /// Matches `repository` or `cwd` containing this text.
-    pub repo: Option<String>,
-    /// ISO timestamp: sessions updated at or after it.
-    pub since: Option<String>,
-    pub until: Option<String>,
+    /// Which sessions: those active in the time range (updated at or after `since`, started
+    /// before `until`).
+    pub filter: Filter,
     pub limit: Option<usize>,
     /// Include subagent sessions.
     pub include_subagents: bool,
-    /// `cwd` contains this text.
-    pub cwd: Option<String>,
-    /// Exactly this git branch.
-    pub branch: Option<String>,
-    /// One of the session's models contains this text.
-    pub model: Option<String>,
     /// Keyset paging: only sessions after this `(updated_at, id)` in the list's order
     /// (newest first, then by id; oldest first with `oldest_first`).
     pub after: Option<(String, String)>,
@@ -242,38 +234,13 @@ impl Store {
 
     /// Lists sessions, most recently updated first.
     pub fn list_sessions(&self, f: &ListFilter) -> Result<Vec<SessionRow>> {
-        let mut sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE 1=1");
-        let mut args: Vec<Box<dyn ToSql>> = Vec::new();
-        if let Some(s) = &f.source {
-            sql.push_str(" AND source = ?");
-            args.push(Box::new(s.clone()));
-        }
-        if let Some(r) = &f.repo {
-            sql.push_str(" AND (repository LIKE ? ESCAPE '\\' OR cwd LIKE ? ESCAPE '\\')");
-            let pat = format!("%{}%", like_escape(r));
-            args.push(Box::new(pat.clone()));
-            args.push(Box::new(pat));
-        }
-        if let Some(s) = &f.since {
-            sql.push_str(" AND updated_at >= ?");
-            args.push(Box::new(s.clone()));
-        }
-        if let Some(u) = &f.until {
-            sql.push_str(" AND coalesce(created_at, updated_at) < ?");
-            args.push(Box::new(u.clone()));
-        }
-        if let Some(c) = &f.cwd {
-            sql.push_str(" AND cwd LIKE ? ESCAPE '\\'");
-            args.push(Box::new(format!("%{}%", like_escape(c))));
-        }
-        if let Some(b) = &f.branch {
-            sql.push_str(" AND branch = ?");
-            args.push(Box::new(b.clone()));
-        }
-        if let Some(m) = &f.model {
-            sql.push_str(" AND models LIKE ? ESCAPE '\\'");
-            args.push(Box::new(format!("%{}%", like_escape(m))));
-        }
+        let w = Where::sessions(&f.filter).active(&f.filter);
+        let mut sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE {}", w.sql);
+        let mut args: Vec<Box<dyn ToSql>> = w
+            .args
+            .into_iter()
+            .map(|v| Box::new(v) as Box<dyn ToSql>)
+            .collect();
         if let Some((updated, id)) = &f.after {
             sql.push_str(if f.oldest_first {
                 " AND (coalesce(updated_at, '') > ? OR (coalesce(updated_at, '') = ? AND id > ?))"
@@ -290,7 +257,7 @@ impl Store {
             // it, so it is listed.
             sql.push_str(
                 " AND (parent_session_id IS NULL OR NOT EXISTS \
-                 (SELECT 1 FROM sessions p WHERE p.id = sessions.parent_session_id))",
+                 (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id))",
             );
         }
         sql.push_str(if f.oldest_first {

@@ -17,6 +17,7 @@ use rusqlite::types::Value;
 use rusqlite::{params, ToSql};
 use serde::Serialize;
 
+use crate::filter::{Filter, Timestamp};
 use crate::read::like_escape;
 use crate::search_db::{cap_tool_input, cap_tool_output, INDEXED_KINDS};
 pub use crate::search_typo::Correction;
@@ -33,9 +34,10 @@ const MAX_TERMS: usize = 64;
 // ---------------------------------------------------------------------------------------------
 // Query translation
 
-/// One lexical item of a user query.
+/// One lexical item of a user query: the one lexer of trail's query syntax, shared by the
+/// SQLite (FTS5) translation here and the team store's (`tsquery`, trail-postgres).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Lexeme {
+pub enum Lexeme {
     /// A word or a quoted phrase; `prefix` when it ended with `*`.
     Term {
         text: String,
@@ -46,7 +48,9 @@ pub(crate) enum Lexeme {
     Not,
 }
 
-pub(crate) fn lex(q: &str) -> Vec<Lexeme> {
+/// Splits a user query into terms (words, "quoted phrases", with a trailing `*` for a prefix)
+/// and the operators `AND`, `OR`, `NOT`.
+pub fn lex(q: &str) -> Vec<Lexeme> {
     let mut out = Vec::new();
     let mut chars = q.chars().peekable();
     while let Some(&c) = chars.peek() {
@@ -427,24 +431,16 @@ pub enum SearchSort {
 pub struct SearchOptions {
     /// The query as the user wrote it (see [`translate_query`]).
     pub query: String,
-    pub source: Option<String>,
-    /// `repository` contains this text.
-    pub repo: Option<String>,
-    /// `cwd` contains this text.
-    pub cwd: Option<String>,
-    pub branch: Option<String>,
-    /// ISO timestamps bounding the message's time.
-    pub since: Option<String>,
-    pub until: Option<String>,
+    /// Which sessions and turns. For a search, `repo` matches the repository alone, and a
+    /// turn is in the time range when it overlaps it.
+    pub filter: Filter,
     /// `user`, `assistant` or `tool`.
     pub role: Option<String>,
-    /// One of the session's models contains this text.
-    pub model: Option<String>,
     /// A full session id.
     pub session: Option<String>,
-    /// Leaves out sessions updated at or after this ISO time (an agent must not find the
+    /// Leaves out sessions updated at or after this time (an agent must not find the
     /// conversation it is having).
-    pub exclude_updated_since: Option<String>,
+    pub exclude_updated_since: Option<Timestamp>,
     /// Leaves out these sessions (full ids).
     pub exclude_sessions: Vec<String>,
     pub sort: SearchSort,
@@ -560,6 +556,9 @@ impl Store {
 
     /// [`Store::search`] of the words as typed.
     fn search_as_typed(&self, o: &SearchOptions) -> Result<SearchResults> {
+        if let Some(e) = self.unsearchable() {
+            return Err(e);
+        }
         let fts = translate_query(&o.query).map_err(StoreError::InvalidQuery)?;
         // A role is a column filter: prompts are the user's, answers and tool calls the
         // assistant's, tool output the tool's.
@@ -576,42 +575,43 @@ impl Store {
             args.push(Value::Text(v));
             filter.push_str(&sql.replace('?', &format!("?{}", args.len())));
         };
-        if let Some(v) = &o.source {
-            bind(" AND s.source = ?", v.clone(), &mut filter);
+        let f = &o.filter;
+        if let Some(v) = f.source {
+            bind(" AND s.source = ?", v.as_str().to_string(), &mut filter);
         }
-        if let Some(v) = &o.repo {
+        if let Some(v) = &f.repo {
             bind(
                 " AND s.repository LIKE ? ESCAPE '\\'",
                 format!("%{}%", like_escape(v)),
                 &mut filter,
             );
         }
-        if let Some(v) = &o.cwd {
+        if let Some(v) = &f.cwd {
             bind(
                 " AND s.cwd LIKE ? ESCAPE '\\'",
                 format!("%{}%", like_escape(v)),
                 &mut filter,
             );
         }
-        if let Some(v) = &o.branch {
+        if let Some(v) = &f.branch {
             bind(" AND s.branch = ?", v.clone(), &mut filter);
         }
         // A turn is in a time range when it overlaps it.
-        if let Some(v) = &o.since {
+        if let Some(v) = &f.since {
             bind(
                 " AND coalesce(d.last_at, s.updated_at) >= ?",
-                v.clone(),
+                v.to_string(),
                 &mut filter,
             );
         }
-        if let Some(v) = &o.until {
+        if let Some(v) = &f.until {
             bind(
                 " AND coalesce(d.first_at, s.created_at) < ?",
-                v.clone(),
+                v.to_string(),
                 &mut filter,
             );
         }
-        if let Some(v) = &o.model {
+        if let Some(v) = &f.model {
             bind(
                 " AND s.models LIKE ? ESCAPE '\\'",
                 format!("%{}%", like_escape(v)),
@@ -622,7 +622,7 @@ impl Store {
             bind(" AND d.session_id = ?", v.clone(), &mut filter);
         }
         if let Some(v) = &o.exclude_updated_since {
-            bind(" AND s.updated_at < ?", v.clone(), &mut filter);
+            bind(" AND s.updated_at < ?", v.to_string(), &mut filter);
         }
         for v in &o.exclude_sessions {
             bind(" AND d.session_id <> ?", v.clone(), &mut filter);

@@ -189,14 +189,16 @@ pub(crate) enum Attach {
 }
 
 /// Attaches the search database of the store at `store` (`:memory:`: a private in-memory one).
-pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()> {
+/// Returns false when a reader found none it can read (missing, or made by an older trail) and
+/// empty stand-ins answer instead.
+pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<bool> {
     let memory = store.as_os_str() == ":memory:";
     let path = search_path(store);
     // Chronicle's `search_index` is the store's own since issue 45 (`chronicle.rs`).
     let chronicle = !crate::chronicle::in_store(conn)?;
     if how == Attach::Read && !memory && !path.exists() {
         conn.execute_batch(&schema_sql("temp", leaf_size(conn, "temp")?, chronicle))?;
-        return Ok(());
+        return Ok(false);
     }
     let name = if memory {
         ":memory:".to_string()
@@ -209,11 +211,11 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
         if version < SCHEMA_VERSION {
             conn.execute_batch("DETACH DATABASE search")?;
             conn.execute_batch(&schema_sql("temp", leaf_size(conn, "temp")?, chronicle))?;
-        } else {
-            // As the store's reader: doclists read through the page cache, not `pread`.
-            conn.execute_batch("PRAGMA search.mmap_size = 1073741824")?;
+            return Ok(false);
         }
-        return Ok(());
+        // As the store's reader: doclists read through the page cache, not `pread`.
+        conn.execute_batch("PRAGMA search.mmap_size = 1073741824")?;
+        return Ok(true);
     }
     if !memory {
         // Incremental auto-vacuum (before the first table; nothing once there are tables):
@@ -229,7 +231,8 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<()>
         crate::enable_wal(conn, SEARCH_SCHEMA)?;
         conn.execute_batch("PRAGMA search.synchronous = NORMAL")?;
     }
-    ensure_schema(conn, chronicle)
+    ensure_schema(conn, chronicle)?;
+    Ok(true)
 }
 
 /// Creates the search database's tables once; two processes opening a new store at once agree.

@@ -236,10 +236,12 @@ impl ReadOnlySql {
 /// which would refuse the ATTACH.
 fn attach_search(conn: &Connection, path: &Path) -> Result<(), SqlError> {
     conn.execute_batch("PRAGMA temp_store = MEMORY")?;
-    crate::search_db::attach(conn, path, crate::search_db::Attach::Read).map_err(|e| match e {
-        crate::StoreError::Sqlite(e) => SqlError::Sqlite(e),
-        other => SqlError::Invalid(other.to_string()),
-    })
+    crate::search_db::attach(conn, path, crate::search_db::Attach::Read)
+        .map(|_| ())
+        .map_err(|e| match e {
+            crate::StoreError::Sqlite(e) => SqlError::Sqlite(e),
+            other => SqlError::Invalid(other.to_string()),
+        })
 }
 
 /// Prepares the first statement of `sql`, and refuses the text when another statement

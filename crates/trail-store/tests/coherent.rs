@@ -423,7 +423,10 @@ fn the_top_ten_are_those_of_a_brute_force_scorer_over_every_match() {
             let hits = store
                 .search(&SearchOptions {
                     query: words.join(" "),
-                    source: source.map(|s| s.as_str().to_string()),
+                    filter: trail_store::Filter {
+                        source,
+                        ..Default::default()
+                    },
                     limit: 10,
                     exact: true,
                     ..SearchOptions::default()

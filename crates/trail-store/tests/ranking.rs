@@ -203,7 +203,10 @@ fn the_top_ten_are_the_best_of_thousands_of_matches() {
         store
             .search(&SearchOptions {
                 query: WORD.to_string(),
-                source: source.map(str::to_string),
+                filter: trail_store::Filter {
+                    source: source.map(|s| trail_model::SourceKind::parse(s).unwrap()),
+                    ..Default::default()
+                },
                 limit: 10,
                 ..SearchOptions::default()
             })

@@ -98,7 +98,7 @@ fn start(config: &TuiConfig, events: Sender<Msg>) -> anyhow::Result<app::App> {
     let (results, results_inbox) = mpsc::channel();
     let (details, details_inbox) = mpsc::channel();
     let senders = worker::Senders { results, details };
-    let state = match Query::open_read_only(&config.store) {
+    let state = match Query::open(&config.store) {
         Ok(query) => {
             let state = if query.session_count()? == 0 {
                 StoreState::Empty
@@ -106,7 +106,7 @@ fn start(config: &TuiConfig, events: Sender<Msg>) -> anyhow::Result<app::App> {
                 StoreState::Ready
             };
             // Two workers, each with its own read-only connection (see `worker::Senders`).
-            let second = Query::open_read_only(&config.store)?;
+            let second = Query::open(&config.store)?;
             for (name, query, inbox) in [
                 ("trail-tui-results", query, results_inbox),
                 ("trail-tui-details", second, details_inbox),

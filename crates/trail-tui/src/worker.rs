@@ -311,8 +311,11 @@ fn export(
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let mut out = std::io::BufWriter::new(file);
     let redactor = Redactor::new(&[]).map_err(|e| e.to_string())?;
+    let rows = query
+        .session_store(std::slice::from_ref(&row.id))
+        .map_err(failure)?;
     let mut exporter = Exporter::new(
-        query.store(),
+        &rows,
         &redactor,
         ExportOptions {
             agent_name: Some(trail_query::registry::name_of),

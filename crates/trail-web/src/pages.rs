@@ -299,8 +299,9 @@ fn write_session_page(
     }
     links.push_str("</p>\n");
     w.write_all(links.as_bytes()).map_err(io)?;
+    let rows = q.session_store(std::slice::from_ref(&row.id))?;
     let mut exporter = Exporter::new(
-        q.store(),
+        &rows,
         redactor,
         ExportOptions {
             thinking: true,

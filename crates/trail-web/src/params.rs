@@ -119,10 +119,13 @@ impl Params {
 
     pub fn report_filter(&self) -> ReportFilter {
         ReportFilter {
-            since: self.get("since"),
-            until: self.get("until"),
-            source: self.get("source"),
-            repo: self.get("repo"),
+            filter: SessionFilter {
+                since: self.get("since"),
+                until: self.get("until"),
+                source: self.get("source"),
+                repo: self.get("repo"),
+                ..SessionFilter::default()
+            },
             tz: self.get("tz"),
         }
     }

@@ -43,7 +43,7 @@ impl Pool {
             let idle = pool.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
             let query = match idle {
                 Some(q) => q,
-                None => Query::open_read_only(&pool.path)?,
+                None => Query::open(&pool.path)?,
             };
             let result = f(&query);
             if let Ok(mut v) = pool.idle.lock() {

@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 use trail_ingest::watch::{self, Debounce, RootWatcher, Wake};
-use trail_ingest::{IndexOptions, NoProgress, Roots};
-use trail_query::Query;
-use trail_store::Store;
+use trail_ingest::{IndexOptions, Roots};
+use trail_query::{Freshen, Query, Refreshed};
 
 use crate::error::WebError;
 
@@ -113,16 +112,17 @@ fn index_once(
     publish: &tokio::sync::watch::Sender<IndexState>,
     generation: &mut u64,
 ) -> Result<(), String> {
-    // `trail index --watch` keeps the store fresh: read what it wrote instead of indexing.
-    let (query, summary) = if trail_ingest::watch::running_watcher(path).is_some() {
-        let query = Query::open(path).map_err(|e| e.to_string())?;
-        (query, trail_ingest::IndexSummary::default())
-    } else {
-        let mut store = Store::open(path).map_err(|e| e.to_string())?;
-        let summary =
-            trail_ingest::index(&mut store, options, &NoProgress).map_err(|e| e.to_string())?;
-        (Query::from_store(store), summary)
+    let freshen = Freshen {
+        index: options.clone(),
+        busy_wait: None,
     };
+    // `trail index --watch` keeps the store fresh: read what it wrote instead of indexing.
+    let summary = match trail_query::refresh(path, &freshen) {
+        Refreshed::Indexed(s) => *s,
+        Refreshed::Watched | Refreshed::TeamStore => trail_ingest::IndexSummary::default(),
+        Refreshed::Failed(e) => return Err(e),
+    };
+    let query = Query::open(path).map_err(|e| e.to_string())?;
     *generation += 1;
     let state = IndexState {
         sessions: query.session_count().map_err(|e| e.to_string())?,

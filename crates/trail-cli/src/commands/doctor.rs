@@ -6,7 +6,7 @@ use serde::Serialize;
 use trail_sources::registry;
 
 use crate::commands::open_query;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::output::Style;
 use crate::{config, Ctx};
 
@@ -63,7 +63,9 @@ struct Report {
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let query = open_query(ctx)?;
-    let store = query.store();
+    let store = query
+        .local_store()
+        .ok_or_else(|| CliError::usage("`trail doctor` checks the local store"))?;
     let roots = config::source_roots(&ctx.env, ctx.home.as_deref(), &[]);
     let stats = store.source_stats()?;
     let mut sources = Vec::new();

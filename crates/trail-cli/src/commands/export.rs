@@ -5,9 +5,10 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use trail_query::{Clock, ListRequest, Query, SessionFilter, SessionRow};
+use trail_query::{Clock, ListRequest, Query, SessionRow};
 use trail_render::{ExportOptions, Exporter, Format, Redactor};
 
+use crate::commands::filter::SessionArgs;
 use crate::commands::open_query;
 use crate::error::{CliError, CliResult};
 use crate::Ctx;
@@ -40,6 +41,12 @@ impl From<FormatArg> for Format {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("source", |a| a.help("With --all: only sessions from this source")),
+    mut_arg("repo", |a| a.help("With --all: only sessions whose repository (owner/name) or folder contains this text")),
+    mut_arg("since", |a| a.help("With --all: only sessions active since this time (7d, 24h, 2026-11-01)")),
+    mut_arg("until", |a| a.help("With --all: only sessions started before this time")),
+)]
 pub struct Args {
     /// Session ids (a unique prefix is enough)
     #[arg(required_unless_present = "all", conflicts_with = "all")]
@@ -47,18 +54,8 @@ pub struct Args {
     /// Export every session matching the filters (subagents are nested in their parents)
     #[arg(long)]
     all: bool,
-    /// With --all: only sessions from this source
-    #[arg(long, requires = "all", value_parser = crate::agents::source_parser())]
-    source: Option<trail_model::SourceKind>,
-    /// With --all: only sessions whose repository (owner/name) or folder contains this text
-    #[arg(long, requires = "all")]
-    repo: Option<String>,
-    /// With --all: only sessions active since this time (7d, 24h, 2026-11-01)
-    #[arg(long, requires = "all")]
-    since: Option<String>,
-    /// With --all: only sessions started before this time
-    #[arg(long, requires = "all")]
-    until: Option<String>,
+    #[command(flatten)]
+    filter: SessionArgs,
     /// Output format
     #[arg(long, value_enum, default_value_t = FormatArg::Md)]
     format: FormatArg,
@@ -80,10 +77,17 @@ pub struct Args {
 }
 
 pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
+    if !args.all && args.filter.is_set() {
+        return Err(CliError::usage(
+            "--source, --repo, --since and --until choose the sessions of --all",
+        )
+        .with_hint("add --all, or name the sessions by id"));
+    }
     let redactor = build_redactor(&args)?;
     let query = open_query(ctx)?;
     let sessions = select(&query, &args)?;
-    let store = query.store();
+    let ids: Vec<String> = sessions.iter().map(|s| s.id.clone()).collect();
+    let store = query.session_store(&ids)?;
     let format = Format::from(args.format);
     let to_stdout = args.out.as_os_str() == "-";
     if to_stdout && sessions.len() > 1 && matches!(format, Format::Html | Format::Vscode) {
@@ -99,7 +103,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         return Ok(0);
     }
     let mut exporter = Exporter::new(
-        store,
+        &store,
         &redactor,
         ExportOptions {
             thinking: args.thinking,
@@ -201,13 +205,7 @@ fn select(query: &Query, args: &Args) -> CliResult<Vec<SessionRow>> {
     }
     let page = query.list(
         &ListRequest {
-            filter: SessionFilter {
-                source: args.source.map(|s| s.as_str().to_string()),
-                repo: args.repo.clone(),
-                since: args.since.clone(),
-                until: args.until.clone(),
-                ..SessionFilter::default()
-            },
+            filter: args.filter.session_filter(),
             ..ListRequest::default()
         },
         &Clock::utc_now(),

@@ -86,7 +86,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     };
     let before = clock
         .resolve(args.before.as_deref())
-        .map_err(CliError::usage)?;
+        .map_err(CliError::usage)?
+        .map(trail_store::Timestamp::into_string);
     let ids = args
         .ids
         .iter()

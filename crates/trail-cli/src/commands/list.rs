@@ -1,26 +1,21 @@
 //! `trail list`: recent sessions.
 
-use trail_query::{Clock, ContinuationLink, ListRequest, SessionFilter};
+use trail_query::{Clock, ContinuationLink, ListRequest};
 
+use crate::commands::filter::SessionArgs;
 use crate::commands::open_query;
 use crate::error::CliResult;
 use crate::output::{self, fit, Style};
 use crate::Ctx;
 
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("since", |a| a.help("Only sessions active since this time (7d, 24h, 2026-11-01)")),
+    mut_arg("until", |a| a.help("Only sessions started before this time")),
+)]
 pub struct Args {
-    /// Only sessions from this source (an id or an alias)
-    #[arg(long, value_parser = crate::agents::source_parser())]
-    source: Option<trail_model::SourceKind>,
-    /// Only sessions whose repository (owner/name) or folder contains this text
-    #[arg(long)]
-    repo: Option<String>,
-    /// Only sessions active since this time (7d, 24h, 2026-11-01)
-    #[arg(long)]
-    since: Option<String>,
-    /// Only sessions started before this time
-    #[arg(long)]
-    until: Option<String>,
+    #[command(flatten)]
+    filter: SessionArgs,
     /// At most this many sessions
     #[arg(long, default_value_t = 30)]
     limit: usize,
@@ -36,13 +31,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let query = open_query(ctx)?;
     let page = query.list(
         &ListRequest {
-            filter: SessionFilter {
-                source: args.source.map(|s| s.as_str().to_string()),
-                repo: args.repo.clone(),
-                since: args.since.clone(),
-                until: args.until.clone(),
-                ..SessionFilter::default()
-            },
+            filter: args.filter.session_filter(),
             include_subagents: args.all,
             limit: args.limit,
             cursor: None,

@@ -5,6 +5,7 @@ pub mod db;
 pub mod diff;
 pub mod doctor;
 pub mod export;
+pub mod filter;
 pub mod forget;
 pub mod import;
 pub mod improve;

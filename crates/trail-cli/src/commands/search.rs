@@ -5,6 +5,7 @@ use trail_query::{
     open_command, Clock, JsonHit, SearchHit, SearchRequest, SessionFilter, HIT_END, HIT_START,
 };
 
+use crate::commands::filter::SessionArgs;
 use crate::commands::open_query;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Style};
@@ -14,28 +15,23 @@ use crate::Ctx;
 const SNIPPET_CHARS: usize = 220;
 
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("repo", |a| a.help("Only sessions whose repository (owner/name) contains this text")),
+    mut_arg("since", |a| a.help("Only messages since this time (7d, 24h, 2026-11-01)")),
+    mut_arg("until", |a| a.help("Only messages before this time")),
+)]
 pub struct Args {
     /// What to find: words (all must match), "a phrase", prefix*, OR, NOT
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     query: Vec<String>,
-    /// Only sessions from this source (an id or an alias)
-    #[arg(long, value_parser = crate::agents::source_parser())]
-    source: Option<trail_model::SourceKind>,
-    /// Only sessions whose repository (owner/name) contains this text
-    #[arg(long)]
-    repo: Option<String>,
+    #[command(flatten)]
+    filter: SessionArgs,
     /// Only sessions whose folder contains this text
     #[arg(long)]
     cwd: Option<String>,
     /// Only sessions on this git branch
     #[arg(long)]
     branch: Option<String>,
-    /// Only messages since this time (7d, 24h, 2026-11-01)
-    #[arg(long)]
-    since: Option<String>,
-    /// Only messages before this time
-    #[arg(long)]
-    until: Option<String>,
     /// Only what the user, the assistant or a tool wrote
     #[arg(long, value_enum)]
     role: Option<RoleArg>,
@@ -81,13 +77,10 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let request = SearchRequest {
         query: query.clone(),
         filter: SessionFilter {
-            source: args.source.map(|s| s.as_str().to_string()),
-            repo: args.repo.clone(),
             cwd: args.cwd.clone(),
             branch: args.branch.clone(),
             model: args.model.clone(),
-            since: args.since.clone(),
-            until: args.until.clone(),
+            ..args.filter.session_filter()
         },
         role: args.role.map(|r| {
             match r {

@@ -16,8 +16,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
-use trail_report::{DayZone, StatusRequest};
-use trail_store::Store;
+use trail_query::{Clock, DayZone, Freshen, Query, QueryError, StatusRequest};
 
 use crate::error::{CliError, CliResult};
 use crate::Ctx;
@@ -95,25 +94,32 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         .read_to_string(&mut text)
         .map_err(|e| CliError::usage(format!("cannot read stdin: {e}")))?;
     let hook = parse_hook(&text).map_err(CliError::usage)?;
-    let zone = DayZone::parse(&args.tz).map_err(CliError::usage)?;
-    let now = ctx.now()?;
-
-    let mut store = Store::open(&ctx.store_path)?;
-    // `trail index --watch` indexes the transcript as it grows: no second writer.
-    if !args.no_index && trail_ingest::watch::running_watcher(&ctx.store_path).is_none() {
+    let clock = Clock {
+        zone: DayZone::parse(&args.tz).map_err(CliError::usage)?,
+        now: ctx.now()?,
+    };
+    if !args.no_index {
         if let Some(path) = hook.transcript_path.as_ref().filter(|p| p.is_file()) {
-            store.connection().busy_timeout(INDEX_WAIT)?;
-            let options = trail_ingest::IndexOptions {
-                paths: vec![path.clone()],
-                ..trail_ingest::IndexOptions::default()
+            let freshen = Freshen {
+                index: trail_ingest::IndexOptions {
+                    paths: vec![path.clone()],
+                    ..trail_ingest::IndexOptions::default()
+                },
+                busy_wait: Some(INDEX_WAIT),
             };
+            // `trail index --watch` indexes the transcript as it grows: no second writer.
             // Another index holding the store, or a transcript half written: the line is drawn
             // from what is stored; the next run catches up.
-            if let Err(e) = trail_ingest::index(&mut store, &options, &trail_ingest::NoProgress) {
+            if let Some(e) = trail_query::refresh(&ctx.store_path, &freshen).error() {
                 tracing::debug!(error = %e, "status line: transcript not indexed");
             }
         }
     }
+    // No store yet (nothing indexed): the line's figures are zeros, and no file is made.
+    let query = match Query::open(&ctx.store_path) {
+        Err(QueryError::NoStore(_)) => Query::from_store(trail_store::Store::open_in_memory()?),
+        other => other?,
+    };
     let request = StatusRequest {
         session_id: hook.session_id,
         model: hook.model_name,
@@ -122,7 +128,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         block_budget_usd: ctx.config.config.usage.block_budget_usd,
     };
     let prices = ctx.config.price_table();
-    let status = trail_report::status(&store, &request, &prices, &zone, now)?;
+    let status = query.status(&request, &prices, &clock)?;
     if args.json {
         ctx.ui.json_line(&status)?;
     } else {

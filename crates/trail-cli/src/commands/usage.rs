@@ -4,6 +4,7 @@ use trail_query::{BlockOptions, UsageOptions};
 use trail_query::{Clock, GroupBy, ReportFilter};
 use trail_report::markdown::{self, thousands, usage_key_label, usd};
 
+use crate::commands::filter::SessionArgs;
 use crate::commands::open_query;
 use crate::error::CliResult;
 use crate::output::{fit, Style};
@@ -14,19 +15,10 @@ const BREAKDOWN_INDENT: &str = "  └ ";
 
 /// The filter every report takes.
 #[derive(Debug, Clone, clap::Args)]
+#[command(mut_arg("source", |a| a.help("Only this source (an id or an alias)")))]
 pub struct FilterArgs {
-    /// Only activity since this time (7d, 24h, 2026-11-01)
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Only activity before this time
-    #[arg(long)]
-    pub until: Option<String>,
-    /// Only this source (an id or an alias)
-    #[arg(long, value_parser = crate::agents::source_parser())]
-    pub source: Option<trail_model::SourceKind>,
-    /// Only sessions whose repository (owner/name) or folder contains this text
-    #[arg(long)]
-    pub repo: Option<String>,
+    #[command(flatten)]
+    pub sessions: SessionArgs,
     /// Time zone of days: dates in --since/--until, and usage's days, weeks and months
     /// (UTC, local, +05:30, Europe/Paris)
     #[arg(long, env = "TRAIL_TZ", default_value = "UTC")]
@@ -37,10 +29,7 @@ impl FilterArgs {
     /// The filter as the query layer reads it (times and the zone resolved there).
     pub fn report_filter(&self) -> ReportFilter {
         ReportFilter {
-            since: self.since.clone(),
-            until: self.until.clone(),
-            source: self.source.map(|s| s.as_str().to_string()),
-            repo: self.repo.clone(),
+            filter: self.sessions.session_filter(),
             tz: Some(self.tz.clone()),
         }
     }
@@ -109,13 +98,14 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         zone: trail_query::DayZone::utc(),
     };
     if args.watch {
-        let (resolved, zone) = filter.resolve(&clock)?;
+        // Unreadable times are the user's typo: said before anything is indexed.
+        filter.resolve(&clock)?;
         let watch = crate::blocks_view::Watch {
             interval: std::time::Duration::from_secs_f64(args.interval.clamp(0.1, 86_400.0)),
             count: args.count,
             breakdown: args.breakdown,
         };
-        return crate::blocks_view::watch(ctx, &resolved, &zone, &watch);
+        return crate::blocks_view::watch(ctx, &filter, &watch);
     }
     let by = match args.by {
         _ if args.active => return blocks(ctx, &args, &filter, &clock),
