@@ -57,7 +57,7 @@ pub trait RemoteBackend: Send {
 /// The store a read runs on: the local store, or a snapshot made for this read.
 pub enum Reader<'a> {
     Local(&'a Store),
-    Snapshot(Store),
+    Snapshot(Box<Store>),
 }
 
 impl Deref for Reader<'_> {

@@ -115,7 +115,7 @@ impl Query {
     /// The store a read runs on: the local one, or a snapshot holding what `need` asks for.
     pub(crate) fn reader(&self, need: impl FnOnce() -> Need) -> Result<Reader<'_>> {
         match (&self.remote, &self.store) {
-            (Some(r), _) => Ok(Reader::Snapshot(r.snapshot(&need())?)),
+            (Some(r), _) => Ok(Reader::Snapshot(Box::new(r.snapshot(&need())?))),
             (None, Some(store)) => Ok(Reader::Local(store)),
             (None, None) => unreachable!("a Query holds a local store or a team store"),
         }

@@ -14,8 +14,6 @@ use rusqlite::types::{ToSql, ToSqlOutput, Value};
 use serde::Serialize;
 use trail_model::SourceKind;
 
-use crate::read::like_escape;
-
 /// An instant as the store writes and compares it: ISO-8601 UTC with milliseconds
 /// (`2026-11-21T12:00:00.000Z`), so that text order is time order.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -200,4 +198,25 @@ impl Where {
     pub fn params(&self) -> rusqlite::ParamsFromIter<std::slice::Iter<'_, Value>> {
         rusqlite::params_from_iter(self.args.iter())
     }
+}
+
+/// The SQL condition "session `alias` is a chat": its `metadata` holds `"chat": true`, which
+/// the sources of chat-service exports write. Coding-session reports leave such sessions out.
+pub fn is_chat_sql(alias: &str) -> String {
+    format!(
+        "coalesce(CASE WHEN json_valid({alias}.metadata) \
+         THEN json_extract({alias}.metadata, '$.chat') END, 0) = 1"
+    )
+}
+
+/// Escapes `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`.
+pub fn like_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use crate::read::like_escape;
+use crate::filter::like_escape;
 use crate::{Result, Store, StoreError};
 
 /// Which sessions to forget: ids (exact or unique prefixes, resolved by the caller), or every

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use rusqlite::params;
 use serde::Serialize;
 
-use crate::read::like_escape;
+use crate::filter::like_escape;
 use crate::{Result, Store};
 
 /// Characters of a turn's prompt carried with each touch.

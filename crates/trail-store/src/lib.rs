@@ -34,12 +34,12 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use block_anchor::BlockAnchor;
 pub use export::{ExportMessage, ToolResultRow};
-pub use filter::{Filter, Timestamp, Where};
+pub use filter::{is_chat_sql, like_escape, Filter, Timestamp, Where};
 pub use forget::{ForgetSelection, Forgotten};
 pub use history::{FileMatch, FileTouchRow};
 pub use read::{
-    is_chat_sql, like_escape, ContinuationLink, DoctorFileStats, EditCallRow, IssueRow, ListFilter,
-    MessageRow, SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
+    ContinuationLink, DoctorFileStats, EditCallRow, IssueRow, ListFilter, MessageRow,
+    SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
     lex as lex_query, translate_query, Correction, Lexeme as QueryLexeme, SearchHit, SearchOptions,

@@ -30,17 +30,8 @@ pub struct SessionRow {
     pub source_path: Option<String>,
     pub source_missing: bool,
     /// A chat (a chat service's data export), not a coding session: its metadata says
-    /// `"chat": true` ([`is_chat_sql`]).
+    /// `"chat": true` ([`crate::is_chat_sql`]).
     pub chat: bool,
-}
-
-/// The SQL condition "session `alias` is a chat": its `metadata` holds `"chat": true`, which
-/// the sources of chat-service exports write. Coding-session reports leave such sessions out.
-pub fn is_chat_sql(alias: &str) -> String {
-    format!(
-        "coalesce(CASE WHEN json_valid({alias}.metadata) \
-         THEN json_extract({alias}.metadata, '$.chat') END, 0) = 1"
-    )
 }
 
 impl SessionRow {
@@ -774,18 +765,6 @@ fn stats_for<'a>(v: &'a mut Vec<SourceStats>, source: &str) -> &'a mut SourceSta
 
 /// The `store_meta` key of the time the last index run finished.
 pub const LAST_INDEX_AT: &str = "last_index_at";
-
-/// Escapes `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`.
-pub fn like_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// Characters a short session id has at least (see [`Store::short_id`]).
 pub const SHORT_ID_MIN: usize = 8;

@@ -17,8 +17,8 @@ use rusqlite::types::Value;
 use rusqlite::{params, ToSql};
 use serde::Serialize;
 
+use crate::filter::like_escape;
 use crate::filter::{Filter, Timestamp};
-use crate::read::like_escape;
 use crate::search_db::{cap_tool_input, cap_tool_output, INDEXED_KINDS};
 pub use crate::search_typo::Correction;
 use crate::{Result, Store, StoreError};
