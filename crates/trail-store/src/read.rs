@@ -3,7 +3,7 @@
 use rusqlite::{params, OptionalExtension, ToSql};
 use serde::Serialize;
 
-use crate::filter::{Filter, Where};
+use crate::filter::{like_escape, Filter, Where};
 use crate::{Result, Store, StoreError};
 
 /// A session as `list` shows it.
