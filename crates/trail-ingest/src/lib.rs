@@ -491,20 +491,35 @@ fn plan_files(
     started: Instant,
 ) -> Result<(Vec<Planned>, u64), IngestError> {
     let discovered = started.elapsed();
-    // Named files (a status line indexing its one transcript) are looked up one by one instead
-    // of reading every file's row.
-    let stored = if options.paths.is_empty() {
-        store.stored_files()?
-    } else {
-        let keys: Vec<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
-        store.stored_files_at(&keys)?
-    };
+    // The stored rows are read on this thread while the candidates are looked at on disk
+    // (a `stat` each) on rayon's: on 20,000 files these were 62-124 ms and 113-130 ms one
+    // after the other (the 10 GiB corpus, BENCHMARKS.md issue 44).
+    let (stored, on_disk) = std::thread::scope(|scope| {
+        let on_disk = scope.spawn(|| {
+            candidates
+                .par_iter()
+                .map(|(_, p)| (path_key(p), fingerprint(p)))
+                .collect::<Vec<_>>()
+        });
+        // Named files (a status line indexing its one transcript) are looked up one by one
+        // instead of reading every file's row.
+        let stored = if options.paths.is_empty() {
+            store.stored_files()
+        } else {
+            let keys: Vec<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
+            store.stored_files_at(&keys)
+        };
+        (
+            stored,
+            on_disk.join().expect("looking at the candidates panicked"),
+        )
+    });
+    let stored = stored?;
     let loaded = started.elapsed();
     let mut plan: Vec<Planned> = Vec::new();
     let mut total_bytes = 0u64;
-    for (kind, path) in candidates {
-        let key = path_key(path);
-        let Some(fp) = fingerprint(path) else {
+    for ((kind, path), (key, fp)) in candidates.iter().zip(on_disk) {
+        let Some(fp) = fp else {
             continue;
         };
         let src = sources.iter().find(|s| s.kind() == *kind);
@@ -1353,6 +1368,15 @@ mod path_key_tests {
     }
 }
 
+/// Whether `path` may be a SQLite database with a `-wal` beside it: not a text format's file
+/// (JSONL, JSON, Markdown), which are nearly all of them and need no second `stat`.
+fn may_be_database(path: &Path) -> bool {
+    !matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("jsonl" | "json" | "md" | "txt")
+    )
+}
+
 /// Returns size, mtime and inode. For a SQLite database in WAL mode, commits land in the
 /// `-wal` file first and the main file can stay untouched for a long time, so the `-wal` file's
 /// size and mtime are folded in: a change to either makes the database count as changed.
@@ -1368,7 +1392,10 @@ fn fingerprint(path: &Path) -> Option<Fingerprint> {
     let mut mtime_ns = mtime(&md);
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
-    if let Ok(w) = std::fs::metadata(&wal) {
+    let wal_md = may_be_database(path)
+        .then(|| std::fs::metadata(&wal).ok())
+        .flatten();
+    if let Some(w) = wal_md {
         // Mix rather than add, so a WAL that shrinks while the database grows still changes it.
         mtime_ns ^= mtime(&w).rotate_left(17) ^ (w.len() as i64).rotate_left(41);
     }

@@ -124,18 +124,23 @@ impl Store {
     /// Returns what the store knows of every source file, by path.
     pub fn stored_files(&self) -> Result<HashMap<String, StoredFile>> {
         // The resume state is left out (it can be large); `file_state` reads it for the few
-        // files that resume.
+        // files that resume. Which files have one is read once, off the state table's index:
+        // a lookup per row (`EXISTS`) cost 20 of the 60 ms this took on 20,000 files.
+        let with_state: std::collections::HashSet<String> = self
+            .conn
+            .prepare("SELECT path FROM source_file_state")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
         let mut stmt = self.conn.prepare(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing,
-                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
-                    parser_version
+                    NULL, sessions, missing, 0, parser_version
              FROM source_files",
         )?;
         let rows = stmt.query_map([], stored_file_from_row)?;
-        let mut out = HashMap::new();
+        let mut out = HashMap::with_capacity(with_state.len());
         for r in rows {
-            let f = r?;
+            let mut f = r?;
+            f.has_state = with_state.contains(&f.path);
             out.insert(f.path.clone(), f);
         }
         Ok(out)
