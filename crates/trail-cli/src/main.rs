@@ -287,8 +287,7 @@ fn describe_the_command_line(command: &Command) -> Option<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     let result = match command {
         Command::Completions(a) => {
-            commands::completions::write(a, &mut Cli::command(), &mut stdout);
-            Ok(0)
+            commands::completions::write(a, &mut Cli::command(), &mut stdout)
         }
         Command::Man(a) => commands::man::write(a, Cli::command(), &mut stdout),
         _ => return None,

@@ -58,6 +58,27 @@ fn completions_cover_every_shell_and_every_command() {
 }
 
 #[test]
+fn a_reader_that_stops_early_is_no_error() {
+    // `trail completions bash | head -c 200`: the pipe closes before the script is written.
+    for args in [&["completions", "bash"][..], &["man"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_trail"))
+            .env_clear()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 16];
+        std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut head).unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {err}", out.status);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn man_prints_the_page_and_writes_one_per_command() {
     let tmp = tempfile::tempdir().unwrap();
     let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_trail"))
