@@ -41,7 +41,7 @@ use trail_model::{
     SourceKind, TitleRank, UpdateMode, Usage,
 };
 
-use crate::blocks::{arg_paths, content_text, count_of, title_from};
+use crate::blocks::{content_text, count_of, title_from};
 use crate::json_fields::{jstr, value_text};
 use crate::linear::{finish_linear_session, PendingFile};
 use crate::resumable::{self, first_object, LineParser};
@@ -597,14 +597,8 @@ fn tool_call(
     m.tool_input = Some(args.to_string());
     m.model = model;
     let seq = b.push(m);
-    for path in arg_paths(&args) {
-        b.files.push(PendingFile {
-            seq: Some(seq),
-            path,
-            tool_name: Some(name.to_string()),
-            timestamp: ts.clone(),
-        });
-    }
+    b.files
+        .extend(PendingFile::named_by(seq, &args, name, ts.as_deref()));
 }
 
 fn tool_result(

@@ -37,10 +37,10 @@ use trail_model::{
     TitleRank, UpdateMode, Usage,
 };
 
-use crate::blocks::{arg_paths, content_text, count_of, title_from};
+use crate::blocks::{content_text, count_of, title_from};
 use crate::chat_tree::finish_tree_session;
 use crate::json_fields::jstr;
-use crate::linear::PendingFile;
+use crate::linear::{with, PendingFile};
 use crate::resumable::{self, first_object, session_named_by, LineParser};
 use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
@@ -427,14 +427,8 @@ impl Parser {
         m.tool_input = Some(args.to_string());
         let ts = m.timestamp.clone();
         let seq = self.push(m);
-        for path in arg_paths(&args) {
-            self.files.push(PendingFile {
-                seq: Some(seq),
-                path,
-                tool_name: Some(name.clone()),
-                timestamp: ts.clone(),
-            });
-        }
+        self.files
+            .extend(PendingFile::named_by(seq, &args, &name, ts.as_deref()));
         seq
     }
 
@@ -567,15 +561,6 @@ fn usage_row(u: &Value, key: &str) -> Usage {
         cost_usd: cost.filter(|c| *c > 0.0),
         tokens_known: input + output + cache_read + cache_write > 0,
         ..Usage::default()
-    }
-}
-
-fn with(base: Message, role: Role, kind: MessageKind, text: String) -> Message {
-    Message {
-        role: Some(role),
-        kind: Some(kind),
-        text,
-        ..base
     }
 }
 

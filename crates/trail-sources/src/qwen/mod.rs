@@ -43,10 +43,10 @@ use trail_model::{
     SourceKind, TitleRank, UpdateMode, Usage,
 };
 
-use crate::blocks::{arg_paths, count_of, title_from};
+use crate::blocks::{count_of, title_from};
 use crate::chat_tree::finish_tree_session;
 use crate::json_fields::{jstr, value_text};
-use crate::linear::PendingFile;
+use crate::linear::{with, PendingFile};
 use crate::resumable::{self, first_object, LineParser};
 use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
@@ -419,14 +419,8 @@ fn tool_call(b: &mut Building, base: Message, call: &Value) -> u32 {
     m.tool_input = Some(args.to_string());
     let ts = m.timestamp.clone();
     let seq = b.push(m);
-    for path in arg_paths(&args) {
-        b.files.push(PendingFile {
-            seq: Some(seq),
-            path,
-            tool_name: Some(name.clone()),
-            timestamp: ts.clone(),
-        });
-    }
+    b.files
+        .extend(PendingFile::named_by(seq, &args, &name, ts.as_deref()));
     seq
 }
 
@@ -536,14 +530,5 @@ fn usage_row(u: &Value, key: &str) -> Usage {
         reasoning_tokens: thoughts,
         tokens_known: prompt + candidates + thoughts + tool + total > 0,
         ..Usage::default()
-    }
-}
-
-fn with(base: Message, role: Role, kind: MessageKind, text: String) -> Message {
-    Message {
-        role: Some(role),
-        kind: Some(kind),
-        text,
-        ..base
     }
 }

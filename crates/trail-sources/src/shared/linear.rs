@@ -2,8 +2,9 @@
 //! other formats that record a conversation in order. Messages are pushed with the next `seq`,
 //! then [`finish_linear_session`] assigns turns and derives files and refs.
 
+use serde_json::Value;
 use trail_model::turns::{assign_turn_indexes, build_turns};
-use trail_model::{FileTouch, Message, MessageKind, Session};
+use trail_model::{FileTouch, Message, MessageKind, Role, Session};
 
 use crate::refs;
 
@@ -14,6 +15,37 @@ pub(crate) struct PendingFile {
     pub path: String,
     pub tool_name: Option<String>,
     pub timestamp: Option<String>,
+}
+
+impl PendingFile {
+    /// The files the tool call at `seq` names in its arguments ([`crate::blocks::arg_paths`]).
+    pub(crate) fn named_by(
+        seq: u32,
+        args: &Value,
+        tool_name: &str,
+        timestamp: Option<&str>,
+    ) -> impl Iterator<Item = PendingFile> {
+        let tool_name = tool_name.to_string();
+        let timestamp = timestamp.map(str::to_string);
+        crate::blocks::arg_paths(args)
+            .into_iter()
+            .map(move |path| PendingFile {
+                seq: Some(seq),
+                path,
+                tool_name: Some(tool_name.clone()),
+                timestamp: timestamp.clone(),
+            })
+    }
+}
+
+/// `base` as a message of `role` and `kind` holding `text` (its other fields kept).
+pub(crate) fn with(base: Message, role: Role, kind: MessageKind, text: String) -> Message {
+    Message {
+        role: Some(role),
+        kind: Some(kind),
+        text,
+        ..base
+    }
 }
 
 /// Assigns turns, builds turn rows, and derives files and refs for a linear session.
