@@ -256,19 +256,7 @@ fn write_changes(
             if body.is_empty() {
                 continue;
             }
-            w.write_all(b"<pre class=\"diff\">")?;
-            for line in body.lines() {
-                match crate::diff_line_class(line) {
-                    None => escape_html(line, w)?,
-                    Some(class) => {
-                        write!(w, "<span class=\"{class}\">")?;
-                        escape_html(line, w)?;
-                        w.write_all(b"</span>")?;
-                    }
-                }
-                w.write_all(b"\n")?;
-            }
-            w.write_all(b"</pre>\n")?;
+            crate::write_diff_html(&body, w)?;
         }
         w.write_all(b"</details>\n")?;
     }

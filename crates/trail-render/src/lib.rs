@@ -9,6 +9,7 @@
 //! This crate knows nothing of terminals or flags: the CLI builds the [`Redactor`] from its
 //! flags and config and passes it in.
 
+pub mod doc;
 mod html;
 mod json;
 mod markdown;
@@ -27,6 +28,10 @@ use std::io::{self, Write};
 
 use trail_store::{ExportMessage, SessionRow, Store, StoreError};
 
+pub use doc::{
+    write_diff_html, Align, Cell, Column, DiffLine, HtmlSink, MarkdownSink, RowKind, Run, Sink,
+    TerminalSink, Tone,
+};
 pub use html::STYLE as HTML_STYLE;
 pub use redact::{RedactError, RedactionCounts, Redactor};
 pub use terminal::{terminal_safe, JsonControlEscaper, TerminalSafeWriter};
@@ -340,19 +345,10 @@ impl Subagents {
 }
 
 /// The CSS class of a unified diff's line in the HTML views (session export and web pages):
-/// `dh` file headers, `da` added, `dd` removed, `dk` hunk headers; `None` for context.
+/// `dh` file headers, `da` added, `dd` removed, `dk` hunk headers; `None` for context
+/// ([`DiffLine`] decides).
 pub fn diff_line_class(line: &str) -> Option<&'static str> {
-    if line.starts_with("+++") || line.starts_with("---") {
-        Some("dh")
-    } else if line.starts_with('+') {
-        Some("da")
-    } else if line.starts_with('-') {
-        Some("dd")
-    } else if line.starts_with("@@") {
-        Some("dk")
-    } else {
-        None
-    }
+    DiffLine::of(line).class()
 }
 
 /// Describes one change of `trail diff` in a line: `turn 2 · Edit · 2026-01-05 10:00 ·

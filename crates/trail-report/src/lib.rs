@@ -6,9 +6,11 @@
 //! logs message content.
 
 pub mod blocks;
+mod format;
 pub mod improve;
 pub mod markdown;
 pub mod prices;
+pub mod render;
 pub mod standup;
 pub mod statusline;
 pub mod tips;

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use axum::response::Html;
-use trail_render::{escape_html, RedactionCounts, Redactor};
+use trail_render::{HtmlSink, RedactionCounts, Redactor, Sink};
 
 /// The views in the navigation: (path, label).
 const NAV: &[(&str, &str)] = &[
@@ -55,6 +55,24 @@ impl Page {
         let _ = self.out.write_fmt(args);
     }
 
+    /// Writes a document (a report, trail_report::render) as HTML: every piece of text
+    /// redacted and escaped, sessions linked to their pages.
+    pub fn doc(&mut self, redactor: &Redactor, write: impl FnOnce(&mut dyn Sink)) {
+        let mut sink = HtmlSink::new()
+            .redacted(redactor)
+            .session_links(Box::new(turn_href));
+        write(&mut sink);
+        self.out.push_str(&sink.finish());
+    }
+
+    /// Writes a unified diff, escaped, its lines coloured (trail-render decides how).
+    pub fn diff(&mut self, body: &str) {
+        let mut buf = Vec::with_capacity(body.len() + 64);
+        // Writing to a Vec cannot fail.
+        let _ = trail_render::write_diff_html(body, &mut buf);
+        self.out.push_str(&String::from_utf8_lossy(&buf));
+    }
+
     /// Ends the page.
     pub fn finish(mut self) -> Html<String> {
         self.out.push_str(&foot());
@@ -101,12 +119,7 @@ pub(crate) fn foot() -> String {
 }
 
 /// Appends `s` escaped for HTML text and quoted attributes.
-pub(crate) fn push_escaped(out: &mut String, s: &str) {
-    let mut buf = Vec::with_capacity(s.len() + 16);
-    // Writing to a Vec cannot fail.
-    let _ = escape_html(s, &mut buf);
-    out.push_str(&String::from_utf8_lossy(&buf));
-}
+pub(crate) use trail_render::doc::push_escaped;
 
 /// Returns `s` escaped.
 pub(crate) fn esc(s: &str) -> String {
@@ -137,6 +150,15 @@ pub(crate) fn enc(s: &str) -> String {
 /// A session's page.
 pub(crate) fn session_href(id: &str) -> String {
     format!("/sessions/{}", enc(id))
+}
+
+/// A session's page at a turn.
+pub(crate) fn turn_href(id: &str, turn: Option<i64>) -> String {
+    let mut href = session_href(id);
+    if let Some(t) = turn {
+        href.push_str(&format!("#turn-{t}"));
+    }
+    href
 }
 
 /// A query string from the pairs whose value is not empty.

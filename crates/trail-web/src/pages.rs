@@ -12,10 +12,11 @@ use trail_query::{
 };
 use trail_render::{tokens, when, ExportOptions, Exporter, HtmlView, Redactor};
 use trail_report::markdown::usd;
+use trail_report::render;
 
 use crate::charts::{self, Bar};
 use crate::error::WebError;
-use crate::html::{cut, enc, esc, one_line, query_string, session_href, Page};
+use crate::html::{cut, enc, esc, one_line, query_string, session_href, turn_href, Page};
 use crate::params::Params;
 use crate::Shared;
 
@@ -384,21 +385,9 @@ pub(crate) async fn session_diff(
                     let heading = trail_render::change_heading(c);
                     let heading = heading.split_once(" · ").map_or(heading.as_str(), |(_, rest)| rest);
                     out.red(r, &trail_render::terminal_safe(heading));
-                    out.raw("</p>\n<pre class=\"diff\">");
+                    out.raw("</p>\n");
                     let body = crate::html::redact(r, &c.diff);
-                    let body = trail_render::terminal_safe(&body).into_owned();
-                    for line in body.lines() {
-                        match trail_render::diff_line_class(line) {
-                            None => out.text(line),
-                            Some(class) => {
-                                out.fmt(format_args!("<span class=\"{class}\">"));
-                                out.text(line);
-                                out.raw("</span>");
-                            }
-                        }
-                        out.raw("\n");
-                    }
-                    out.raw("</pre>\n");
+                    out.diff(&trail_render::terminal_safe(&body));
                 }
                 out.raw("</section>\n");
             }
@@ -576,27 +565,6 @@ fn usage_bars(r: &UsageReport, cost: bool) -> Vec<Bar> {
         .collect()
 }
 
-fn usage_table(out: &mut Page, redactor: &Redactor, r: &UsageReport, key: &str) {
-    out.fmt(format_args!(
-        "<table><thead><tr><th>{key}</th><th class=\"num\">Requests</th><th class=\"num\">Input</th><th class=\"num\">Output</th><th class=\"num\">Cache write</th><th class=\"num\">Cache read</th><th class=\"num\">Cost</th></tr></thead><tbody>\n"
-    ));
-    for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
-        out.raw("<tr><td>");
-        out.red(redactor, row.label.as_deref().unwrap_or(&row.key));
-        out.fmt(format_args!(
-            "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td></tr>\n",
-            row.requests,
-            tokens(row.input_tokens),
-            tokens(row.output_tokens),
-            tokens(row.cache_creation_tokens),
-            tokens(row.cache_read_tokens),
-            usd(row.cost_usd),
-            if row.unpriced_requests > 0 { " +unpriced" } else { "" }
-        ));
-    }
-    out.raw("</tbody></table>\n");
-}
-
 /// Day bars with the days that had no usage put back as empty bars, so the time axis is even
 /// (only when every key is a date and the span is at most a few years).
 fn fill_days(bars: Vec<Bar>) -> Vec<Bar> {
@@ -641,7 +609,6 @@ pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> R
             let by_day = q.usage(&f, GroupBy::Day, prices, &clock)?;
             let by_model = q.usage(&f, GroupBy::Model, prices, &clock)?;
             let by_source = q.usage(&f, GroupBy::Source, prices, &clock)?;
-            let r = &s.redactor;
             let mut out = Page::new("Usage", "/usage");
             out.raw("<h1>Usage</h1>\n");
             out.raw(&report_form(&p, "/usage", ""));
@@ -657,36 +624,23 @@ pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> R
             out.raw("<h2>By day</h2>\n");
             out.raw(&charts::columns("Tokens by day", &fill_days(usage_bars(&by_day, false)), "tokens"));
             out.raw(&charts::columns("Cost by day (USD)", &fill_days(usage_bars(&by_day, true)), "cost"));
+            // The tables are the usage report's own (trail_report::render), as HTML.
+            let r = &s.redactor;
             out.raw("<h2>By model</h2>\n");
             out.raw(&charts::rows("Tokens by model", &usage_bars(&by_model, false), "tokens"));
-            usage_table(&mut out, r, &by_model, "Model");
+            out.doc(r, |sink| render::usage_table(&by_model, sink));
             out.raw("<h2>By agent</h2>\n");
             out.raw(&charts::rows("Tokens by agent", &usage_bars(&by_source, false), "tokens"));
-            usage_table(&mut out, r, &by_source, "Agent");
+            out.doc(r, |sink| render::usage_table(&by_source, sink));
             out.raw("<h2>Days</h2>\n");
-            usage_table(&mut out, r, &by_day, "Day");
-            if !by_day.unpriced_models.is_empty() {
-                out.raw("<p class=\"muted\">Without a price (not counted as $0): ");
-                let names: Vec<String> = by_day
-                    .unpriced_models
-                    .iter()
-                    .map(|u| format!("{} ({} requests)", u.model, u.requests))
-                    .collect();
-                out.text(&names.join(", "));
-                out.raw("</p>\n");
-            }
+            out.doc(r, |sink| {
+                render::usage_table(&by_day, sink);
+                render::unpriced_models(&by_day.unpriced_models, sink);
+            });
             Ok(out.finish().into_response())
         })
         .await
         .into_response()
-}
-
-fn evidence_link(id: &str, turn: Option<i64>) -> String {
-    let mut href = session_href(id);
-    if let Some(t) = turn {
-        href.push_str(&format!("#turn-{t}"));
-    }
-    href
 }
 
 /// `/standup`: what happened (default: the last 24 hours) by repository and branch.
@@ -697,7 +651,6 @@ pub(crate) async fn standup(State(state): State<Shared>, Query(pairs): Pairs) ->
         .pool
         .run(move |q| {
             let report = q.standup(&p.report_filter(), &Clock::utc_now())?;
-            let r = &s.redactor;
             let mut out = Page::new("Standup", "/standup");
             out.raw("<h1>Standup</h1>\n");
             out.raw(&report_form(&p, "/standup", ""));
@@ -709,95 +662,7 @@ pub(crate) async fn standup(State(state): State<Shared>, Query(pairs): Pairs) ->
                 report.time_zone
             ));
             out.raw("</p>\n");
-            if report.streams.is_empty() {
-                out.raw("<p class=\"muted\">No sessions in this range.</p>\n");
-            }
-            for stream in &report.streams {
-                out.raw("<section class=\"stream\"><h2>");
-                out.red(
-                    r,
-                    stream
-                        .repository
-                        .as_deref()
-                        .or(stream.folder.as_deref())
-                        .unwrap_or("(no folder)"),
-                );
-                if let Some(b) = &stream.branch {
-                    out.raw(" <span class=\"muted\">");
-                    out.red(r, b);
-                    out.raw("</span>");
-                }
-                out.raw("</h2>\n<ul>\n");
-                for sess in &stream.sessions {
-                    out.fmt(format_args!(
-                        "<li><a href=\"{}\">",
-                        esc(&session_href(&sess.id))
-                    ));
-                    out.red(
-                        r,
-                        &cut(
-                            &one_line(sess.title.as_deref().unwrap_or("(untitled)")),
-                            140,
-                        ),
-                    );
-                    out.fmt(format_args!(
-                        "</a> <span class=\"muted\">{} · {} turns · {}</span>",
-                        esc(&sess.source),
-                        sess.turns,
-                        if sess.in_progress {
-                            "in progress"
-                        } else {
-                            "done"
-                        }
-                    ));
-                    for asked in &sess.asked {
-                        out.raw("<blockquote>");
-                        out.red(r, &cut(asked, 300));
-                        out.raw("</blockquote>");
-                    }
-                    out.raw("</li>\n");
-                }
-                if stream.more_sessions > 0 {
-                    out.fmt(format_args!(
-                        "<li class=\"muted\">and {} more</li>\n",
-                        stream.more_sessions
-                    ));
-                }
-                out.raw("</ul>\n");
-                if !stream.key_files.is_empty() {
-                    out.raw("<p>Files edited most: ");
-                    let files: Vec<String> = stream
-                        .key_files
-                        .iter()
-                        .map(|f| format!("{} ({})", f.path, f.edits))
-                        .collect();
-                    out.red(r, &files.join(", "));
-                    out.raw("</p>\n");
-                }
-                if !stream.refs.is_empty() {
-                    out.raw("<p>");
-                    for (i, rf) in stream.refs.iter().enumerate() {
-                        if i > 0 {
-                            out.raw(", ");
-                        }
-                        out.text(&format!("{} ", rf.kind));
-                        // Links only to https URLs the report built (GitHub); never a
-                        // transcript's own scheme.
-                        match rf.url.as_deref().filter(|u| u.starts_with("https://")) {
-                            Some(url) => {
-                                out.fmt(format_args!(
-                                    "<a href=\"{}\" rel=\"noreferrer noopener\">{}</a>",
-                                    esc(url),
-                                    esc(&rf.value)
-                                ));
-                            }
-                            None => out.red(r, &rf.value),
-                        }
-                    }
-                    out.raw("</p>\n");
-                }
-                out.raw("</section>\n");
-            }
+            out.doc(&s.redactor, |sink| render::standup_body(&report, sink));
             Ok(out.finish().into_response())
         })
         .await
@@ -812,97 +677,25 @@ pub(crate) async fn tips(State(state): State<Shared>, Query(pairs): Pairs) -> Re
         .pool
         .run(move |q| {
             let t = q.tips(&p.report_filter(), PriceTable::shipped(), &Clock::utc_now())?;
-            let r = &s.redactor;
             let mut out = Page::new("Tips", "/tips");
             out.raw("<h1>Tips</h1>\n");
             out.raw(&report_form(&p, "/tips", ""));
-            out.fmt(format_args!(
-                "<div class=\"cards\"><div class=\"card\"><b>{}</b>sessions</div><div class=\"card\"><b>{}</b>turns</div><div class=\"card\"><b>{}</b>active days</div><div class=\"card\"><b>{:.1}</b>sessions a day</div><div class=\"card\"><b>{}</b>cache hits</div><div class=\"card\"><b>{}</b>one-turn sessions</div></div>\n",
-                t.sessions,
-                t.turns,
-                t.active_days,
-                t.sessions_per_day,
-                t.cache_hit_ratio
-                    .map(|c| format!("{:.0}%", c * 100.0))
-                    .unwrap_or_else(|| "-".into()),
-                t.one_turn_sessions
-            ));
-            if !t.advice.is_empty() {
-                out.raw("<h2>Advice</h2>\n<ul>\n");
-                for a in &t.advice {
-                    out.raw("<li>");
-                    out.red(r, a);
-                    out.raw("</li>\n");
-                }
-                out.raw("</ul>\n");
-            }
-            let counts = |title: &str, items: Vec<(String, f64, String)>| {
-                charts::rows(
-                    title,
-                    &items
-                        .into_iter()
-                        .map(|(label, value, shown)| Bar {
-                            label,
-                            value,
-                            shown,
-                        })
-                        .collect::<Vec<_>>(),
-                    "tokens",
-                )
+            out.doc(&s.redactor, |sink| render::tips_body(&t, sink));
+            let counts = |title: &str, items: &[trail_report::tips::Count]| {
+                let bars: Vec<Bar> = items
+                    .iter()
+                    .map(|c| Bar {
+                        label: c.name.clone(),
+                        value: c.count as f64,
+                        shown: c.count.to_string(),
+                    })
+                    .collect();
+                charts::rows(title, &bars, "tokens")
             };
-            out.raw("<h2>Agents and models</h2>\n");
-            out.raw(&counts(
-                "Sessions by agent",
-                t.agents
-                    .iter()
-                    .map(|c| (c.name.clone(), c.count as f64, c.count.to_string()))
-                    .collect(),
-            ));
-            out.raw(&counts(
-                "Sessions by model",
-                t.models
-                    .iter()
-                    .map(|c| (c.name.clone(), c.count as f64, c.count.to_string()))
-                    .collect(),
-            ));
-            out.raw("<h2>Tools</h2>\n<table><thead><tr><th>Tool</th><th class=\"num\">Calls</th><th class=\"num\">Errors</th></tr></thead><tbody>\n");
-            for tool in &t.tools {
-                out.raw("<tr><td>");
-                out.text(&tool.name);
-                out.fmt(format_args!(
-                    "</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-                    tool.calls, tool.errors
-                ));
-            }
-            out.raw("</tbody></table>\n");
-            for (title, list) in [
-                ("Longest sessions", &t.longest_sessions),
-                ("Most expensive sessions", &t.most_expensive_sessions),
-            ] {
-                out.fmt(format_args!("<h2>{title}</h2>\n<ol>\n"));
-                for sess in list {
-                    out.fmt(format_args!("<li><a href=\"{}\">", esc(&session_href(&sess.id))));
-                    out.red(r, &cut(&one_line(sess.title.as_deref().unwrap_or("(untitled)")), 140));
-                    out.fmt(format_args!(
-                        "</a> <span class=\"muted\">{} · {} turns · {}</span></li>\n",
-                        esc(&sess.source),
-                        sess.turns,
-                        usd(sess.cost_usd)
-                    ));
-                }
-                out.raw("</ol>\n");
-            }
-            if !t.repeated_prompts.is_empty() {
-                out.raw("<h2>Prompts repeated across sessions</h2>\n<ul>\n");
-                for rp in &t.repeated_prompts {
-                    out.raw("<li><blockquote>");
-                    out.red(r, &cut(&rp.prompt, 300));
-                    out.fmt(format_args!(
-                        "</blockquote><span class=\"muted\">in {} sessions</span></li>\n",
-                        rp.sessions
-                    ));
-                }
-                out.raw("</ul>\n");
+            if t.sessions > 0 {
+                out.raw("<h2>Agents and models</h2>\n");
+                out.raw(&counts("Sessions by agent", &t.agents));
+                out.raw(&counts("Requests by model", &t.models));
             }
             Ok(out.finish().into_response())
         })
@@ -918,7 +711,6 @@ pub(crate) async fn improve(State(state): State<Shared>, Query(pairs): Pairs) ->
         .pool
         .run(move |q| {
             let report = q.improve(&p.report_filter(), &Clock::utc_now())?;
-            let r = &s.redactor;
             let mut out = Page::new("Improve", "/improve");
             out.raw("<h1>Where the agents struggled</h1>\n");
             out.raw(&report_form(&p, "/improve", ""));
@@ -926,44 +718,7 @@ pub(crate) async fn improve(State(state): State<Shared>, Query(pairs): Pairs) ->
                 "<p class=\"muted\">{} sessions looked at.</p>\n",
                 report.sessions
             ));
-            if report.findings.is_empty() {
-                out.raw("<p class=\"muted\">Nothing stood out.</p>\n");
-            }
-            for f in &report.findings {
-                out.raw("<section class=\"stream\"><h2>");
-                out.red(r, &f.title);
-                out.fmt(format_args!(
-                    " <span class=\"muted\">{} times in {} sessions</span></h2>\n<ul>\n",
-                    f.count, f.sessions
-                ));
-                for e in &f.evidence {
-                    out.fmt(format_args!(
-                        "<li><a href=\"{}\">{}{}</a> <span class=\"muted\">{}</span><blockquote>",
-                        esc(&evidence_link(&e.session_id, e.turn)),
-                        esc(&cut(&e.session_id, 13)),
-                        e.turn.map(|t| format!(" turn {t}")).unwrap_or_default(),
-                        esc(&when(e.timestamp.as_deref()))
-                    ));
-                    out.red(r, &cut(&e.quote, 400));
-                    out.raw("</blockquote></li>\n");
-                }
-                out.raw("</ul>\n");
-                if let Some(sug) = &f.suggestion {
-                    out.raw("<p>");
-                    out.red(r, sug);
-                    out.raw("</p>\n");
-                }
-                out.raw("</section>\n");
-            }
-            if !report.suggestions.is_empty() {
-                out.raw("<h2>For CLAUDE.md / copilot-instructions.md</h2>\n<ul>\n");
-                for sug in &report.suggestions {
-                    out.raw("<li>");
-                    out.red(r, sug);
-                    out.raw("</li>\n");
-                }
-                out.raw("</ul>\n");
-            }
+            out.doc(&s.redactor, |sink| render::improve_body(&report, sink));
             Ok(out.finish().into_response())
         })
         .await
@@ -1022,12 +777,12 @@ pub(crate) async fn why(State(state): State<Shared>, Query(pairs): Pairs) -> Res
                 match &why.verdict {
                     Some(WhyVerdict::ReferencedCommit { session_id, turn }) => out.fmt(format_args!(
                         "<p class=\"notice\">The session behind it: <a href=\"{}\">{}</a> (it referenced this commit).</p>\n",
-                        esc(&evidence_link(session_id, *turn)),
+                        esc(&turn_href(session_id, *turn)),
                         esc(session_id)
                     )),
                     Some(WhyVerdict::LastEditBefore { session_id, turn, .. }) => out.fmt(format_args!(
                         "<p class=\"notice\">Probably: <a href=\"{}\">{}</a> (the last session that edited the file before the commit).</p>\n",
-                        esc(&evidence_link(session_id, *turn)),
+                        esc(&turn_href(session_id, *turn)),
                         esc(session_id)
                     )),
                     None => out.raw("<p class=\"muted\">No session is known to be behind this line.</p>\n"),
@@ -1049,7 +804,7 @@ pub(crate) async fn why(State(state): State<Shared>, Query(pairs): Pairs) -> Res
                     }
                     out.raw("</td><td>");
                     out.text(&t.source);
-                    out.fmt(format_args!("</td><td><a href=\"{}\">", esc(&evidence_link(&t.session_id, t.turn))));
+                    out.fmt(format_args!("</td><td><a href=\"{}\">", esc(&turn_href(&t.session_id, t.turn))));
                     out.red(r, &cut(&one_line(t.title.as_deref().unwrap_or("(untitled)")), 80));
                     out.raw("</a>");
                     if let Some(turn) = t.turn {

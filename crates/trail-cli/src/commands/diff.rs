@@ -76,17 +76,16 @@ pub fn print(ui: &mut Ui, diff: &SessionDiff) -> CliResult {
                 &format!("  {}", trail_render::change_heading(c)),
             ))?;
             for line in c.diff.lines() {
-                let style = if line.starts_with("+++") || line.starts_with("---") {
-                    Style::Bold
-                } else if line.starts_with('+') {
-                    Style::Green
-                } else if line.starts_with('-') {
-                    Style::Red
-                } else if line.starts_with("@@") {
-                    Style::Cyan
-                } else {
-                    ui.line(&format!("  {line}"))?;
-                    continue;
+                use trail_render::DiffLine;
+                let style = match DiffLine::of(line) {
+                    DiffLine::Header => Style::Bold,
+                    DiffLine::Added => Style::Green,
+                    DiffLine::Removed => Style::Red,
+                    DiffLine::Hunk => Style::Cyan,
+                    DiffLine::Context => {
+                        ui.line(&format!("  {line}"))?;
+                        continue;
+                    }
                 };
                 ui.line(&format!("  {}", ui.paint(style, line)))?;
             }
