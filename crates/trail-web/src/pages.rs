@@ -596,13 +596,25 @@ fn fill_days(bars: Vec<Bar>) -> Vec<Bar> {
         .collect()
 }
 
-/// `/usage`: tokens and cost by day, model and agent, as SVG charts and tables.
-pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
+/// Renders a page on the pool: `render` gets a read handle, the request's parameters and the
+/// redactor, and returns the page (or the error page).
+async fn page(
+    state: Shared,
+    pairs: Vec<(String, String)>,
+    render: impl FnOnce(&Store, &Params, &Redactor) -> Result<Page, WebError> + Send + 'static,
+) -> Response {
     let p = Params::new(pairs);
     let s = state.clone();
     state
         .pool
-        .run(move |q| {
+        .run(move |q| render(q, &p, &s.redactor).map(|page| page.finish().into_response()))
+        .await
+        .into_response()
+}
+
+/// `/usage`: tokens and cost by day, model and agent, as SVG charts and tables.
+pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
+    page(state, pairs, move |q, p, r| {
             let f = p.report_filter();
             let clock = Clock::utc_now();
             let prices = PriceTable::shipped();
@@ -611,7 +623,7 @@ pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> R
             let by_source = q.usage(&f, GroupBy::Source, prices, &clock)?;
             let mut out = Page::new("Usage", "/usage");
             out.raw("<h1>Usage</h1>\n");
-            out.raw(&report_form(&p, "/usage", ""));
+            out.raw(&report_form(p, "/usage", ""));
             let t = &by_day.totals;
             out.fmt(format_args!(
                 "<div class=\"cards\"><div class=\"card\"><b>{}</b>tokens</div><div class=\"card\"><b>{}</b>cost</div><div class=\"card\"><b>{}</b>requests</div><div class=\"card\"><b>{}</b>days with usage (time zone {})</div></div>\n",
@@ -625,7 +637,6 @@ pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> R
             out.raw(&charts::columns("Tokens by day", &fill_days(usage_bars(&by_day, false)), "tokens"));
             out.raw(&charts::columns("Cost by day (USD)", &fill_days(usage_bars(&by_day, true)), "cost"));
             // The tables are the usage report's own (trail_report::render), as HTML.
-            let r = &s.redactor;
             out.raw("<h2>By model</h2>\n");
             out.raw(&charts::rows("Tokens by model", &usage_bars(&by_model, false), "tokens"));
             out.doc(r, |sink| render::usage_table(&by_model, sink));
@@ -637,102 +648,81 @@ pub(crate) async fn usage(State(state): State<Shared>, Query(pairs): Pairs) -> R
                 render::usage_table(&by_day, sink);
                 render::unpriced_models(&by_day.unpriced_models, sink);
             });
-            Ok(out.finish().into_response())
-        })
-        .await
-        .into_response()
+            Ok(out)
+    })
+    .await
 }
 
 /// `/standup`: what happened (default: the last 24 hours) by repository and branch.
 pub(crate) async fn standup(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
-    let p = Params::new(pairs);
-    let s = state.clone();
-    state
-        .pool
-        .run(move |q| {
-            let report = q.standup(&p.report_filter(), &Clock::utc_now())?;
-            let mut out = Page::new("Standup", "/standup");
-            out.raw("<h1>Standup</h1>\n");
-            out.raw(&report_form(&p, "/standup", ""));
-            out.raw("<p class=\"muted\">");
-            out.text(&format!(
-                "{} to {} ({})",
-                when(Some(&report.since)),
-                when(Some(&report.until)),
-                report.time_zone
-            ));
-            out.raw("</p>\n");
-            out.doc(&s.redactor, |sink| render::standup_body(&report, sink));
-            Ok(out.finish().into_response())
-        })
-        .await
-        .into_response()
+    page(state, pairs, move |q, p, r| {
+        let report = q.standup(&p.report_filter(), &Clock::utc_now())?;
+        let mut out = Page::new("Standup", "/standup");
+        out.raw("<h1>Standup</h1>\n");
+        out.raw(&report_form(p, "/standup", ""));
+        out.raw("<p class=\"muted\">");
+        out.text(&format!(
+            "{} to {} ({})",
+            when(Some(&report.since)),
+            when(Some(&report.until)),
+            report.time_zone
+        ));
+        out.raw("</p>\n");
+        out.doc(r, |sink| render::standup_body(&report, sink));
+        Ok(out)
+    })
+    .await
 }
 
 /// `/tips`: usage patterns with their numbers, then advice.
 pub(crate) async fn tips(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
-    let p = Params::new(pairs);
-    let s = state.clone();
-    state
-        .pool
-        .run(move |q| {
-            let t = q.tips(&p.report_filter(), PriceTable::shipped(), &Clock::utc_now())?;
-            let mut out = Page::new("Tips", "/tips");
-            out.raw("<h1>Tips</h1>\n");
-            out.raw(&report_form(&p, "/tips", ""));
-            out.doc(&s.redactor, |sink| render::tips_body(&t, sink));
-            let counts = |title: &str, items: &[trail_report::tips::Count]| {
-                let bars: Vec<Bar> = items
-                    .iter()
-                    .map(|c| Bar {
-                        label: c.name.clone(),
-                        value: c.count as f64,
-                        shown: c.count.to_string(),
-                    })
-                    .collect();
-                charts::rows(title, &bars, "tokens")
-            };
-            if t.sessions > 0 {
-                out.raw("<h2>Agents and models</h2>\n");
-                out.raw(&counts("Sessions by agent", &t.agents));
-                out.raw(&counts("Requests by model", &t.models));
-            }
-            Ok(out.finish().into_response())
-        })
-        .await
-        .into_response()
+    page(state, pairs, move |q, p, r| {
+        let t = q.tips(&p.report_filter(), PriceTable::shipped(), &Clock::utc_now())?;
+        let mut out = Page::new("Tips", "/tips");
+        out.raw("<h1>Tips</h1>\n");
+        out.raw(&report_form(p, "/tips", ""));
+        out.doc(r, |sink| render::tips_body(&t, sink));
+        let counts = |title: &str, items: &[trail_report::tips::Count]| {
+            let bars: Vec<Bar> = items
+                .iter()
+                .map(|c| Bar {
+                    label: c.name.clone(),
+                    value: c.count as f64,
+                    shown: c.count.to_string(),
+                })
+                .collect();
+            charts::rows(title, &bars, "tokens")
+        };
+        if t.sessions > 0 {
+            out.raw("<h2>Agents and models</h2>\n");
+            out.raw(&counts("Sessions by agent", &t.agents));
+            out.raw(&counts("Requests by model", &t.models));
+        }
+        Ok(out)
+    })
+    .await
 }
 
 /// `/improve`: where the agents struggled, each finding with its evidence.
 pub(crate) async fn improve(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
-    let p = Params::new(pairs);
-    let s = state.clone();
-    state
-        .pool
-        .run(move |q| {
-            let report = q.improve(&p.report_filter(), &Clock::utc_now())?;
-            let mut out = Page::new("Improve", "/improve");
-            out.raw("<h1>Where the agents struggled</h1>\n");
-            out.raw(&report_form(&p, "/improve", ""));
-            out.fmt(format_args!(
-                "<p class=\"muted\">{} sessions looked at.</p>\n",
-                report.sessions
-            ));
-            out.doc(&s.redactor, |sink| render::improve_body(&report, sink));
-            Ok(out.finish().into_response())
-        })
-        .await
-        .into_response()
+    page(state, pairs, move |q, p, r| {
+        let report = q.improve(&p.report_filter(), &Clock::utc_now())?;
+        let mut out = Page::new("Improve", "/improve");
+        out.raw("<h1>Where the agents struggled</h1>\n");
+        out.raw(&report_form(p, "/improve", ""));
+        out.fmt(format_args!(
+            "<p class=\"muted\">{} sessions looked at.</p>\n",
+            report.sessions
+        ));
+        out.doc(r, |sink| render::improve_body(&report, sink));
+        Ok(out)
+    })
+    .await
 }
 
 /// `/why?path=...&line=N`: the sessions that touched a file; with a line, the one behind it.
 pub(crate) async fn why(State(state): State<Shared>, Query(pairs): Pairs) -> Response {
-    let p = Params::new(pairs);
-    let s = state.clone();
-    state
-        .pool
-        .run(move |q| {
-            let r = &s.redactor;
+    page(state, pairs, move |q, p, r| {
             let mut out = Page::new("File history", "/why");
             out.raw("<h1>File history</h1>\n");
             out.raw(&format!(
@@ -743,7 +733,7 @@ pub(crate) async fn why(State(state): State<Shared>, Query(pairs): Pairs) -> Res
             ));
             if p.get("path").is_none() {
                 out.raw("<p class=\"muted\">Name a file to see the sessions and turns that read, edited or created it; with a line, the session behind that line (through git blame).</p>\n");
-                return Ok(out.finish().into_response());
+                return Ok(out);
             }
             let (request, line) = p.file_request()?;
             let why = q.why(&request, line)?;
@@ -816,10 +806,9 @@ pub(crate) async fn why(State(state): State<Shared>, Query(pairs): Pairs) -> Res
                 }
                 out.raw("</tbody></table>\n");
             }
-            Ok(out.finish().into_response())
-        })
-        .await
-        .into_response()
+            Ok(out)
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -293,6 +293,24 @@ fn report_pages_render_charts_and_tables() {
     let tips = get(&s, "/tips?since=2020-01-01");
     assert_eq!(tips.status, 200);
     assert!(tips.body.contains("Longest sessions") && tips.body.contains("Bash"));
+    // The reports are trail-report's own documents through trail-render's HTML sink: a section
+    // per work stream, numbers in numeric cells, sessions linked to their pages.
+    assert!(
+        standup.body.contains("<section class=\"stream\"><h2>"),
+        "{}",
+        standup.body
+    );
+    assert!(
+        standup.body.contains("<a href=\"/sessions/"),
+        "{}",
+        standup.body
+    );
+    assert!(
+        tips.body.contains("<th class=\"num\">Calls</th>"),
+        "{}",
+        tips.body
+    );
+    assert!(tips.body.contains("<a href=\"/sessions/"), "{}", tips.body);
 
     let improve = get(&s, "/improve?since=2020-01-01");
     assert_eq!(improve.status, 200);
