@@ -11,6 +11,7 @@
 //! in-memory FTS5 table (the same tokenizer), which scores each message against the query's
 //! words (any of them) and makes the snippet.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rusqlite::types::Value;
@@ -226,8 +227,13 @@ fn any_word_query(q: &str) -> Option<String> {
 
 /// The query's terms (text, prefix) in order, leaving out what NOT excludes.
 fn included_terms(q: &str) -> Vec<(String, bool)> {
+    included_groups(q).into_iter().flatten().collect()
+}
+
+/// The terms NOT does not exclude, in their groups: a term, or terms joined by OR.
+fn included_groups(q: &str) -> Vec<Vec<(String, bool)>> {
     let lexemes = lex(q);
-    let mut terms = Vec::new();
+    let mut groups: Vec<Vec<(String, bool)>> = Vec::new();
     let mut excluded = false;
     for (i, l) in lexemes.iter().enumerate() {
         match l {
@@ -235,8 +241,12 @@ fn included_terms(q: &str) -> Vec<(String, bool)> {
             Lexeme::And => excluded = false,
             Lexeme::Or => {}
             Lexeme::Term { text, prefix } => {
+                let joined = i > 0 && lexemes[i - 1] == Lexeme::Or;
                 if !excluded {
-                    terms.push((text.clone(), *prefix));
+                    match groups.last_mut() {
+                        Some(group) if joined => group.push((text.clone(), *prefix)),
+                        _ => groups.push(vec![(text.clone(), *prefix)]),
+                    }
                 }
                 // NOT excludes a group: terms joined by OR.
                 if lexemes.get(i + 1) != Some(&Lexeme::Or) {
@@ -245,10 +255,9 @@ fn included_terms(q: &str) -> Vec<(String, bool)> {
             }
         }
     }
-    terms
+    groups
 }
 
-/// The query's lexemes without what NOT excludes (`NOT` and the group after it).
 fn positive_lexemes(q: &str) -> Vec<Lexeme> {
     let lexemes = lex(q);
     let mut out = Vec::new();
@@ -329,43 +338,78 @@ impl QueryShape {
 /// Conservative: a message the tokenizer would match holds one of these as a substring (its
 /// tokens are alphanumeric runs, ASCII folded to lowercase). `None` (check nothing) when a
 /// word is not ASCII, since the tokenizer folds case and diacritics beyond ASCII.
-pub(crate) struct Needles(Vec<String>);
+pub(crate) struct Needles {
+    /// Every alphanumeric run of every word, lowercased: a field that holds a word holds one.
+    any: Vec<String>,
+    /// For each group of words (a word, or words joined by OR), one run of each of its words:
+    /// a field that holds every group holds one of each group's.
+    groups: Vec<Vec<String>>,
+}
 
 impl Needles {
     pub(crate) fn of(q: &str) -> Option<Needles> {
-        let terms = included_terms(q);
-        if terms.iter().any(|(text, _)| !text.is_ascii()) {
+        let groups = included_groups(q);
+        if groups.iter().flatten().any(|(text, _)| !text.is_ascii()) {
             return None;
         }
-        let mut needles: Vec<String> = terms
+        let runs = |text: &str| -> Vec<String> {
+            text.split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_ascii_lowercase)
+                .collect()
+        };
+        let mut any: Vec<String> = groups.iter().flatten().flat_map(|(t, _)| runs(t)).collect();
+        any.sort();
+        any.dedup();
+        // A word without a run (punctuation alone) is no word to FTS5: its group asks
+        // nothing of a field here.
+        let groups = groups
             .iter()
-            .flat_map(|(text, _)| text.split(|c: char| !c.is_ascii_alphanumeric()))
-            .filter(|w| !w.is_empty())
-            .map(str::to_ascii_lowercase)
+            .map(|g| {
+                g.iter()
+                    .map(|(t, _)| runs(t).into_iter().next())
+                    .collect::<Option<Vec<String>>>()
+            })
+            .filter_map(|g| g.filter(|g| !g.is_empty()))
             .collect();
-        needles.sort();
-        needles.dedup();
-        (!needles.is_empty()).then_some(Needles(needles))
+        (!any.is_empty()).then_some(Needles { any, groups })
     }
 
     /// False only when no field can match: every field is ASCII and holds no needle.
     fn may_match(&self, fields: &[Option<&str>], lowered: &mut Vec<u8>) -> bool {
-        for field in fields.iter().flatten() {
-            if !field.is_ascii() {
-                return true;
+        fields.iter().flatten().any(|field| {
+            !field.is_ascii() || {
+                lower_into(field, lowered);
+                self.any.iter().any(|n| holds(lowered, n))
             }
-            lowered.clear();
-            lowered.extend(field.bytes().map(|b| b.to_ascii_lowercase()));
-            if self
-                .0
-                .iter()
-                .any(|n| memchr::memmem::find(lowered, n.as_bytes()).is_some())
-            {
-                return true;
-            }
-        }
-        false
+        })
     }
+
+    /// False only when no one field can hold every word: each field is ASCII and misses
+    /// every needle of some group.
+    pub(crate) fn may_match_one_field(
+        &self,
+        fields: &[Option<&str>],
+        lowered: &mut Vec<u8>,
+    ) -> bool {
+        fields.iter().flatten().any(|field| {
+            !field.is_ascii() || {
+                lower_into(field, lowered);
+                self.groups
+                    .iter()
+                    .all(|g| g.iter().any(|n| holds(lowered, n)))
+            }
+        })
+    }
+}
+
+fn lower_into(field: &str, lowered: &mut Vec<u8>) {
+    lowered.clear();
+    lowered.extend(field.bytes().map(|b| b.to_ascii_lowercase()));
+}
+
+fn holds(haystack: &[u8], needle: &str) -> bool {
+    memchr::memmem::find(haystack, needle.as_bytes()).is_some()
 }
 
 fn operator_error(op: &str, at_start: bool) -> String {
@@ -490,6 +534,15 @@ pub struct SearchResults {
 }
 
 const FIELDS: [&str; 3] = ["text", "tool_input", "tool_output"];
+
+/// Which messages of hit turns go into `temp.hit_text`: those whose fields may hold ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// ... any word of the query (to choose the best message and cut its snippet);
+    AnyWord,
+    /// ... every word in one field (to tell whether one message holds them all).
+    EveryWordInOneField,
+}
 
 /// A hit turn before its best message is chosen.
 pub(crate) struct HitTurn {
@@ -637,6 +690,7 @@ impl Store {
                     role: o.role.as_deref(),
                     shape: &shape,
                     query: &o.query,
+                    implied: shape.positive.as_deref() == Some(fts.as_str()),
                     limit: o.limit,
                 };
                 self.coherent_turns(&ranking)?
@@ -758,7 +812,7 @@ impl Store {
             .map(|p| whole_message_query(&p));
         let needles = Needles::of(query);
         self.with_hit_text(|| {
-            let owner = self.load_hit_text(needles.as_ref(), role, turns)?;
+            let owner = self.load_hit_text(needles.as_ref(), Keep::AnyWord, role, turns)?;
             self.choose_best(&words, whole.as_deref(), owner, turns.len())
         })
     }
@@ -793,6 +847,7 @@ impl Store {
     pub(crate) fn load_hit_text(
         &self,
         needles: Option<&Needles>,
+        keep: Keep,
         role: Option<&str>,
         turns: &[HitTurn],
     ) -> Result<HashMap<i64, (usize, BestMessage)>> {
@@ -823,21 +878,28 @@ impl Store {
                         )
                     })
                 };
-                let text = field(6)?;
-                let input = field(7)?.map(cap_tool_input);
-                let output = field(8)?.map(cap_tool_output);
-                if let Some(needles) = needles {
-                    if !needles.may_match(&[text, input, output.as_deref()], &mut lowered) {
-                        continue;
+                // As the index holds them: capped, without escape sequences (copied only when
+                // kept, or when capping or stripping changed them).
+                let strip = crate::text::strip_ansi;
+                let text = field(6)?.map(strip);
+                let input = field(7)?.map(|s| strip(cap_tool_input(s)));
+                let output = field(8)?.map(|s| match cap_tool_output(s) {
+                    Cow::Borrowed(s) => strip(s),
+                    Cow::Owned(s) => Cow::Owned(strip(&s).into_owned()),
+                });
+                let fields = [text.as_deref(), input.as_deref(), output.as_deref()];
+                let kept = match (needles, keep) {
+                    (None, _) => true,
+                    (Some(n), Keep::AnyWord) => n.may_match(&fields, &mut lowered),
+                    (Some(n), Keep::EveryWordInOneField) => {
+                        n.may_match_one_field(&fields, &mut lowered)
                     }
+                };
+                if !kept {
+                    continue;
                 }
-                let strip = |s: &str| crate::text::strip_ansi(s).into_owned();
-                rows_in.push((
-                    id,
-                    text.map(strip),
-                    input.map(strip),
-                    output.as_deref().map(strip),
-                ));
+                let own = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
+                rows_in.push((id, own(text), own(input), own(output)));
                 owner.insert(
                     id,
                     (
@@ -1021,7 +1083,8 @@ mod tests {
     #[test]
     fn needles_are_the_words_a_match_needs() {
         let n = Needles::of("Install ERROR NOT warning \"src/main.rs\" deploy*").unwrap();
-        assert_eq!(n.0, ["deploy", "error", "install", "main", "rs", "src"]);
+        assert_eq!(n.any, ["deploy", "error", "install", "main", "rs", "src"]);
+        assert_eq!(n.groups, [["install"], ["error"], ["src"], ["deploy"]]);
         let mut buf = Vec::new();
         assert!(n.may_match(&[Some("an Install step")], &mut buf));
         assert!(n.may_match(&[None, Some("DEPLOYMENT")], &mut buf));
@@ -1030,6 +1093,21 @@ mod tests {
         assert!(n.may_match(&[Some("Érror")], &mut buf));
         assert!(Needles::of("café").is_none());
         assert!(Needles::of("NOT alone").is_none());
+    }
+
+    #[test]
+    fn one_field_must_hold_a_needle_of_every_group() {
+        let n = Needles::of("install error OR failure NOT warning").unwrap();
+        assert_eq!(n.groups, [vec!["install"], vec!["error", "failure"]]);
+        let mut buf = Vec::new();
+        let one = |f: &[Option<&str>], buf: &mut Vec<u8>| n.may_match_one_field(f, buf);
+        assert!(one(&[Some("Install failed: FAILURE")], &mut buf));
+        assert!(one(&[Some("install"), Some("an install error")], &mut buf));
+        // Each word in a field of its own: no one field holds both.
+        assert!(!one(&[Some("install"), None, Some("error")], &mut buf));
+        assert!(!one(&[Some("warning: install")], &mut buf));
+        // Not ASCII: the tokenizer folds what a byte search cannot.
+        assert!(one(&[Some("install Érror")], &mut buf));
     }
 
     /// The plan reads one turn's messages through the (session, turn) index, not the whole

@@ -34,7 +34,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::types::Value;
 use rusqlite::ToSql;
 
-use crate::search::{fts_error, whole_message_query, HitTurn, Needles, QueryShape};
+use crate::search::{fts_error, whole_message_query, HitTurn, Keep, Needles, QueryShape};
 use crate::{Result, Store};
 
 /// Candidates of tier 1 checked against their messages at once.
@@ -60,6 +60,10 @@ pub(crate) struct Ranking<'a> {
     pub shape: &'a QueryShape,
     /// The query as the user wrote it.
     pub query: &'a str,
+    /// Whether whatever matches a tier's definition matches `matched` too (the query has no
+    /// NOT: its positive part is all of it), so a tier need not repeat `matched`, which read
+    /// the query's doclists once more per tier.
+    pub implied: bool,
     pub limit: usize,
 }
 
@@ -96,6 +100,13 @@ impl Tiers {
             _ => &["prompt", "answer", "tool_input", "tool_output"],
         };
         let has_prompt = columns.contains(&"prompt");
+        let within = |tier: String| {
+            if r.implied {
+                tier
+            } else {
+                format!("({m}) AND ({tier})")
+            }
+        };
         // One group: whatever matches holds it in one message (so no tier 2).
         let single = r.shape.groups <= 1;
         let prompt_near = r
@@ -103,20 +114,16 @@ impl Tiers {
             .near
             .as_ref()
             .filter(|_| has_prompt && !single)
-            .map(|near| format!("({m}) AND ({{prompt}} : {near})"));
-        let prompt = has_prompt.then(|| format!("({m}) AND ({{prompt}} : ({positive}))"));
+            .map(|near| within(format!("{{prompt}} : {near}")));
+        let prompt = has_prompt.then(|| within(format!("{{prompt}} : ({positive})")));
         let prompt_score = (has_prompt && !single).then(|| format!("{{text}} : ({positive})"));
         let others: Vec<String> = columns
             .iter()
             .filter(|c| **c != "prompt")
             .map(|c| format!("({{{c}}} : ({positive}))"))
             .collect();
-        let one_message = (!single && !others.is_empty()).then(|| {
-            (
-                format!("({m}) AND ({})", others.join(" OR ")),
-                whole_message_query(positive),
-            )
-        });
+        let one_message = (!single && !others.is_empty())
+            .then(|| (within(others.join(" OR ")), whole_message_query(positive)));
         Tiers {
             prompt,
             prompt_near,
@@ -170,16 +177,26 @@ fn key_order(a: &(f64, u8), b: &(f64, u8)) -> std::cmp::Ordering {
     a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
 }
 
-/// A match read in rank order.
+/// A match read in rank order. Which turn it is, and how recent, is looked up only for the
+/// rows a choice needs (tier-1 candidates checked, the rows shown and those tied with them):
+/// joining every match to its turn and session cost more than ranking them (BENCHMARKS.md,
+/// issue 44).
 struct Row {
     rowid: i64,
-    turn: HitTurn,
-    /// `coalesce(last_at, updated_at)`: the tie-break, newest first.
-    recency: Option<String>,
+    /// bm25 of the whole turn (lower is better).
+    score: f64,
     /// 0-2, or `None` while a tier-1 candidate is unchecked.
     tier: Option<usize>,
     /// Its [`PromptOrder`] key in tier 0 (none without one).
     key: Option<(f64, u8)>,
+}
+
+/// A match's turn and its recency (`coalesce(last_at, updated_at)`: the tie-break, newest
+/// first).
+struct TurnOf {
+    session_id: String,
+    turn: i64,
+    recency: Option<String>,
 }
 
 /// The ranking in progress: the rows read so far and what is known of each tier.
@@ -235,7 +252,12 @@ impl Store {
     pub(crate) fn coherent_turns(&self, r: &Ranking<'_>) -> Result<(Vec<HitTurn>, usize)> {
         let tiers = Tiers::of(r);
         let prompt = self.rowid_set(r, tiers.prompt.as_deref())?;
-        let mut candidates = self.rowid_set(r, tiers.one_message.as_ref().map(|t| t.0.as_str()))?;
+        // Tier 1 matters only when tier 0 cannot fill the page.
+        let mut candidates = if prompt.len() < r.limit {
+            self.rowid_set(r, tiers.one_message.as_ref().map(|t| t.0.as_str()))?
+        } else {
+            HashSet::new()
+        };
         candidates.retain(|id| !prompt.contains(id));
         let order = match tiers.prompt_score.as_deref() {
             Some(expr) if !prompt.is_empty() => {
@@ -265,36 +287,18 @@ impl Store {
             // Created before the ranked rows are read: no schema change while they are.
             self.ensure_hit_text()?;
         }
-        let sql = format!(
-            "SELECT t.rowid, d.session_id, d.turn_index, t.rank, coalesce(d.last_at, s.updated_at)
-             FROM turn_search t
-             JOIN turn_docs d ON d.id = t.rowid
-             JOIN main.sessions s ON s.id = d.session_id
-             WHERE turn_search MATCH ?1{}
-             ORDER BY t.rank",
-            r.filter
-        );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let refs: Vec<&dyn ToSql> = r.args.iter().map(|v| v as &dyn ToSql).collect();
-        let mut rows = stmt.query(refs.as_slice()).map_err(fts_error)?;
+        let ranked = self.ranked_matches(r)?;
         // Once the best are known, rows tied with the last one read still come in (recency
         // decides among them).
         let mut decided_at: Option<f64> = None;
-        while let Some(row) = rows.next().map_err(fts_error)? {
-            let rowid: i64 = row.get(0)?;
-            let score: f64 = row.get(3)?;
+        for (rowid, score) in ranked {
             if decided_at.is_some_and(|s| s != score) {
                 break;
             }
             let (tier, key) = p.place(rowid, &prompt, &candidates, tiers.rest);
             p.rows.push(Row {
                 rowid,
-                turn: HitTurn {
-                    session_id: row.get(1)?,
-                    turn: row.get(2)?,
-                    score,
-                },
-                recency: row.get(4)?,
+                score,
                 tier,
                 key,
             });
@@ -302,11 +306,94 @@ impl Store {
                 decided_at = Some(score);
             }
         }
-        drop(rows);
         // Every match read (or the ties of the last): check what the choice may still need.
         self.decided(&mut p, r, check, needles.as_ref(), true)?;
         let read = p.rows.len();
-        Ok((select(p, r.limit), read))
+        Ok((self.select(p, r.limit)?, read))
+    }
+
+    /// Every match that passes the filters, with bm25 of its turn, best first (ties by rowid).
+    /// Scored with the index's own rank function, once per match, and sorted here: FTS5's
+    /// `ORDER BY rank` computed each match's bm25 twice (for the sort and for the `rank`
+    /// column) and sorted in SQLite's sorter.
+    fn ranked_matches(&self, r: &Ranking<'_>) -> Result<Vec<(i64, f64)>> {
+        let score = rank_function();
+        let sql = if r.filter.is_empty() {
+            format!("SELECT rowid, {score} FROM turn_search WHERE turn_search MATCH ?1")
+        } else {
+            format!(
+                "SELECT t.rowid, {score}
+                 FROM turn_search t
+                 JOIN turn_docs d ON d.id = t.rowid
+                 JOIN main.sessions s ON s.id = d.session_id
+                 WHERE turn_search MATCH ?1{}",
+                r.filter
+            )
+        };
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let refs: Vec<&dyn ToSql> = r.args.iter().map(|v| v as &dyn ToSql).collect();
+        let mut ranked: Vec<(i64, f64)> = stmt
+            .query_map(refs.as_slice(), |row| Ok((row.get(0)?, row.get(1)?)))
+            .and_then(|rows| rows.collect::<rusqlite::Result<_>>())
+            .map_err(fts_error)?;
+        ranked.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        Ok(ranked)
+    }
+
+    /// The turns of `rowids` (index rows), looked up one by one.
+    fn turns_of(&self, rowids: impl Iterator<Item = i64>) -> Result<HashMap<i64, TurnOf>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT d.session_id, d.turn_index, coalesce(d.last_at, s.updated_at)
+             FROM turn_docs d JOIN main.sessions s ON s.id = d.session_id
+             WHERE d.id = ?1",
+        )?;
+        let mut out = HashMap::new();
+        for rowid in rowids {
+            let turn = stmt.query_row([rowid], |row| {
+                Ok(TurnOf {
+                    session_id: row.get(0)?,
+                    turn: row.get(1)?,
+                    recency: row.get(2)?,
+                })
+            })?;
+            out.insert(rowid, turn);
+        }
+        Ok(out)
+    }
+
+    /// The best `limit` rows: by tier, then tier 0's [`PromptOrder`], then bm25, then the
+    /// newest; rows not placed in a tier were not needed (they rank below `limit` placed
+    /// ones). Recency is looked up only for the rows within `limit` and those tied with the
+    /// last of them.
+    fn select(&self, p: Progress, limit: usize) -> Result<Vec<HitTurn>> {
+        let mut rows: Vec<Row> = p.rows.into_iter().filter(|r| r.tier.is_some()).collect();
+        rows.sort_by(|a, b| before_recency(a, b).then(a.rowid.cmp(&b.rowid)));
+        if let Some(last) = limit.checked_sub(1).filter(|&i| i < rows.len()) {
+            let cut = (last + 1..rows.len())
+                .find(|&i| before_recency(&rows[i], &rows[last]).is_gt())
+                .unwrap_or(rows.len());
+            rows.truncate(cut);
+        }
+        let mut turns = self.turns_of(rows.iter().map(|r| r.rowid))?;
+        rows.sort_by(|a, b| {
+            before_recency(a, b)
+                .then_with(|| turns[&b.rowid].recency.cmp(&turns[&a.rowid].recency))
+                .then(a.rowid.cmp(&b.rowid))
+        });
+        rows.truncate(limit);
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let t = turns
+                    .remove(&r.rowid)
+                    .expect("every row's turn was looked up");
+                HitTurn {
+                    session_id: t.session_id,
+                    turn: t.turn,
+                    score: r.score,
+                }
+            })
+            .collect())
     }
 
     /// The rowids of the matches of `expr` that pass the filters; empty when there is no such
@@ -387,12 +474,12 @@ impl Store {
             }
             if done {
                 // Candidates tied with the last row read: recency decides among them.
-                let last = p.rows.last().map(|row| row.turn.score);
+                let last = p.rows.last().map(|row| row.score);
                 let tied: Vec<usize> = p
                     .unchecked
                     .iter()
                     .copied()
-                    .filter(|&i| Some(p.rows[i].turn.score) == last)
+                    .filter(|&i| Some(p.rows[i].score) == last)
                     .collect();
                 p.unchecked.retain(|i| !tied.contains(i));
                 if !tied.is_empty() {
@@ -420,16 +507,20 @@ impl Store {
         needles: Option<&Needles>,
         role: Option<&str>,
     ) -> Result<()> {
+        let mut of = self.turns_of(batch.iter().map(|&i| p.rows[i].rowid))?;
         let turns: Vec<HitTurn> = batch
             .iter()
-            .map(|&i| HitTurn {
-                session_id: p.rows[i].turn.session_id.clone(),
-                turn: p.rows[i].turn.turn,
-                score: p.rows[i].turn.score,
+            .map(|&i| {
+                let t = of.remove(&p.rows[i].rowid).expect("looked up");
+                HitTurn {
+                    session_id: t.session_id,
+                    turn: t.turn,
+                    score: p.rows[i].score,
+                }
             })
             .collect();
         let whole: HashSet<usize> = self.with_hit_text(|| {
-            let owner = self.load_hit_text(needles, role, &turns)?;
+            let owner = self.load_hit_text(needles, Keep::EveryWordInOneField, role, &turns)?;
             let ids = self.hit_text_matches(check)?;
             Ok(ids
                 .iter()
@@ -502,21 +593,23 @@ impl Store {
     }
 }
 
-/// The best `limit` rows: by tier, then tier 0's [`PromptOrder`], then bm25, then the
-/// newest; rows not placed in a tier were not needed (they rank below `limit` placed ones).
-fn select(p: Progress, limit: usize) -> Vec<HitTurn> {
-    let mut rows: Vec<Row> = p.rows.into_iter().filter(|r| r.tier.is_some()).collect();
-    rows.sort_by(|a, b| {
-        a.tier
-            .cmp(&b.tier)
-            .then_with(|| match (&a.key, &b.key) {
-                (Some(x), Some(y)) => key_order(x, y),
-                _ => std::cmp::Ordering::Equal,
-            })
-            .then(a.turn.score.total_cmp(&b.turn.score))
-            .then_with(|| b.recency.cmp(&a.recency))
-            .then(a.rowid.cmp(&b.rowid))
-    });
-    rows.truncate(limit);
-    rows.into_iter().map(|r| r.turn).collect()
+/// The order of rows before recency: tier, tier 0's [`PromptOrder`] key, bm25.
+fn before_recency(a: &Row, b: &Row) -> std::cmp::Ordering {
+    a.tier
+        .cmp(&b.tier)
+        .then_with(|| match (&a.key, &b.key) {
+            (Some(x), Some(y)) => key_order(x, y),
+            _ => std::cmp::Ordering::Equal,
+        })
+        .then(a.score.total_cmp(&b.score))
+}
+
+/// The rank function the index is ranked with ([`crate::search_db::RANK`]), as an expression
+/// of `turn_search`: `bm25(turn_search, 4.0, ...)`.
+fn rank_function() -> String {
+    let rank = crate::search_db::RANK;
+    let args = rank
+        .strip_prefix("bm25(")
+        .expect("the index ranks with bm25");
+    format!("bm25(turn_search, {args}")
 }
