@@ -124,49 +124,7 @@ fn iflow_appended_line_is_read_alone() {
     );
 }
 
-/// Kiro IDE's chats are found, counted and named by `doctor`, with why they are not read; the
-/// files are our own (names and places as Kiro IDE uses them, contents irrelevant: trail never
-/// opens them), laid out under a scratch home's Linux `~/.config`.
-#[test]
-fn doctor_says_kiro_ide_chats_are_found_but_not_read() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let agent = home.join(".config/Kiro/User/globalStorage/kiro.kiroagent");
-    for rel in [
-        "3f9a1c/0b1c2d3e.chat",
-        "3f9a1c/4f5a6b7c.chat",
-        "workspace-sessions/L2hvbWUvdS9hcHA_/5e5e5e5e-0000-4000-8000-000000000001.json",
-        "workspace-sessions/L2hvbWUvdS9hcHA_/sessions.json",
-    ] {
-        let p = agent.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, b"not read").unwrap();
-    }
-    let store = tmp.path().join("store.db");
-    let doctor = |args: &[&str]| {
-        let mut c = trail(&home, &store);
-        c.arg("--home").arg(&home).args(args);
-        run(&mut c)
-    };
-    let (code, out, err) = doctor(&["index"]);
-    assert_eq!(code, 0, "{out}{err}");
-    let (code, out, _) = doctor(&["doctor"]);
-    assert_eq!(code, 0);
-    if cfg!(target_os = "linux") {
-        assert!(out.contains("Kiro IDE: 4 files found in"), "{out}");
-        assert!(out.contains("closed source"), "{out}");
-        let (code, out, _) = doctor(&["doctor", "--json"]);
-        assert_eq!(code, 0);
-        let v: Value = serde_json::from_str(&out).unwrap();
-        let kiro = v["unreadable"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|u| u["name"] == "Kiro IDE")
-            .expect("Kiro IDE is listed");
-        assert_eq!(kiro["files_found"], 4, "{out}");
-    }
-}
+// Kiro IDE is read since h42z: its test is `kiro_ide.rs`.
 
 // ---------------------------------------------------------------------------------------------
 // Grok Build, end to end. The session folder is our own, written here in the shapes of

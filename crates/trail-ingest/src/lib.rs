@@ -10,6 +10,7 @@
 pub mod git;
 mod stand_ins;
 mod state;
+mod streamed;
 pub mod watch;
 
 use std::collections::{HashMap, HashSet};
@@ -1152,6 +1153,10 @@ fn parse_one(
         emit(Parsed::new(record, 0, true));
         return;
     };
+    if src.streams_sessions() && !src.appendable(&item.path) {
+        streamed::parse_streamed(src.as_ref(), &item, &new_record, emit);
+        return;
+    }
     let max_bytes = src.appendable(&item.path).then_some(chunk);
     let mut resume = item.resume;
     let mut first_piece = true;
@@ -1268,9 +1273,13 @@ fn empty_reason(record: &FileRecord, first_piece: bool) -> Option<String> {
 /// message itself (288 bytes) and its other strings. With 128 a prompt history's short
 /// messages were undercounted so far that 200 MiB of it peaked at 736 MB (493 MB now).
 fn record_weight(r: &FileRecord) -> usize {
-    r.sessions
+    r.sessions.iter().map(session_weight).sum()
+}
+
+/// One session's part of [`record_weight`].
+fn session_weight(s: &trail_model::Session) -> usize {
+    s.messages
         .iter()
-        .flat_map(|s| s.messages.iter())
         .map(|m| {
             m.text.len()
                 + m.tool_input.as_ref().map_or(0, String::len)

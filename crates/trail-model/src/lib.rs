@@ -69,6 +69,8 @@ pub enum SourceKind {
     MistralVibe,
     /// Kiro CLI (`~/.kiro/sessions/cli`, `kiro-cli/data.sqlite3`).
     Kiro,
+    /// Kiro IDE (`globalStorage/kiro.kiroagent`: `.chat` files and `workspace-sessions`).
+    KiroIde,
     /// Hermes Agent (`~/.hermes/state.db`, legacy `~/.hermes/sessions`).
     Hermes,
     /// Google Antigravity, IDE and CLI (`~/.gemini/antigravity*/brain`).
@@ -84,7 +86,7 @@ pub enum SourceKind {
 
 impl SourceKind {
     /// Every source, in the order `doctor` lists them.
-    pub const ALL: [SourceKind; 35] = [
+    pub const ALL: [SourceKind; 36] = [
         SourceKind::ClaudeCode,
         SourceKind::CopilotVscode,
         SourceKind::VscodeExport,
@@ -119,6 +121,7 @@ impl SourceKind {
         // h42b
         SourceKind::MistralVibe,
         SourceKind::Kiro,
+        SourceKind::KiroIde,
         SourceKind::Hermes,
         SourceKind::Antigravity,
         SourceKind::VisualStudioCopilot,
@@ -164,6 +167,7 @@ impl SourceKind {
             // h42b
             SourceKind::MistralVibe => "mistral-vibe",
             SourceKind::Kiro => "kiro",
+            SourceKind::KiroIde => "kiro-ide",
             SourceKind::Hermes => "hermes",
             SourceKind::Antigravity => "antigravity",
             SourceKind::VisualStudioCopilot => "visual-studio-copilot",

@@ -408,12 +408,14 @@ fn planted_store() -> (tempfile::TempDir, Store) {
             // h42b: the new sources of issue 42, from their fixtures.
             SourceKind::MistralVibe
             | SourceKind::Kiro
+            | SourceKind::KiroIde
             | SourceKind::Hermes
             | SourceKind::Antigravity
             | SourceKind::VisualStudioCopilot => {
                 let folder = match source.kind() {
                     SourceKind::MistralVibe => "mistral-vibe",
                     SourceKind::Kiro => "kiro",
+                    SourceKind::KiroIde => "kiro-ide/User/globalStorage/kiro.kiroagent",
                     SourceKind::Hermes => "hermes",
                     SourceKind::Antigravity => "antigravity",
                     _ => "visual-studio-copilot",

@@ -187,6 +187,32 @@ pub trait Source: Send + Sync {
     /// Parses one file (or its new bytes when resumed).
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError>;
 
+    /// Returns whether a file of this format may hold so many sessions (a chat service's data
+    /// export: thousands of conversations, hundreds of megabytes) that the ingest should take
+    /// them one at a time from [`Source::parse_each`] and write them as they come, rather than
+    /// hold the whole file's sessions.
+    fn streams_sessions(&self) -> bool {
+        false
+    }
+
+    /// Parses a whole file, handing each session to `each` as soon as it is made, in file
+    /// order, with the bytes of the file read so far; returns the rest of the parse (problems,
+    /// notes, byte and line counts) with no session in it. `each` returns false to stop early
+    /// (the writer is gone). The default parses the file and then hands its sessions out.
+    fn parse_each(
+        &self,
+        request: ParseRequest<'_>,
+        each: &mut dyn FnMut(Session, u64) -> bool,
+    ) -> Result<FileParse, SourceError> {
+        let mut parsed = self.parse(request)?;
+        for s in std::mem::take(&mut parsed.sessions) {
+            if !each(s, parsed.bytes_read) {
+                break;
+            }
+        }
+        Ok(parsed)
+    }
+
     /// Returns the version of this source's parser (each module's `PARSER_VERSION`).
     ///
     /// A fix that changes what the parser makes of the same bytes bumps it: the store records

@@ -727,6 +727,18 @@ pub static SOURCES: &[SourceInfo] = &[
         resume: Some("kiro-cli chat --resume-id {id}"),
         make: || Box::new(kiro::Kiro),
     },
+    // h42z: Kiro IDE, the VS Code fork (its agent extension's storage folder).
+    SourceInfo {
+        kind: SourceKind::KiroIde,
+        name: "Kiro IDE",
+        aliases: &["kiro-desktop"],
+        locations: KIRO_IDE_LOCATIONS,
+        env: &[],
+        records: TEXT_ONLY,
+        // Kiro IDE has no command that reopens a chat by its id.
+        resume: None,
+        make: || Box::new(kiro::ide::KiroIde),
+    },
     SourceInfo {
         kind: SourceKind::Hermes,
         name: "Hermes Agent",
@@ -791,6 +803,31 @@ pub static SOURCES: &[SourceInfo] = &[
     },
 ];
 
+/// Kiro IDE's agent storage folder: the VS Code-style user-data folder on each OS, and a
+/// remote host's `~/.kiro-server/data` (Kiro's server for remote development).
+const KIRO_IDE_LOCATIONS: &[Location] = &[
+    Location::new(
+        Os::Linux,
+        Base::XdgConfig,
+        "Kiro/User/globalStorage/kiro.kiroagent",
+    ),
+    Location::new(
+        Os::MacOs,
+        Base::MacAppSupport,
+        "Kiro/User/globalStorage/kiro.kiroagent",
+    ),
+    Location::new(
+        Os::Windows,
+        Base::AppData,
+        "Kiro/User/globalStorage/kiro.kiroagent",
+    ),
+    Location::new(
+        Os::Linux,
+        Base::Home,
+        ".kiro-server/data/User/globalStorage/kiro.kiroagent",
+    ),
+];
+
 /// Cline's task folders: tokens, tool calls and edits; a task started from another is not
 /// linked to it.
 const CLINE: Records = Records {
@@ -821,6 +858,8 @@ pub struct Unreadable {
     pub locations: &'static [Location],
     /// Files whose name ends with one of these are the agent's conversations.
     pub file_suffixes: &'static [&'static str],
+    /// Files whose name has no extension are too (Kiro IDE's execution logs).
+    pub no_extension: bool,
     /// How many folder levels under a location they may lie.
     pub depth: usize,
     /// Why trail cannot read them.
@@ -836,13 +875,15 @@ impl Unreadable {
     /// Returns this format's files under `roots` (folders resolved from its locations).
     pub fn files(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
         let suffixes = self.file_suffixes;
+        let bare = self.no_extension;
         roots
             .iter()
             .flat_map(|r| {
                 crate::discover::walk_files(r, self.depth, |p| {
-                    p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| suffixes.iter().any(|s| n.ends_with(s)))
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        suffixes.iter().any(|s| n.ends_with(s))
+                            || (bare && !n.starts_with('.') && !n.contains('.'))
+                    })
                 })
             })
             .collect()
@@ -855,6 +896,7 @@ pub static UNREADABLE: &[Unreadable] = &[
         name: "Windsurf",
         locations: &[Location::new(Os::All, Base::Home, ".codeium/windsurf/cascade")],
         file_suffixes: &[".pb"],
+        no_extension: false,
         depth: 1,
         why: "Cascade conversations are encrypted protobuf, and no key is published",
     },
@@ -862,6 +904,7 @@ pub static UNREADABLE: &[Unreadable] = &[
         name: "Trae",
         locations: user_data!["Trae/User", "Trae CN/User", "TRAE SOLO CN/User"],
         file_suffixes: &["state.vscdb"],
+        no_extension: false,
         depth: 3,
         why: "current Trae versions encrypt the chat store in state.vscdb",
     },
@@ -872,20 +915,20 @@ pub static UNREADABLE: &[Unreadable] = &[
             Location::new(Os::Windows, Base::AppData, "github-copilot"),
         ],
         file_suffixes: &["-nitrite.db"],
+        no_extension: false,
         depth: 4,
         why: "chats are kept in a Nitrite database (an embedded Java store) with no reader outside the JVM",
     },
-    // h42y: Kiro IDE, the VS Code fork (Kiro CLI is the `kiro` source).
+    // h42z: Kiro IDE's third generation (its `.chat` files and `workspace-sessions` are read).
     Unreadable {
-        name: "Kiro IDE",
-        // `<ws hash>/<execution>.chat` (the first generation) and
-        // `workspace-sessions/<base64 folder>/<uuid>.json` with `sessions.json` (the current).
-        locations: user_data!["Kiro/User/globalStorage/kiro.kiroagent"],
-        file_suffixes: &[".chat", ".json"],
+        name: "Kiro IDE execution logs",
+        locations: KIRO_IDE_LOCATIONS,
+        file_suffixes: &[],
+        no_extension: true,
         depth: 3,
-        why: "Kiro IDE is closed source and publishes no format for its chats; three \
-              generations (.chat files, workspace-sessions JSON, execution logs without a name \
-              ending) are known only from other readers' guesses",
+        why: "Kiro IDE is closed source, and the public readers of these logs disagree on where \
+              their messages lie; the answers that workspace-sessions chats show as \
+              \"On it.\" are kept here",
     },
 ];
 

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use trail_model::{time, Message, MessageKind, Role, Session, SessionMeta, SourceKind, TitleRank};
 
-use super::{chat_metadata, discover_exports, head_has, parse_export, text_of};
+use super::{chat_metadata, discover_exports, head_has, parse_export, parse_export_each, text_of};
 use crate::chat_tree::finish_tree_session;
 use crate::ids;
 use crate::json_fields::{jstr, value_text};
@@ -67,6 +67,18 @@ impl Source for ClaudeAiExport {
 
     fn parse(&self, request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
         parse_export(request.path, conversation)
+    }
+
+    fn streams_sessions(&self) -> bool {
+        true
+    }
+
+    fn parse_each(
+        &self,
+        request: ParseRequest<'_>,
+        each: &mut dyn FnMut(Session, u64) -> bool,
+    ) -> Result<FileParse, SourceError> {
+        parse_export_each(request.path, conversation, each)
     }
 }
 

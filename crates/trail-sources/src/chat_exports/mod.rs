@@ -29,14 +29,35 @@ pub(crate) fn chat_metadata(export: &str) -> Value {
 /// `Err(reason)` for one that is not in the format.
 type Convert = fn(&Value) -> Result<Option<Session>, String>;
 
-/// Reads every conversation of an export with `convert`.
+/// Reads every conversation of an export with `convert`, keeping the sessions.
 pub(crate) fn parse_export(path: &Path, convert: Convert) -> Result<FileParse, SourceError> {
+    let mut sessions = Vec::new();
+    let mut out = parse_export_each(path, convert, &mut |s, _| {
+        sessions.push(s);
+        true
+    })?;
+    out.sessions = sessions;
+    Ok(out)
+}
+
+/// Reads every conversation of an export with `convert`, handing each session to `each` (with
+/// the bytes read so far) as soon as it is made: the file's sessions are never all held
+/// ([`crate::Source::parse_each`]).
+pub(crate) fn parse_export_each(
+    path: &Path,
+    convert: Convert,
+    each: &mut dyn FnMut(Session, u64) -> bool,
+) -> Result<FileParse, SourceError> {
     let mut out = FileParse::default();
     let mut conversations = 0u64;
-    let outcome = stream::for_each_element(path, |v, line| {
+    let mut sessions = 0u64;
+    let outcome = stream::for_each_element(path, |v, line, read| {
         conversations += 1;
         match convert(&v) {
-            Ok(Some(s)) => out.sessions.push(s),
+            Ok(Some(s)) => {
+                sessions += 1;
+                return each(s, read);
+            }
             Ok(None) => {}
             Err(reason) => out.issues.push(ParseIssue {
                 path: path.display().to_string(),
@@ -46,12 +67,13 @@ pub(crate) fn parse_export(path: &Path, convert: Convert) -> Result<FileParse, S
                 reason: format!("conversation {conversations}: {reason}"),
             }),
         }
+        true
     })?;
     out.issues.extend(outcome.issue);
     out.bytes_parsed = outcome.bytes;
     out.bytes_read = outcome.bytes;
     out.lines = outcome.lines;
-    if out.sessions.is_empty() && out.issues.is_empty() {
+    if sessions == 0 && out.issues.is_empty() {
         out.no_session = Some(format!(
             "{conversations} conversations, none with a message"
         ));

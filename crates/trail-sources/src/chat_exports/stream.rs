@@ -33,10 +33,11 @@ pub(crate) struct StreamOutcome {
 }
 
 /// Calls `each` with every element of the top-level array of `path` (a lone top-level value
-/// counts as one element) and the 1-based line it starts on.
+/// counts as one element), the 1-based line it starts on and the bytes of the file read so far
+/// (a little past the element: the reader reads ahead), until `each` returns false.
 pub(crate) fn for_each_element(
     path: &Path,
-    mut each: impl FnMut(Value, u64),
+    mut each: impl FnMut(Value, u64, u64) -> bool,
 ) -> Result<StreamOutcome, SourceError> {
     let file = File::open(path).map_err(|e| SourceError::io(path, e))?;
     let shared = Rc::new(RefCell::new(Progress::default()));
@@ -44,9 +45,16 @@ pub(crate) fn for_each_element(
     let mut values = serde_json::Deserializer::from_reader(reader).into_iter::<Value>();
     let mut issue = None;
     for next in values.by_ref() {
-        let start = shared.borrow_mut().starts.pop_front().unwrap_or(1);
+        let (start, read) = {
+            let mut progress = shared.borrow_mut();
+            (progress.starts.pop_front().unwrap_or(1), progress.bytes)
+        };
         match next {
-            Ok(v) => each(v, start),
+            Ok(v) => {
+                if !each(v, start, read) {
+                    break;
+                }
+            }
             Err(e) => {
                 issue = Some(syntax_issue(path, &e, start));
                 break;
@@ -216,7 +224,11 @@ mod tests {
         let path = dir.path().join("conversations.json");
         std::fs::write(&path, text).unwrap();
         let mut out = Vec::new();
-        let outcome = for_each_element(&path, |v, line| out.push((v, line))).unwrap();
+        let outcome = for_each_element(&path, |v, line, _| {
+            out.push((v, line));
+            true
+        })
+        .unwrap();
         (out, outcome)
     }
 

@@ -7,10 +7,10 @@
 //!   a row, the format of Kiro CLI's open predecessor, aws/amazon-q-developer-cli
 //!   (`crates/chat-cli/src/cli/chat/conversation.rs`, `message.rs`) ([`sqlite`]).
 //!
-//! Kiro IDE's `globalStorage/kiro.kiroagent` folder is not read (three undocumented
-//! generations, no sample file).
+//! Kiro IDE's chats are the `kiro-ide` source ([`ide`]).
 
 pub mod cli_jsonl;
+pub mod ide;
 pub mod sqlite;
 
 use std::path::{Path, PathBuf};
