@@ -3,6 +3,7 @@
 //! This crate does no I/O. Sources produce these types, the store persists them, reports and
 //! renderers read them back.
 
+mod build;
 pub mod continuation;
 pub mod time;
 pub mod turns;
@@ -10,6 +11,8 @@ pub mod turns;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+
+pub use build::Origin;
 
 /// Identifies one agent format (and so one source module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -1142,15 +1142,12 @@ impl<'a> Builder<'a> {
         if kind == MessageKind::Text {
             self.add_refs(&text, false, &ctx.ts);
         }
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(Role::Assistant),
-            kind: Some(kind),
-            text,
-            model: ctx.model.clone(),
-            timestamp: ctx.ts.clone(),
-            ..Message::default()
-        });
+        self.push(
+            Message::new(Role::Assistant, kind, text)
+                .with_native_id(ctx.native_id.clone())
+                .with_model(ctx.model.clone())
+                .with_timestamp(ctx.ts.clone()),
+        );
     }
 
     fn append(&mut self, pending: &mut Pending, kind: MessageKind, text: &str, ctx: &RequestCtx) {
@@ -1208,18 +1205,16 @@ impl<'a> Builder<'a> {
                 .or_default()
                 .merge(SubagentAsk::from_value(&args));
         }
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(Role::Assistant),
-            kind: Some(MessageKind::ToolCall),
-            tool_name: Some(name.clone()),
-            tool_call_id: Some(id.clone()),
-            tool_input: input_text,
-            model: ctx.model.clone(),
-            timestamp: ts.clone(),
-            agent_ref,
-            ..Message::default()
-        });
+        self.push(
+            Message::new(Role::Assistant, MessageKind::ToolCall, "")
+                .with_native_id(ctx.native_id.clone())
+                .with_tool_name(name.clone())
+                .with_call_id(id.clone())
+                .with_input(input_text)
+                .with_model(ctx.model.clone())
+                .with_timestamp(ts.clone())
+                .with_agent_ref(agent_ref),
+        );
         let Some(result) = results.and_then(|r| r.get(&id)) else {
             return;
         };
@@ -1229,17 +1224,15 @@ impl<'a> Builder<'a> {
             .and_then(Value::as_bool)
             .unwrap_or(false);
         self.add_refs(&output, is_shell_tool(&name), &ts);
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(Role::Tool),
-            kind: Some(MessageKind::ToolResult),
-            tool_name: Some(name),
-            tool_call_id: Some(id),
-            tool_output: Some(output),
-            is_error,
-            timestamp: ts,
-            ..Message::default()
-        });
+        self.push(
+            Message::new(Role::Tool, MessageKind::ToolResult, "")
+                .with_native_id(ctx.native_id.clone())
+                .with_tool_name(name)
+                .with_call_id(id)
+                .with_output(output)
+                .with_error(is_error)
+                .with_timestamp(ts),
+        );
     }
 
     /// A tool invocation part (`toolInvocationSerialized`), used when the request carries no
@@ -1290,19 +1283,16 @@ impl<'a> Builder<'a> {
             }
         }
         let agent_ref = (name == RUN_SUBAGENT).then(|| id.clone());
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(Role::Assistant),
-            kind: Some(MessageKind::ToolCall),
-            text: intent,
-            tool_name: Some(name.clone()),
-            tool_call_id: Some(id.clone()),
-            tool_input: input,
-            model: ctx.model.clone(),
-            timestamp: ctx.ts.clone(),
-            agent_ref,
-            ..Message::default()
-        });
+        self.push(
+            Message::new(Role::Assistant, MessageKind::ToolCall, intent)
+                .with_native_id(ctx.native_id.clone())
+                .with_tool_name(name.clone())
+                .with_call_id(id.clone())
+                .with_input(input)
+                .with_model(ctx.model.clone())
+                .with_timestamp(ctx.ts.clone())
+                .with_agent_ref(agent_ref),
+        );
         let complete = part.get("isComplete").and_then(Value::as_bool) == Some(true);
         if !complete && details.is_none() {
             return;
@@ -1331,17 +1321,15 @@ impl<'a> Builder<'a> {
             }
         }
         self.add_refs(&output, is_shell_tool(&name), &ctx.ts);
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(Role::Tool),
-            kind: Some(MessageKind::ToolResult),
-            tool_name: Some(name),
-            tool_call_id: Some(id),
-            tool_output: Some(output),
-            is_error,
-            timestamp: ctx.ts.clone(),
-            ..Message::default()
-        });
+        self.push(
+            Message::new(Role::Tool, MessageKind::ToolResult, "")
+                .with_native_id(ctx.native_id.clone())
+                .with_tool_name(name)
+                .with_call_id(id)
+                .with_output(output)
+                .with_error(is_error)
+                .with_timestamp(ctx.ts.clone()),
+        );
     }
 
     fn emit_other(
@@ -1353,15 +1341,12 @@ impl<'a> Builder<'a> {
         ctx: &RequestCtx,
     ) {
         let extra = (kind == MessageKind::Unknown).then(|| raw.to_string());
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(role),
-            kind: Some(kind),
-            text,
-            timestamp: ctx.ts.clone(),
-            extra,
-            ..Message::default()
-        });
+        self.push(
+            Message::new(role, kind, text)
+                .with_native_id(ctx.native_id.clone())
+                .with_timestamp(ctx.ts.clone())
+                .with_extra(extra),
+        );
     }
 
     fn request(&mut self, index: usize, req: &Value) {
@@ -1540,28 +1525,22 @@ impl<'a> Builder<'a> {
             .or_else(|| ask.description.clone())
             .unwrap_or_default();
         self.add_refs(&prompt, false, &ctx.ts);
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(Role::User),
-            kind: Some(MessageKind::Prompt),
-            text: prompt,
-            timestamp: ctx.ts.clone(),
-            is_sidechain: true,
-            ..Message::default()
-        });
+        self.push(
+            Message::prompt(prompt)
+                .with_native_id(ctx.native_id.clone())
+                .with_timestamp(ctx.ts.clone())
+                .with_sidechain(true),
+        );
         for part in parts {
             self.emit_invocation(part, ctx);
         }
         if let Some(answer) = ask.result {
-            self.push(Message {
-                native_id: ctx.native_id.clone(),
-                role: Some(Role::Assistant),
-                kind: Some(MessageKind::Text),
-                text: answer,
-                model: ctx.model.clone(),
-                timestamp: ctx.ts.clone(),
-                ..Message::default()
-            });
+            self.push(
+                Message::answer(answer)
+                    .with_native_id(ctx.native_id.clone())
+                    .with_model(ctx.model.clone())
+                    .with_timestamp(ctx.ts.clone()),
+            );
         }
         std::mem::swap(&mut self.session, &mut saved);
         (self.seq, self.turn) = (seq, turn);
@@ -1585,14 +1564,11 @@ impl<'a> Builder<'a> {
                 self.session.meta.title = Some(truncate_chars(t, TITLE_CHARS).to_string());
             }
         }
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(Role::User),
-            kind: Some(MessageKind::Prompt),
-            text,
-            timestamp: ctx.ts.clone(),
-            ..Message::default()
-        });
+        self.push(
+            Message::prompt(text)
+                .with_native_id(ctx.native_id.clone())
+                .with_timestamp(ctx.ts.clone()),
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1776,17 +1752,14 @@ impl<'a> Builder<'a> {
         } else {
             Role::System
         };
-        self.push(Message {
-            native_id: ctx.native_id.clone(),
-            role: Some(role),
-            kind: Some(MessageKind::Error),
-            text,
-            is_error: true,
-            model: ctx.model.clone(),
-            timestamp: ctx.ts.clone(),
-            extra: details.filter(|d| !d.is_null()).map(Value::to_string),
-            ..Message::default()
-        });
+        self.push(
+            Message::new(role, MessageKind::Error, text)
+                .with_native_id(ctx.native_id.clone())
+                .with_error(true)
+                .with_model(ctx.model.clone())
+                .with_timestamp(ctx.ts.clone())
+                .with_extra(details.filter(|d| !d.is_null()).map(Value::to_string)),
+        );
     }
 
     /// One usage row per request, each count taken from the first place that records it: a
