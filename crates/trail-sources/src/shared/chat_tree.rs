@@ -78,9 +78,9 @@ mod tests {
                 Role::Assistant
             },
             kind,
-            text.into(),
+            text,
         )
-        .with_native_id(id.into())
+        .with_native_id(id.to_string())
         .with_parent(parent.map(str::to_string))
     }
 
