@@ -22,12 +22,8 @@ use crate::filter::like_escape;
 use crate::filter::{Filter, Timestamp};
 use crate::search_db::{cap_tool_input, cap_tool_output, INDEXED_KINDS};
 pub use crate::search_typo::Correction;
+pub use crate::text::{HIT_END, HIT_START};
 use crate::{Result, Store, StoreError};
-
-/// Marks the start of a match in [`SearchHit::snippet`].
-pub const HIT_START: char = '\u{E000}';
-/// Marks the end of a match in [`SearchHit::snippet`].
-pub const HIT_END: char = '\u{E001}';
 
 /// Terms a query may hold at most.
 const MAX_TERMS: usize = 64;
