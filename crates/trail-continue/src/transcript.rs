@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use trail_model::continuation;
+use trail_model::{continuation, Role};
 use trail_query::SessionDetail;
 use trail_render::RedactionCounts;
 
@@ -92,7 +92,7 @@ impl Transcript {
                         });
                     }
                 }
-                Some("text") if m.role.as_deref() == Some("assistant") => {
+                Some("text") if m.role == Some(Role::Assistant) => {
                     let text = carry.text(m.text.as_deref().unwrap_or(""));
                     if !text.trim().is_empty() {
                         steps.push(Step::Answer {
@@ -168,7 +168,7 @@ impl Transcript {
             redactions: carry.counts.total(),
         };
         Ok(Transcript {
-            original_id: s.id.clone(),
+            original_id: s.id.to_string(),
             original_source: s.source.clone(),
             cwd,
             branch: s.branch.clone().filter(|b| !b.is_empty()),

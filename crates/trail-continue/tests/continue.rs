@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use trail_continue::{continue_session, ContinueOptions, Target, TargetHomes};
 use trail_ingest::{IndexOptions, NoProgress};
-use trail_model::continuation;
+use trail_model::{continuation, Role};
 use trail_query::{DetailRequest, ListRequest, MessageRow, Query, SessionDetail};
 use trail_render::Redactor;
 use trail_store::Store;
@@ -104,7 +104,7 @@ fn main_chain(d: &SessionDetail) -> impl Iterator<Item = &MessageRow> {
 fn texts(d: &SessionDetail, kind: &str) -> Vec<String> {
     main_chain(d)
         .filter(|m| m.kind.as_deref() == Some(kind))
-        .filter(|m| kind != "text" || m.role.as_deref() == Some("assistant"))
+        .filter(|m| kind != "text" || m.role == Some(Role::Assistant))
         .map(|m| m.text.clone().unwrap_or_default())
         .filter(|t| !t.trim().is_empty())
         .collect()
@@ -131,7 +131,7 @@ fn carried(d: &SessionDetail) -> Carried {
     let mut by_turn: BTreeMap<i64, Vec<String>> = BTreeMap::new();
     for m in main_chain(d).filter(|m| {
         m.kind.as_deref() == Some("text")
-            && m.role.as_deref() == Some("assistant")
+            && m.role == Some(Role::Assistant)
             && !m.text.as_deref().unwrap_or("").trim().is_empty()
             && !m.text.as_deref().unwrap_or("").starts_with("Tool output (")
     }) {
@@ -455,7 +455,7 @@ fn every_source_continues_into_every_target_and_reads_back() {
     for row in &sessions {
         let original = q
             .detail(&DetailRequest {
-                id: row.id.clone(),
+                id: row.id.to_string(),
                 ..DetailRequest::default()
             })
             .unwrap();

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use proptest::prelude::*;
 use serde_json::Value;
 use trail_continue::{ContinueOptions, Target, TargetHomes, Transcript};
-use trail_model::continuation;
+use trail_model::{continuation, Role};
 use trail_query::{MessageRow, SessionDetail, SessionRow};
 
 fn row() -> SessionRow {
@@ -33,7 +33,7 @@ fn message() -> impl Strategy<Value = MessageRow> {
             Just("thinking"),
             Just("error")
         ],
-        prop_oneof![Just("user"), Just("assistant"), Just("tool")],
+        prop_oneof![Just(Role::User), Just(Role::Assistant), Just(Role::Tool)],
         ".{0,40}",
         proptest::option::of("[a-z0-9_.:/ -]{0,12}"),
         proptest::option::of(prop_oneof![
@@ -48,7 +48,7 @@ fn message() -> impl Strategy<Value = MessageRow> {
         .prop_map(
             |(kind, role, text, call_id, input, is_error, main)| MessageRow {
                 seq: 0,
-                role: Some(role.into()),
+                role: Some(role),
                 kind: Some(kind.into()),
                 text: Some(text.clone()),
                 tool_name: Some("a tool.name".into()),

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use trail_ingest::{IndexOptions, IndexSummary};
-use trail_query::{Freshen, Refreshed};
+use trail_query::{Freshen, QueryError, Refreshed};
 
 /// The outcome of one index run on the background thread.
-type RunResult = Result<IndexSummary, String>;
+type RunResult = Result<IndexSummary, QueryError>;
 
 /// The background index, when one runs.
 #[derive(Default)]

@@ -166,7 +166,8 @@ impl Shared {
             options.sources = vec![trail_query::parse_source(s).map_err(query_error)?];
         }
         self.refresher.wait();
-        let summary = run_index(&self.config.store_path, &options).map_err(ToolError)?;
+        let summary =
+            run_index(&self.config.store_path, &options).map_err(|e| ToolError(e.to_string()))?;
         let mut guard = self.query.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             *guard = Some(Query::open(&self.config.store_path).map_err(query_error)?);

@@ -496,7 +496,7 @@ impl SessionOut {
     fn from_row(r: SessionRow) -> SessionOut {
         SessionOut {
             tokens: r.total_tokens(),
-            id: r.id,
+            id: r.id.0,
             agent: r.source,
             title: r.title.map(|t| one_line(&t, 160)),
             repository: r.repository,
@@ -731,7 +731,7 @@ pub fn get_session(cx: &Ctx<'_>, cache: &CacheSlot, a: GetSessionArgs) -> ToolRe
             .children(&row.id)?
             .into_iter()
             .take(MAX_SUBAGENTS_LISTED)
-            .map(|s| s.id)
+            .map(|s| s.id.0)
             .collect()
     } else {
         Vec::new()
@@ -869,7 +869,7 @@ fn full_message(redactor: &Redactor, m: trail_query::MessageRow, tool_io: bool) 
         head: MessageOut {
             seq: m.seq,
             turn: m.turn_index,
-            role: m.role,
+            role: m.role.map(|r| r.as_str().to_string()),
             kind: m.kind,
             tool: m.tool_name,
             summary: redact(summary),

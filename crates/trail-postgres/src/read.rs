@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use postgres::types::{FromSql, ToSql, Type};
 use postgres::Client;
 use rusqlite::types::Value;
+use trail_model::Role;
 use trail_query::{Need, QueryError, RemoteBackend};
 use trail_store::{
     like_escape, Cell, ColumnDoc, SearchHit, SearchOptions, SearchResults, SearchSort, SqlError,
@@ -287,7 +288,7 @@ impl RemoteBackend for PgBackend {
         let started = Instant::now();
         // One row per turn, as locally: a role is a weight restriction of the query (a column
         // filter locally), so `NOT` excludes only what is in that part of the turn.
-        let weights = role_weights(o.role.as_deref());
+        let weights = role_weights(o.role);
         let tsq = translate_in(&o.query, weights).map_err(StoreError::InvalidQuery)?;
         let mut client = self.client.borrow_mut();
         let mut params: Vec<Box<dyn ToSql + Sync>> = vec![
@@ -303,7 +304,7 @@ impl RemoteBackend for PgBackend {
             turns = turns.len(),
             "search turns ranked"
         );
-        pick_best_messages(&mut client, &tsq, o.role.as_deref(), &mut turns)?;
+        pick_best_messages(&mut client, &tsq, o.role.map(Role::as_str), &mut turns)?;
         let hits = hits_of(&mut client, &turns, &tsq)?;
         tracing::debug!(ms = started.elapsed().as_millis() as u64, "search done");
         Ok(SearchResults {

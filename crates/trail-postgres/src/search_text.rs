@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 
+use trail_model::Role;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
@@ -116,12 +117,12 @@ pub const TURN_RANK_WEIGHTS: &str = "{0.0625, 0.125, 0.25, 1.0}";
 
 /// The turn vector's weights a role searches: what the user typed, what the assistant wrote
 /// or called, what tools answered (the local store's column filters).
-pub fn role_weights(role: Option<&str>) -> Option<&'static str> {
-    match role {
-        Some("user") => Some("A"),
-        Some("assistant") => Some("BC"),
-        Some("tool") => Some("D"),
-        _ => None,
+pub fn role_weights(role: Option<Role>) -> Option<&'static str> {
+    match role? {
+        Role::User => Some("A"),
+        Role::Assistant => Some("BC"),
+        Role::Tool => Some("D"),
+        Role::System => None,
     }
 }
 
@@ -459,9 +460,9 @@ mod tests {
     #[test]
     fn a_role_restricts_every_lexeme_to_its_columns() {
         let t = |q: &str, role| translate_in(q, role_weights(role)).unwrap().text;
-        assert_eq!(t("a NOT b*", Some("user")), "((('a':A))) & !(('b':*A))");
-        assert_eq!(t("\"x y\"", Some("assistant")), "(('x':BC <-> 'y':BC))");
-        assert_eq!(t("x", Some("tool")), "(('x':D))");
+        assert_eq!(t("a NOT b*", Some(Role::User)), "((('a':A))) & !(('b':*A))");
+        assert_eq!(t("\"x y\"", Some(Role::Assistant)), "(('x':BC <-> 'y':BC))");
+        assert_eq!(t("x", Some(Role::Tool)), "(('x':D))");
         assert_eq!(t("x", None), "(('x'))");
         let mut turn = [String::new(), String::new(), String::new(), String::new()];
         push_turn_line(&mut turn[turn_column("prompt")], "fix it");

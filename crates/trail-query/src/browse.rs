@@ -122,11 +122,11 @@ mod tests {
         let subagents = q.children(&root).unwrap();
         assert!(!subagents.is_empty(), "the sample has a subagent");
         let counts = q
-            .descendant_counts(&[root.clone(), subagents[0].id.clone()])
+            .descendant_counts(&[root.clone(), subagents[0].id.to_string()])
             .unwrap();
         assert_eq!(counts.get(&root), Some(&(subagents.len() as i64)));
         // A leaf has nothing below it and is left out.
-        assert_eq!(counts.get(&subagents[0].id), None);
+        assert_eq!(counts.get(subagents[0].id.as_str()), None);
 
         // A turn range reads exactly the messages of those turns.
         let whole = q

@@ -23,6 +23,9 @@ pub enum QueryError {
     /// A report failed.
     #[error(transparent)]
     Report(#[from] trail_report::ReportError),
+    /// The index that brings a store up to date failed.
+    #[error(transparent)]
+    Index(#[from] trail_ingest::IngestError),
     /// `git` could not answer (not a repository, no such line, git missing).
     #[error("{0}")]
     Git(String),
@@ -54,7 +57,7 @@ impl QueryError {
                     | StoreError::NeedsUpgrade { .. }
             ),
             QueryError::Sql(e) => matches!(e, SqlError::Denied(_) | SqlError::Invalid(_)),
-            QueryError::Report(_) => false,
+            QueryError::Report(_) | QueryError::Index(_) => false,
         }
     }
 

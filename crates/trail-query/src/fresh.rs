@@ -11,9 +11,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use trail_ingest::{IndexOptions, IndexSummary, NoProgress};
-use trail_store::Store;
+use trail_store::{Store, StoreError};
 
-use crate::{Query, Result};
+use crate::{Query, QueryError, Result};
 
 /// How a refresh indexes.
 #[derive(Debug, Clone, Default)]
@@ -36,12 +36,12 @@ pub enum Refreshed {
     TeamStore,
     /// The index failed (a file that vanished mid-read, another writer holding the store); the
     /// read shows the store as it is.
-    Failed(String),
+    Failed(QueryError),
 }
 
 impl Refreshed {
     /// The index's error, when it failed.
-    pub fn error(&self) -> Option<&str> {
+    pub fn error(&self) -> Option<&QueryError> {
         match self {
             Refreshed::Failed(e) => Some(e),
             _ => None,
@@ -63,15 +63,15 @@ pub fn refresh(path: &Path, f: &Freshen) -> Refreshed {
 
 /// One incremental index into the store at `path`, watcher or not (an explicit request, such as
 /// the MCP `index` tool). The writer is opened here and closed when it returns.
-pub fn index_now(path: &Path, f: &Freshen) -> Result<IndexSummary, String> {
-    let mut store = Store::open(path).map_err(|e| e.to_string())?;
+pub fn index_now(path: &Path, f: &Freshen) -> Result<IndexSummary> {
+    let mut store = Store::open(path)?;
     if let Some(wait) = f.busy_wait {
         store
             .connection()
             .busy_timeout(wait)
-            .map_err(|e| e.to_string())?;
+            .map_err(StoreError::from)?;
     }
-    trail_ingest::index(&mut store, &f.index, &NoProgress).map_err(|e| e.to_string())
+    Ok(trail_ingest::index(&mut store, &f.index, &NoProgress)?)
 }
 
 impl Query {

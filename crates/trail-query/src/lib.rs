@@ -123,8 +123,8 @@ impl Query {
 
     /// The store holding every row of these sessions, for what reads them whole (an export, a
     /// session page): the local store, or a snapshot of the team store's rows.
-    pub fn session_store(&self, ids: &[String]) -> Result<Reader<'_>> {
-        self.reader(|| Need::SessionRows(ids.to_vec()))
+    pub fn session_store<S: AsRef<str>>(&self, ids: &[S]) -> Result<Reader<'_>> {
+        self.reader(|| Need::SessionRows(ids.iter().map(|i| i.as_ref().to_string()).collect()))
     }
 
     /// The team store, when this reads one.

@@ -98,7 +98,7 @@ pub fn reopen_command(row: &SessionRow, native: Option<&str>) -> Option<Reopen> 
         })
         .collect();
     Some(Reopen {
-        session_id: row.id.clone(),
+        session_id: row.id.to_string(),
         program,
         args,
         cwd,

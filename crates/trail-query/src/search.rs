@@ -3,6 +3,7 @@
 
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
+use trail_model::Role;
 use trail_store::{SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, HIT_START};
 
 use crate::sessions::SessionFilter;
@@ -46,12 +47,14 @@ impl Query {
         let filter = r.filter.resolve(clock)?;
         let role = match r.role.as_deref() {
             None | Some("") => None,
-            Some(role @ ("user" | "assistant" | "tool")) => Some(role.to_string()),
-            Some(other) => {
-                return Err(QueryError::Invalid(format!(
-                    "unknown role {other:?}; one of: user, assistant, tool"
-                )))
-            }
+            Some(name) => match Role::parse(name) {
+                Some(role @ (Role::User | Role::Assistant | Role::Tool)) => Some(role),
+                _ => {
+                    return Err(QueryError::Invalid(format!(
+                        "unknown role {name:?}; one of: user, assistant, tool"
+                    )))
+                }
+            },
         };
         let session = r
             .session

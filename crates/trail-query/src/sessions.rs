@@ -161,7 +161,7 @@ impl Query {
     ) -> Result<()> {
         check_turn_range(session, from_turn, to_turn)?;
         Ok(self
-            .reader(|| Need::SessionRows(vec![session.id.clone()]))?
+            .reader(|| Need::SessionRows(vec![session.id.to_string()]))?
             .for_each_message_from(&session.id, from_seq, f)?)
     }
 

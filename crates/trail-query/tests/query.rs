@@ -88,7 +88,7 @@ fn pages_follow_the_cursor_without_gaps_or_repeats() {
             None => break,
         }
     }
-    let ids: Vec<String> = all.sessions.into_iter().map(|s| s.id).collect();
+    let ids: Vec<String> = all.sessions.into_iter().map(|s| s.id.0).collect();
     assert_eq!(paged, ids);
 
     let bad = q

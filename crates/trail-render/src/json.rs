@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::io::Write;
 
 use serde::Serialize;
+use trail_model::Role;
 use trail_store::{ExportMessage, SessionRow};
 
 use crate::{Exporter, Result};
@@ -107,7 +108,7 @@ fn write_body(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write) -> Resul
         let counts = &mut ex.counts;
         let out = JsonMessage {
             seq: msg.seq,
-            role: msg.role.as_deref(),
+            role: msg.role.map(Role::as_str),
             kind: msg.kind.as_deref(),
             text: msg.text.as_deref().map(|t| redactor.redact(t, counts)),
             tool_name: msg.tool_name.as_deref(),

@@ -237,7 +237,7 @@ impl<'a> Exporter<'a> {
     /// Markdown and HTML writers lay them out; values from the transcript are redacted.
     fn session_facts(&mut self, s: &SessionRow) -> Vec<(&'static str, String, bool)> {
         let mut facts = vec![
-            ("Session", s.id.clone(), true),
+            ("Session", s.id.to_string(), true),
             ("Source", s.source.clone(), false),
         ];
         if let Some(r) = self.redact_opt(s.repository.as_deref()) {

@@ -777,7 +777,7 @@ fn stored_turns(store: &Store, id: &str) -> Vec<TurnView> {
         let r = &m.message;
         let msg = Message {
             seq: r.seq as u32,
-            role: r.role.as_deref().and_then(Role::parse),
+            role: r.role,
             kind: r.kind.as_deref().and_then(MessageKind::parse),
             text: r.text.clone().unwrap_or_default(),
             tool_name: r.tool_name.clone(),

@@ -16,7 +16,7 @@
 
 use rusqlite::{params, Connection};
 
-use crate::search_db::{self, ChronicleRow, SessionSearch};
+use crate::search_doc::{self, ChronicleRow, SessionSearch};
 use crate::Result;
 
 /// `search_index` rowids of workspace artifacts start here (turn rows use their `turns.id`,
@@ -132,7 +132,7 @@ fn fill_from_store(conn: &Connection) -> Result<u64> {
     while let Some(r) = q.next()? {
         let session: String = r.get(0)?;
         let (u, a): (Option<String>, Option<String>) = (r.get(3)?, r.get(4)?);
-        let row = search_db::chronicle_turn_row(
+        let row = search_doc::chronicle_turn_row(
             &session,
             r.get(1)?,
             r.get(2)?,
@@ -157,7 +157,7 @@ fn fill_from_store(conn: &Connection) -> Result<u64> {
             r.get(7)?,
             r.get(8)?,
         ];
-        let rows = search_db::chronicle_checkpoint_rows(
+        let rows = search_doc::chronicle_checkpoint_rows(
             &session,
             r.get(1)?,
             r.get(2)?,

@@ -18,6 +18,7 @@ mod read;
 mod schema;
 mod search;
 mod search_db;
+mod search_doc;
 mod search_rank;
 mod search_typo;
 mod sql;

@@ -2,6 +2,7 @@
 
 use rusqlite::{params, OptionalExtension, ToSql};
 use serde::Serialize;
+use trail_model::{Role, SessionId};
 
 use crate::filter::{like_escape, Filter, Where};
 use crate::{Result, Store, StoreError};
@@ -9,7 +10,7 @@ use crate::{Result, Store, StoreError};
 /// A session as `list` shows it.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SessionRow {
-    pub id: String,
+    pub id: SessionId,
     pub source: String,
     pub title: Option<String>,
     pub cwd: Option<String>,
@@ -67,7 +68,7 @@ const SESSION_COLUMNS: &str =
 fn session_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     let models: Option<String> = r.get(14)?;
     Ok(SessionRow {
-        id: r.get(0)?,
+        id: SessionId(r.get(0)?),
         source: r.get(1)?,
         title: r.get(2)?,
         cwd: r.get(3)?,
@@ -97,7 +98,8 @@ fn session_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct MessageRow {
     pub seq: i64,
-    pub role: Option<String>,
+    /// None when the stored role is one this version does not know.
+    pub role: Option<Role>,
     pub kind: Option<String>,
     pub text: Option<String>,
     pub tool_name: Option<String>,
@@ -135,7 +137,10 @@ const MESSAGE_COLUMNS: &str = "seq, role, kind, text, tool_name, tool_call_id, t
 pub(crate) fn message_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageRow> {
     Ok(MessageRow {
         seq: r.get(0)?,
-        role: r.get(1)?,
+        role: r
+            .get::<_, Option<String>>(1)?
+            .as_deref()
+            .and_then(Role::parse),
         kind: r.get(2)?,
         text: r.get(3)?,
         tool_name: r.get(4)?,

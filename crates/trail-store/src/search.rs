@@ -17,17 +17,14 @@ use std::collections::HashMap;
 use rusqlite::types::Value;
 use rusqlite::{params, ToSql};
 use serde::Serialize;
+use trail_model::Role;
 
 use crate::filter::like_escape;
 use crate::filter::{Filter, Timestamp};
 use crate::search_db::{cap_tool_input, cap_tool_output, INDEXED_KINDS};
 pub use crate::search_typo::Correction;
+pub use crate::text::{HIT_END, HIT_START};
 use crate::{Result, Store, StoreError};
-
-/// Marks the start of a match in [`SearchHit::snippet`].
-pub const HIT_START: char = '\u{E000}';
-/// Marks the end of a match in [`SearchHit::snippet`].
-pub const HIT_END: char = '\u{E001}';
 
 /// Terms a query may hold at most.
 const MAX_TERMS: usize = 64;
@@ -478,8 +475,9 @@ pub struct SearchOptions {
     /// Which sessions and turns. For a search, `repo` matches the repository alone, and a
     /// turn is in the time range when it overlaps it.
     pub filter: Filter,
-    /// `user`, `assistant` or `tool`.
-    pub role: Option<String>,
+    /// Only what this role wrote: the user's prompts, the assistant's answers and tool calls,
+    /// the tools' output.
+    pub role: Option<Role>,
     /// A full session id.
     pub session: Option<String>,
     /// Leaves out sessions updated at or after this time (an agent must not find the
@@ -615,12 +613,13 @@ impl Store {
         let fts = translate_query(&o.query).map_err(StoreError::InvalidQuery)?;
         // A role is a column filter: prompts are the user's, answers and tool calls the
         // assistant's, tool output the tool's.
-        let matched = match o.role.as_deref() {
-            Some("user") => format!("{{prompt}} : ({fts})"),
-            Some("assistant") => format!("{{answer tool_input}} : ({fts})"),
-            Some("tool") => format!("{{tool_output}} : ({fts})"),
-            _ => fts.clone(),
+        let matched = match o.role {
+            Some(Role::User) => format!("{{prompt}} : ({fts})"),
+            Some(Role::Assistant) => format!("{{answer tool_input}} : ({fts})"),
+            Some(Role::Tool) => format!("{{tool_output}} : ({fts})"),
+            Some(Role::System) | None => fts.clone(),
         };
+        let role = o.role.map(Role::as_str);
         // Filters are fixed SQL fragments with bound values; never the user's text in SQL.
         let mut filter = String::new();
         let mut args: Vec<Value> = vec![Value::Text(matched.clone())];
@@ -687,7 +686,7 @@ impl Store {
                     matched: &matched,
                     filter: &filter,
                     args: &args,
-                    role: o.role.as_deref(),
+                    role,
                     shape: &shape,
                     query: &o.query,
                     implied: shape.positive.as_deref() == Some(fts.as_str()),
@@ -701,7 +700,7 @@ impl Store {
                 (turns, n)
             }
         };
-        let best = self.best_messages(&o.query, o.role.as_deref(), &turns)?;
+        let best = self.best_messages(&o.query, role, &turns)?;
         let mut hits = Vec::with_capacity(turns.len());
         for (t, best) in turns.iter().zip(best) {
             hits.push(self.hit(t, best)?);
@@ -1266,7 +1265,7 @@ mod tests {
             store
                 .search(&SearchOptions {
                     query: q.to_string(),
-                    role: Some(role.to_string()),
+                    role: Role::parse(role),
                     limit: 10,
                     ..SearchOptions::default()
                 })

@@ -13,6 +13,11 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::Connection;
 
+/// Marks the start of a match in [`crate::SearchHit::snippet`].
+pub const HIT_START: char = '\u{E000}';
+/// Marks the end of a match in [`crate::SearchHit::snippet`].
+pub const HIT_END: char = '\u{E001}';
+
 /// ESC.
 const ESC: u8 = 0x1b;
 
@@ -240,7 +245,7 @@ pub fn unescape_json_snippet(snippet: &str) -> Cow<'_, str> {
 }
 
 fn is_mark(c: char) -> bool {
-    c == crate::HIT_START || c == crate::HIT_END
+    c == HIT_START || c == HIT_END
 }
 
 /// Reads four hex digits (as many as are there: a cut escape loses them).

@@ -906,22 +906,18 @@ fn append_session(
                AND kind IN ('prompt', 'text')",
         )?;
         let rows = stmt.query_map(params![id, lo], |r| {
-            Ok(Message {
-                seq: r.get::<_, i64>(0)? as u32,
-                role: r
-                    .get::<_, Option<String>>(1)?
-                    .as_deref()
-                    .and_then(Role::parse),
-                kind: r
-                    .get::<_, Option<String>>(2)?
-                    .as_deref()
-                    .and_then(MessageKind::parse),
-                turn_index: r.get::<_, Option<i64>>(3)?.map(|t| t as u32),
-                timestamp: r.get(4)?,
-                text: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
-                on_main_chain: true,
-                ..Message::default()
-            })
+            let role = r.get::<_, Option<String>>(1)?;
+            let kind = r.get::<_, Option<String>>(2)?;
+            let text = r.get::<_, Option<String>>(5)?.unwrap_or_default();
+            Ok(Message::from_db(
+                r.get::<_, i64>(0)? as u32,
+                role.as_deref().and_then(Role::parse),
+                kind.as_deref().and_then(MessageKind::parse),
+                text,
+            )
+            .with_turn(r.get::<_, Option<i64>>(3)?.map(|t| t as u32))
+            .with_timestamp(r.get::<_, Option<String>>(4)?)
+            .with_main_chain(true))
         })?;
         let mut msgs = Vec::new();
         for m in rows {

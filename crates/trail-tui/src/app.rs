@@ -434,7 +434,7 @@ impl App {
         match &self.results {
             Results::Sessions { rows, .. } => rows
                 .get(self.selected)
-                .map(|s| (s.id.clone(), (s.turns > 0).then_some(0))),
+                .map(|s| (s.id.to_string(), (s.turns > 0).then_some(0))),
             Results::Hits(h) => h.get(self.selected).map(|h| (h.session_id.clone(), h.turn)),
             _ => None,
         }
@@ -525,7 +525,7 @@ impl App {
     /// The session the actions (resume, export, id) apply to.
     fn current_session(&self) -> Option<String> {
         if let Some(t) = self.transcripts.last() {
-            return Some(t.session().id.clone());
+            return Some(t.session().id.to_string());
         }
         self.selection().map(|(id, _)| id)
     }
@@ -947,7 +947,7 @@ impl App {
                 KeyCode::End => t.bottom(),
                 KeyCode::Enter | KeyCode::Char(' ') => {
                     if let Some(sub) = t.subagent_at_cursor() {
-                        let id = sub.id.clone();
+                        let id = sub.id.to_string();
                         self.open_transcript(id, None);
                     } else {
                         t.toggle_at_cursor();

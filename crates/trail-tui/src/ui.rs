@@ -139,7 +139,7 @@ fn draw_list(f: &mut Frame<'_>, app: &mut App, area: Rect, now: DateTime<Utc>) {
             .skip(app.list_offset)
             .take(height)
             .map(|(i, s)| {
-                let n = below.get(&s.id).copied().unwrap_or(0);
+                let n = below.get(s.id.as_str()).copied().unwrap_or(0);
                 session_line(s, n, width, now, &t, i == app.selected)
             })
             .collect(),

@@ -210,7 +210,7 @@ fn answer(query: &Query, clock: &Clock, req: Request) -> Reply {
             let result = query
                 .list(&req, clock)
                 .and_then(|page| {
-                    let ids: Vec<String> = page.sessions.iter().map(|s| s.id.clone()).collect();
+                    let ids: Vec<String> = page.sessions.iter().map(|s| s.id.to_string()).collect();
                     let counts = query.descendant_counts(&ids)?;
                     Ok((page, counts))
                 })

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 use trail_ingest::watch::{self, Debounce, RootWatcher, Wake};
 use trail_ingest::{IndexOptions, Roots};
-use trail_query::{Freshen, Query, Refreshed};
+use trail_query::{Freshen, Query, QueryError, Refreshed};
 
 use crate::error::WebError;
 
@@ -111,7 +111,7 @@ fn index_once(
     options: &IndexOptions,
     publish: &tokio::sync::watch::Sender<IndexState>,
     generation: &mut u64,
-) -> Result<(), String> {
+) -> Result<(), QueryError> {
     let freshen = Freshen {
         index: options.clone(),
         busy_wait: None,
@@ -122,11 +122,11 @@ fn index_once(
         Refreshed::Watched | Refreshed::TeamStore => trail_ingest::IndexSummary::default(),
         Refreshed::Failed(e) => return Err(e),
     };
-    let query = Query::open(path).map_err(|e| e.to_string())?;
+    let query = Query::open(path)?;
     *generation += 1;
     let state = IndexState {
-        sessions: query.session_count().map_err(|e| e.to_string())?,
-        last_indexed_at: query.last_indexed_at().map_err(|e| e.to_string())?,
+        sessions: query.session_count()?,
+        last_indexed_at: query.last_indexed_at()?,
         generation: *generation,
     };
     tracing::info!(

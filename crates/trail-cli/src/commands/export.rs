@@ -86,7 +86,7 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
     let redactor = build_redactor(&args)?;
     let query = open_query(ctx)?;
     let sessions = select(&query, &args)?;
-    let ids: Vec<String> = sessions.iter().map(|s| s.id.clone()).collect();
+    let ids: Vec<String> = sessions.iter().map(|s| s.id.to_string()).collect();
     let store = query.session_store(&ids)?;
     let format = Format::from(args.format);
     let to_stdout = args.out.as_os_str() == "-";

@@ -86,7 +86,8 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
             fit(&place, 28),
             ctx.ui
                 .paint(Style::Magenta, &fit(r.branch.as_deref().unwrap_or("-"), 14)),
-            ctx.ui.paint(Style::Yellow, &fit(&short[&r.id], id_width)),
+            ctx.ui
+                .paint(Style::Yellow, &fit(&short[r.id.as_str()], id_width)),
             r.turns,
             output::tokens(r.total_tokens()),
             fit(&title, 70).trim_end(),

@@ -24,7 +24,7 @@ use trail_model::{
 
 use super::gen_metadata;
 use crate::json_fields::{jstr, value_text};
-use crate::openai_chat::{derive_files_and_refs, message};
+use crate::openai_chat::derive_files_and_refs;
 use crate::{ids, jsonl, FileParse, ParseRequest, SourceError};
 
 const STATE_VERSION: u32 = 1;
@@ -135,11 +135,13 @@ impl Parser {
             (_, "USER_INPUT") => vec![self.prompt(source, &content)],
             ("MODEL", "PLANNER_RESPONSE") => self.planner(&v, step, content),
             ("MODEL", _) => vec![self.result(&v, kind, content)],
-            ("SYSTEM", "CHECKPOINT") => vec![message(Role::System, MessageKind::Summary, content)],
+            ("SYSTEM", "CHECKPOINT") => {
+                vec![Message::new(Role::System, MessageKind::Summary, content)]
+            }
             ("SYSTEM", _) if content.trim().is_empty() => Vec::new(),
-            ("SYSTEM", _) => vec![message(Role::System, MessageKind::Meta, content)],
+            ("SYSTEM", _) => vec![Message::new(Role::System, MessageKind::Meta, content)],
             _ => {
-                let mut m = message(Role::System, MessageKind::Unknown, String::new());
+                let mut m = Message::new(Role::System, MessageKind::Unknown, String::new());
                 m.extra = Some(v.to_string());
                 vec![m]
             }
@@ -155,7 +157,7 @@ impl Parser {
         if let Some(model) = picked_model(content) {
             self.st.picked_model = Some(model);
         }
-        let mut m = message(Role::User, MessageKind::Prompt, user_request(content));
+        let mut m = Message::new(Role::User, MessageKind::Prompt, user_request(content));
         m.prompt_source = Some(if source == "USER_EXPLICIT" {
             PromptSource::Typed
         } else {
@@ -171,10 +173,14 @@ impl Parser {
         let mut out = Vec::new();
         let thinking = v.get("thinking").map(value_text).unwrap_or_default();
         if !thinking.trim().is_empty() {
-            out.push(message(Role::Assistant, MessageKind::Thinking, thinking));
+            out.push(Message::new(
+                Role::Assistant,
+                MessageKind::Thinking,
+                thinking,
+            ));
         }
         if !content.trim().is_empty() {
-            out.push(message(Role::Assistant, MessageKind::Text, content));
+            out.push(Message::new(Role::Assistant, MessageKind::Text, content));
         }
         let calls = v.get("tool_calls").and_then(Value::as_array);
         for (i, call) in calls.into_iter().flatten().enumerate() {
@@ -187,7 +193,7 @@ impl Parser {
                 }
             }
             self.st.open_calls.push_back((id.clone(), name.clone()));
-            let mut m = message(Role::Assistant, MessageKind::ToolCall, String::new());
+            let mut m = Message::new(Role::Assistant, MessageKind::ToolCall, String::new());
             m.tool_name = Some(name);
             m.tool_call_id = Some(id);
             m.tool_input = Some(args.to_string());
@@ -205,7 +211,7 @@ impl Parser {
             None => (None, kind.to_ascii_lowercase()),
         };
         let status = jstr(v, "status").unwrap_or("");
-        let mut m = message(Role::Tool, MessageKind::ToolResult, String::new());
+        let mut m = Message::new(Role::Tool, MessageKind::ToolResult, String::new());
         m.is_error = content.contains("The command failed")
             || status.contains("ERROR")
             || status.contains("CANCEL");

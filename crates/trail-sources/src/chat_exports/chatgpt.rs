@@ -29,7 +29,9 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use trail_model::{time, Message, MessageKind, Role, Session, SessionMeta, SourceKind, TitleRank};
+use trail_model::{
+    time, Message, MessageKind, Origin, Role, Session, SessionMeta, SourceKind, TitleRank,
+};
 
 use super::{chat_metadata, discover_exports, head_has, parse_export, parse_export_each, text_of};
 use crate::chat_tree::finish_tree_session;
@@ -248,25 +250,24 @@ fn message_of(msg: &Value, node: &Node<'_>) -> Option<Message> {
     let content = msg.get("content").unwrap_or(&Value::Null);
     let content_type = jstr(content, "content_type").unwrap_or("");
     let text = body_text(content, content_type);
-    let mut m = Message {
+    let base = Origin {
         native_id: Some(node.id.to_string()),
         parent_native_id: node.parent.map(str::to_string),
-        role: Some(match role {
-            Some("user") => Role::User,
-            Some("assistant") => Role::Assistant,
-            Some("tool") => Role::Tool,
-            _ => Role::System,
-        }),
         timestamp: msg.get("create_time").and_then(time::from_json),
-        ..Message::default()
+        ..Origin::default()
+    };
+    let author = match role {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some("tool") => Role::Tool,
+        _ => Role::System,
     };
     if !KNOWN.contains(&content_type) {
-        m.kind = Some(MessageKind::Unknown);
-        m.text = text;
-        m.extra = Some(content.to_string());
-        return Some(m);
+        let m = base.message(author, MessageKind::Unknown, text);
+        return Some(m.with_extra(content.to_string()));
     }
     let kind = kind_of(msg, role, content_type);
+    let mut m = base.message(author, kind, "");
     match kind {
         MessageKind::ToolCall => {
             let recipient = jstr(msg, "recipient").unwrap_or("tool");
@@ -285,17 +286,12 @@ fn message_of(msg: &Value, node: &Node<'_>) -> Option<Message> {
                 .map(str::to_string);
             m.is_error = content_type == "system_error" || kernel_failed(msg);
             m.tool_output = Some(text);
-            return Some(with_kind(m, kind));
+            return Some(m);
         }
         _ if text.trim().is_empty() => return None,
         _ => m.text = text,
     }
-    Some(with_kind(m, kind))
-}
-
-fn with_kind(mut m: Message, kind: MessageKind) -> Message {
-    m.kind = Some(kind);
-    m
+    Some(m)
 }
 
 /// What a message of a known content type is.

@@ -24,7 +24,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use trail_model::{time, Message, MessageKind, Role, Session, SessionMeta, SourceKind, TitleRank};
+use trail_model::{
+    time, Message, MessageKind, Origin, Role, Session, SessionMeta, SourceKind, TitleRank,
+};
 
 use super::{chat_metadata, discover_exports, head_has, parse_export, parse_export_each, text_of};
 use crate::chat_tree::finish_tree_session;
@@ -171,13 +173,13 @@ fn messages_of(msg: &Value, i: usize, calls: &mut Calls) -> Vec<Message> {
     let uuid = jstr(msg, "uuid")
         .map(str::to_string)
         .unwrap_or_else(|| format!("message-{}", i + 1));
-    let base = Message {
+    let base = Origin {
         native_id: Some(uuid.clone()),
         parent_native_id: jstr(msg, "parent_message_uuid")
             .filter(|p| *p != ROOT_PARENT && !p.is_empty())
             .map(str::to_string),
         timestamp: msg.get("created_at").and_then(time::from_json),
-        ..Message::default()
+        ..Origin::default()
     };
     let blocks: &[Value] = msg
         .get("content")
@@ -186,18 +188,18 @@ fn messages_of(msg: &Value, i: usize, calls: &mut Calls) -> Vec<Message> {
     match jstr(msg, "sender") {
         Some("human") => human(msg, blocks, base),
         Some("assistant") => assistant(msg, blocks, &uuid, base, calls),
-        _ => vec![Message {
-            role: Some(Role::System),
-            kind: Some(MessageKind::Unknown),
-            text: jstr(msg, "text").unwrap_or("").to_string(),
-            extra: Some(msg.to_string()),
-            ..base
-        }],
+        _ => vec![base
+            .message(
+                Role::System,
+                MessageKind::Unknown,
+                jstr(msg, "text").unwrap_or(""),
+            )
+            .with_extra(msg.to_string())],
     }
 }
 
 /// A human message: the prompt, then its attachments and files.
-fn human(msg: &Value, blocks: &[Value], base: Message) -> Vec<Message> {
+fn human(msg: &Value, blocks: &[Value], base: Origin) -> Vec<Message> {
     let joined = blocks
         .iter()
         .filter(|b| jstr(b, "type") == Some("text"))
@@ -209,26 +211,15 @@ fn human(msg: &Value, blocks: &[Value], base: Message) -> Vec<Message> {
     } else {
         joined
     };
-    let mut out = vec![Message {
-        role: Some(Role::User),
-        kind: Some(MessageKind::Prompt),
-        text,
-        ..base.clone()
-    }];
-    let meta = |text: String| Message {
-        role: Some(Role::User),
-        kind: Some(MessageKind::Meta),
-        text,
-        ..base.clone()
-    };
+    let mut out = vec![base.message(Role::User, MessageKind::Prompt, text)];
+    let meta = |text: String| base.message(Role::User, MessageKind::Meta, text);
     // Blocks other than text (a voice note...) are kept as they are.
     for b in blocks.iter().filter(|b| jstr(b, "type") != Some("text")) {
-        out.push(Message {
-            kind: Some(MessageKind::Unknown),
-            text: b.get("text").map(value_text).unwrap_or_default(),
-            extra: Some(b.to_string()),
-            ..meta(String::new())
-        });
+        let text = b.get("text").map(value_text).unwrap_or_default();
+        out.push(
+            base.message(Role::User, MessageKind::Unknown, text)
+                .with_extra(b.to_string()),
+        );
     }
     for a in list(msg, "attachments") {
         let name = jstr(a, "file_name").unwrap_or("attachment");
@@ -253,13 +244,9 @@ fn assistant(
     msg: &Value,
     blocks: &[Value],
     uuid: &str,
-    base: Message,
+    base: Origin,
     calls: &mut Calls,
 ) -> Vec<Message> {
-    let base = Message {
-        role: Some(Role::Assistant),
-        ..base
-    };
     let mut out: Vec<Message> = blocks
         .iter()
         .enumerate()
@@ -268,58 +255,59 @@ fn assistant(
     if out.is_empty() {
         let text = jstr(msg, "text").unwrap_or("");
         if !text.trim().is_empty() {
-            out.push(Message {
-                kind: Some(MessageKind::Text),
-                text: text.to_string(),
-                ..base
-            });
+            out.push(base.message(Role::Assistant, MessageKind::Text, text));
         }
     }
     out
 }
 
 /// One content block of an assistant message, or `None` when it is empty.
-fn block(b: &Value, fallback_id: &str, base: &Message, calls: &mut Calls) -> Option<Message> {
-    let mut m = base.clone();
+fn block(b: &Value, fallback_id: &str, base: &Origin, calls: &mut Calls) -> Option<Message> {
+    let mut base = base.clone();
     if let Some(ts) = b.get("start_timestamp").and_then(time::from_json) {
-        m.timestamp = Some(ts);
+        base.timestamp = Some(ts);
     }
-    match jstr(b, "type") {
-        Some("text") => {
-            m.kind = Some(MessageKind::Text);
-            m.text = jstr(b, "text").unwrap_or("").to_string();
-        }
-        Some("thinking") => {
-            m.kind = Some(MessageKind::Thinking);
-            m.text = jstr(b, "thinking").unwrap_or("").to_string();
-        }
+    let m = match jstr(b, "type") {
+        Some("text") => base.message(
+            Role::Assistant,
+            MessageKind::Text,
+            jstr(b, "text").unwrap_or(""),
+        ),
+        Some("thinking") => base.message(
+            Role::Assistant,
+            MessageKind::Thinking,
+            jstr(b, "thinking").unwrap_or(""),
+        ),
         Some("tool_use") => {
             let name = jstr(b, "name").unwrap_or("tool");
             let id = jstr(b, "id").unwrap_or(fallback_id);
             calls.opened(name, id);
-            m.kind = Some(MessageKind::ToolCall);
-            m.tool_name = Some(name.to_string());
-            m.tool_call_id = Some(id.to_string());
-            m.tool_input = Some(b.get("input").map_or_else(String::new, Value::to_string));
-            return Some(m);
+            let input = b.get("input").map_or_else(String::new, Value::to_string);
+            let call = base
+                .message(Role::Assistant, MessageKind::ToolCall, "")
+                .with_tool_name(name.to_string())
+                .with_call_id(id.to_string())
+                .with_input(input);
+            return Some(call);
         }
         Some("tool_result") => {
             let name = jstr(b, "name").unwrap_or("tool");
-            m.role = Some(Role::Tool);
-            m.kind = Some(MessageKind::ToolResult);
-            m.tool_name = Some(name.to_string());
-            m.tool_call_id = calls.answered(name, jstr(b, "tool_use_id"));
-            m.tool_output = Some(b.get("content").map(text_of).unwrap_or_default());
-            m.is_error = b.get("is_error") == Some(&Value::Bool(true));
-            return Some(m);
+            let result = base
+                .message(Role::Tool, MessageKind::ToolResult, "")
+                .with_tool_name(name.to_string())
+                .with_call_id(calls.answered(name, jstr(b, "tool_use_id")))
+                .with_output(b.get("content").map(text_of).unwrap_or_default())
+                .with_error(b.get("is_error") == Some(&Value::Bool(true)));
+            return Some(result);
         }
         _ => {
-            m.kind = Some(MessageKind::Unknown);
-            m.text = b.get("text").map(value_text).unwrap_or_default();
-            m.extra = Some(b.to_string());
-            return Some(m);
+            let text = b.get("text").map(value_text).unwrap_or_default();
+            let other = base
+                .message(Role::Assistant, MessageKind::Unknown, text)
+                .with_extra(b.to_string());
+            return Some(other);
         }
-    }
+    };
     (!m.text.trim().is_empty()).then_some(m)
 }
 

@@ -30,7 +30,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use trail_model::{
-    time, truncate_chars, turns, Checkpoint, FileTouch, Message, MessageKind, ParentLink,
+    time, truncate_chars, turns, Checkpoint, FileTouch, Message, MessageKind, Origin, ParentLink,
     PromptSource, Relink, Role, Session, SessionId, SessionMeta, SessionRef, SourceKind, TitleRank,
     UpdateMode, Usage, WorkspaceArtifact,
 };
@@ -1015,7 +1015,7 @@ struct Parser<'a> {
 }
 
 /// A `system` chain node: a compaction, an error or a note.
-fn system_message(entry: &RawEntry, base: &Message) -> Message {
+fn system_message(entry: &RawEntry, base: &Origin) -> Message {
     let sub = entry.subtype.as_deref().unwrap_or("");
     let text = raw_text(entry.content.as_deref());
     let (role, kind) = match sub {
@@ -1029,43 +1029,34 @@ fn system_message(entry: &RawEntry, base: &Message) -> Message {
     } else {
         None
     };
-    Message {
-        role: Some(role),
-        kind: Some(kind),
-        text: if text.is_empty() {
-            sub.to_string()
-        } else {
-            text
-        },
-        is_error: kind == MessageKind::Error,
-        extra,
-        ..base.clone()
-    }
+    let text = if text.is_empty() {
+        sub.to_string()
+    } else {
+        text
+    };
+    base.message(role, kind, text)
+        .with_error(kind == MessageKind::Error)
+        .with_extra(extra)
 }
 
 /// An `attachment` chain node: a queued prompt, or a note holding the attachment.
-fn attachment_message(entry: &RawEntry, base: &Message) -> Message {
+fn attachment_message(entry: &RawEntry, base: &Origin) -> Message {
     match queued_prompt(entry.attachment.as_deref()) {
-        Some((text, source)) => {
-            let m = queued_message(
-                text,
-                source,
-                base.parent_native_id.clone(),
-                base.timestamp.clone(),
-            );
-            Message {
-                native_id: base.native_id.clone(),
-                is_sidechain: base.is_sidechain,
-                ..m
-            }
-        }
-        None => Message {
-            role: Some(Role::System),
-            kind: Some(MessageKind::Meta),
-            text: attachment_summary(entry.attachment.as_deref()),
-            extra: entry.attachment.as_ref().map(|a| a.get().to_string()),
-            ..base.clone()
-        },
+        Some((text, source)) => queued_message(
+            text,
+            source,
+            base.parent_native_id.clone(),
+            base.timestamp.clone(),
+        )
+        .with_native_id(base.native_id.clone())
+        .with_sidechain(base.is_sidechain),
+        None => base
+            .message(
+                Role::System,
+                MessageKind::Meta,
+                attachment_summary(entry.attachment.as_deref()),
+            )
+            .with_extra(entry.attachment.as_ref().map(|a| a.get().to_string())),
     }
 }
 
@@ -1113,12 +1104,12 @@ impl Parser<'_> {
         let sidechain = entry.is_sidechain.unwrap_or(false);
         let slot = self.slot_for(&entry, sidechain, parent.as_deref(), &uuid);
         self.observe_session_meta(slot, &entry, &ts);
-        let base = Message {
+        let base = Origin {
             native_id: Some(uuid.clone()),
             parent_native_id: parent.clone(),
             timestamp: ts.clone(),
+            model: None,
             is_sidechain: sidechain,
-            ..Message::default()
         };
         let mut out: Vec<Message> = Vec::new();
         match ty.as_str() {
@@ -1127,30 +1118,19 @@ impl Parser<'_> {
             "system" => out.push(system_message(&entry, &base)),
             "attachment" => out.push(attachment_message(&entry, &base)),
             "progress" => {
-                out.push(Message {
-                    role: Some(Role::System),
-                    kind: Some(MessageKind::Meta),
-                    ..base.clone()
-                });
+                out.push(base.message(Role::System, MessageKind::Meta, ""));
             }
             _ => {
                 // An unknown chain node: keep it (and the raw line) so the chain stays whole;
                 // its text names its type, for `show`.
-                out.push(Message {
-                    role: Some(Role::System),
-                    kind: Some(MessageKind::Unknown),
-                    text: ty.clone(),
-                    extra: Some(line.to_string()),
-                    ..base.clone()
-                });
+                out.push(
+                    base.message(Role::System, MessageKind::Unknown, ty.clone())
+                        .with_extra(line.to_string()),
+                );
             }
         }
         if out.is_empty() {
-            out.push(Message {
-                role: Some(Role::System),
-                kind: Some(MessageKind::Meta),
-                ..base
-            });
+            out.push(base.message(Role::System, MessageKind::Meta, ""));
         }
         for m in out {
             self.push_message(slot, m);
@@ -1275,7 +1255,7 @@ impl Parser<'_> {
         }
     }
 
-    fn user_messages(&mut self, entry: &RawEntry, base: &Message, out: &mut Vec<Message>) {
+    fn user_messages(&mut self, entry: &RawEntry, base: &Origin, out: &mut Vec<Message>) {
         let content = entry.message.as_ref().and_then(|m| m.content.as_ref());
         let mut text = String::new();
         let mut results: Vec<Message> = Vec::new();
@@ -1296,16 +1276,15 @@ impl Parser<'_> {
                                 let dir = self.workflows_dir.as_ref()?;
                                 read_workflow_run(&dir.join(format!("{run}.json")))
                             });
-                            results.push(Message {
-                                role: Some(Role::Tool),
-                                kind: Some(MessageKind::ToolResult),
-                                tool_call_id: b.tool_use_id.clone(),
-                                tool_output: Some(output),
-                                is_error: b.is_error.unwrap_or(false),
-                                agent_ref: refs.agent_id.clone().or_else(|| refs.run_id.clone()),
-                                extra: run.map(|r| r.to_string()),
-                                ..base.clone()
-                            });
+                            results.push(
+                                Message::tool_result(b.tool_use_id.clone(), output)
+                                    .with_origin(base)
+                                    .with_error(b.is_error.unwrap_or(false))
+                                    .with_agent_ref(
+                                        refs.agent_id.clone().or_else(|| refs.run_id.clone()),
+                                    )
+                                    .with_extra(run.map(|r| r.to_string())),
+                            );
                         }
                         _ => {}
                     }
@@ -1318,12 +1297,7 @@ impl Parser<'_> {
         // `<ide_selection>`: context the person did not type, kept apart from the prompt.
         let (context, typed) = split_ide_context(&text);
         if !context.is_empty() {
-            out.push(Message {
-                role: Some(Role::User),
-                kind: Some(MessageKind::Meta),
-                text: context,
-                ..base.clone()
-            });
+            out.push(base.message(Role::User, MessageKind::Meta, context));
             text = typed;
         }
         if text.is_empty() {
@@ -1344,20 +1318,17 @@ impl Parser<'_> {
         let prompt_source = (kind == MessageKind::Prompt)
             .then(|| prompt_source_of(entry.prompt_source.as_deref(), entry.origin.as_deref()))
             .flatten();
-        out.push(Message {
-            role: Some(role),
-            kind: Some(kind),
-            text,
-            prompt_source,
-            ..base.clone()
-        });
+        out.push(
+            base.message(role, kind, text)
+                .with_prompt_source(prompt_source),
+        );
     }
 
     fn assistant_messages(
         &mut self,
         slot: u32,
         entry: &RawEntry,
-        base: &Message,
+        base: &Origin,
         ts: Option<&str>,
         out: &mut Vec<Message>,
     ) {
@@ -1369,24 +1340,14 @@ impl Parser<'_> {
         if let Some(Content::Blocks(blocks)) = msg.and_then(|m| m.content.as_ref()) {
             for b in blocks {
                 let m = self.block_message(b, base, api_error);
-                out.push(Message {
-                    model: model.clone(),
-                    ..m
-                });
+                out.push(m.with_model(model.clone()));
             }
         } else if let Some(Content::Text(t)) = msg.and_then(|m| m.content.as_ref()) {
-            out.push(Message {
-                role: Some(Role::Assistant),
-                kind: Some(if api_error {
-                    MessageKind::Error
-                } else {
-                    MessageKind::Text
-                }),
-                text: t.clone(),
-                model: model.clone(),
-                is_error: api_error,
-                ..base.clone()
-            });
+            out.push(
+                base.message(Role::Assistant, answer_kind(api_error), t.clone())
+                    .with_model(model.clone())
+                    .with_error(api_error),
+            );
         }
         let st = &mut self.state.sessions[slot as usize];
         if let Some(m) = &model {
@@ -1399,25 +1360,20 @@ impl Parser<'_> {
 
     /// One content block of an assistant message (a Task or Agent call's prompt is noted for
     /// its subagent).
-    fn block_message(&mut self, b: &Block, base: &Message, api_error: bool) -> Message {
+    fn block_message(&mut self, b: &Block, base: &Origin, api_error: bool) -> Message {
         match b.ty.as_deref() {
-            Some("text") => Message {
-                role: Some(Role::Assistant),
-                kind: Some(if api_error {
-                    MessageKind::Error
-                } else {
-                    MessageKind::Text
-                }),
-                text: b.text.clone().unwrap_or_default(),
-                is_error: api_error,
-                ..base.clone()
-            },
-            Some("thinking") | Some("redacted_thinking") => Message {
-                role: Some(Role::Assistant),
-                kind: Some(MessageKind::Thinking),
-                text: b.thinking.clone().unwrap_or_default(),
-                ..base.clone()
-            },
+            Some("text") => base
+                .message(
+                    Role::Assistant,
+                    answer_kind(api_error),
+                    b.text.clone().unwrap_or_default(),
+                )
+                .with_error(api_error),
+            Some("thinking") | Some("redacted_thinking") => base.message(
+                Role::Assistant,
+                MessageKind::Thinking,
+                b.thinking.clone().unwrap_or_default(),
+            ),
             Some("tool_use") | Some("server_tool_use") | Some("mcp_tool_use") => {
                 let input = b.input.as_ref().map(|i| i.get().to_string());
                 if let (Some(id), Some(name), Some(input)) = (&b.id, &b.name, &input) {
@@ -1427,32 +1383,22 @@ impl Parser<'_> {
                         }
                     }
                 }
-                Message {
-                    role: Some(Role::Assistant),
-                    kind: Some(MessageKind::ToolCall),
-                    tool_name: b.name.clone(),
-                    tool_call_id: b.id.clone(),
-                    tool_input: input,
-                    ..base.clone()
-                }
+                Message::tool_call(b.name.clone())
+                    .with_origin(base)
+                    .with_call_id(b.id.clone())
+                    .with_input(input)
             }
-            Some(other) if other.ends_with("tool_result") => Message {
-                role: Some(Role::Tool),
-                kind: Some(MessageKind::ToolResult),
-                tool_call_id: b.tool_use_id.clone(),
-                tool_output: Some(content_text(b.content.as_ref())),
-                is_error: b.is_error.unwrap_or(false),
-                ..base.clone()
-            },
-            _ => Message {
-                role: Some(Role::Assistant),
-                kind: Some(MessageKind::Unknown),
-                extra: Some(format!(
+            Some(other) if other.ends_with("tool_result") => {
+                Message::tool_result(b.tool_use_id.clone(), content_text(b.content.as_ref()))
+                    .with_origin(base)
+                    .with_error(b.is_error.unwrap_or(false))
+            }
+            _ => base
+                .message(Role::Assistant, MessageKind::Unknown, "")
+                .with_extra(format!(
                     "{{\"type\":{}}}",
                     serde_json::to_string(b.ty.as_deref().unwrap_or("")).unwrap_or_default()
                 )),
-                ..base.clone()
-            },
         }
     }
 
@@ -1462,7 +1408,7 @@ impl Parser<'_> {
         &mut self,
         slot: u32,
         entry: &RawEntry,
-        base: &Message,
+        base: &Origin,
         model: Option<String>,
         ts: Option<&str>,
     ) {
@@ -2271,14 +2217,18 @@ fn queued_message(
     } else {
         MessageKind::Meta
     };
-    Message {
-        role: Some(Role::User),
-        kind: Some(kind),
-        text,
-        parent_native_id: parent,
-        timestamp: ts,
-        prompt_source: (kind == MessageKind::Prompt).then_some(source),
-        ..Message::default()
+    Message::new(Role::User, kind, text)
+        .with_parent(parent)
+        .with_timestamp(ts)
+        .with_prompt_source((kind == MessageKind::Prompt).then_some(source))
+}
+
+/// An assistant's text is an error's when the API reported one.
+fn answer_kind(api_error: bool) -> MessageKind {
+    if api_error {
+        MessageKind::Error
+    } else {
+        MessageKind::Text
     }
 }
 

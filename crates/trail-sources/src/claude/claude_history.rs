@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use trail_model::{
-    time, truncate_chars, turns, Message, MessageKind, PromptSource, Role, Session, SessionId,
-    SessionMeta, SourceKind, TitleRank, UpdateMode,
+    time, truncate_chars, turns, Message, PromptSource, Session, SessionId, SessionMeta,
+    SourceKind, TitleRank, UpdateMode,
 };
 
 use crate::{ids, jsonl, FileParse, ParseRequest, Source, SourceError};
@@ -194,18 +194,15 @@ fn parse_file(request: ParseRequest<'_>) -> Result<FileParse, SourceError> {
             .as_ref()
             .filter(|p| p.as_object().is_some_and(|o| !o.is_empty()))
             .map(Value::to_string);
-        session.messages.push(Message {
-            seq: counters.0,
-            role: Some(Role::User),
-            kind: Some(MessageKind::Prompt),
-            text,
-            timestamp: ts,
-            on_main_chain: true,
-            turn_index: Some(counters.1),
-            extra,
-            prompt_source: Some(PromptSource::Typed),
-            ..Message::default()
-        });
+        session.messages.push(
+            Message::prompt(text)
+                .with_seq(counters.0)
+                .with_timestamp(ts)
+                .with_main_chain(true)
+                .with_turn(counters.1)
+                .with_extra(extra)
+                .with_prompt_source(PromptSource::Typed),
+        );
         counters.0 += 1;
         counters.1 += 1;
         session.turn_count = counters.1;

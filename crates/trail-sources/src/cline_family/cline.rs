@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 use trail_model::turns::{assign_turn_indexes, build_turns};
 use trail_model::{
-    time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, ParseIssue, PromptSource,
-    Role, Session, SessionMeta, SourceKind, Usage,
+    time, truncate_chars, Checkpoint, FileTouch, Message, MessageKind, Origin, ParseIssue,
+    PromptSource, Role, Session, SessionMeta, SourceKind, Usage,
 };
 
 use crate::{ids, refs, whole, FileParse, ParseRequest, Source, SourceError};
@@ -664,10 +664,10 @@ impl<'a> Builder<'a> {
             self.issue(index, r, "record names no say or ask kind");
             return;
         };
-        let base = Message {
+        let base = Origin {
             timestamp: ts_ms.and_then(time::from_epoch_millis),
             model,
-            ..Message::default()
+            ..Origin::default()
         };
         let record = UiRecord {
             index,
@@ -685,7 +685,7 @@ impl<'a> Builder<'a> {
         is_ask: bool,
         name: &str,
         text: String,
-        base: Message,
+        base: Origin,
     ) {
         match (is_ask, name) {
             (false, "task") => self.prompt(text, r.o, base),
@@ -778,40 +778,27 @@ impl<'a> Builder<'a> {
                 self.note(Role::System, MessageKind::Meta, text, base)
             }
             _ => {
-                self.push(Message {
-                    role: Some(Role::System),
-                    kind: Some(MessageKind::Unknown),
-                    text: String::new(),
-                    extra: Some(r.raw.to_string()),
-                    ..base
-                });
+                self.push(
+                    base.message(Role::System, MessageKind::Unknown, "")
+                        .with_extra(r.raw.to_string()),
+                );
             }
         }
     }
 
     /// A message of `role` and `kind`, unless its text is blank.
-    fn note(&mut self, role: Role, kind: MessageKind, text: String, base: Message) {
+    fn note(&mut self, role: Role, kind: MessageKind, text: String, base: Origin) {
         if !text.trim().is_empty() {
-            self.push(Message {
-                role: Some(role),
-                kind: Some(kind),
-                text,
-                ..base
-            });
+            self.push(base.message(role, kind, text));
         }
     }
 
-    fn error(&mut self, text: String, base: Message) {
-        self.push(Message {
-            role: Some(Role::System),
-            kind: Some(MessageKind::Error),
-            text,
-            ..base
-        });
+    fn error(&mut self, text: String, base: Origin) {
+        self.push(base.message(Role::System, MessageKind::Error, text));
     }
 
     /// An MCP server's response: the result of the last MCP call still waiting for one.
-    fn mcp_response(&mut self, text: String, base: Message) {
+    fn mcp_response(&mut self, text: String, base: Origin) {
         let name = self
             .pending
             .iter()
@@ -842,7 +829,7 @@ impl<'a> Builder<'a> {
         });
     }
 
-    fn prompt(&mut self, text: String, o: &Map<String, Value>, base: Message) {
+    fn prompt(&mut self, text: String, o: &Map<String, Value>, base: Origin) {
         let images = o
             .get("images")
             .and_then(Value::as_array)
@@ -857,17 +844,14 @@ impl<'a> Builder<'a> {
                 if images == 1 { "" } else { "s" }
             ));
         }
-        self.push(Message {
-            role: Some(Role::User),
-            kind: Some(MessageKind::Prompt),
-            text: t,
-            prompt_source: Some(PromptSource::Typed),
-            ..base
-        });
+        self.push(
+            base.message(Role::User, MessageKind::Prompt, t)
+                .with_prompt_source(PromptSource::Typed),
+        );
     }
 
     /// A tool call; `path` is a file it names.
-    fn call(&mut self, name: &str, input: String, path: Option<String>, base: Message) {
+    fn call(&mut self, name: &str, input: String, path: Option<String>, base: Origin) {
         self.calls += 1;
         let id = format!(
             "{}#{}",
@@ -875,14 +859,12 @@ impl<'a> Builder<'a> {
             self.calls
         );
         let at = base.timestamp.clone();
-        let index = self.push(Message {
-            role: Some(Role::Assistant),
-            kind: Some(MessageKind::ToolCall),
-            tool_name: Some(name.to_string()),
-            tool_call_id: Some(id),
-            tool_input: Some(input),
-            ..base
-        });
+        let index = self.push(
+            base.message(Role::Assistant, MessageKind::ToolCall, "")
+                .with_tool_name(name.to_string())
+                .with_call_id(id)
+                .with_input(input),
+        );
         if let Some(p) = path.filter(|p| !p.is_empty()) {
             self.files.push(PendingFile {
                 path: p,
@@ -899,7 +881,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The result of the oldest pending call named `name`.
-    fn result_for(&mut self, name: &str, output: String, is_error: bool, base: Message) -> bool {
+    fn result_for(&mut self, name: &str, output: String, is_error: bool, base: Origin) -> bool {
         let Some(p) = self
             .pending
             .iter_mut()
@@ -910,21 +892,19 @@ impl<'a> Builder<'a> {
         p.has_result = true;
         let call = &self.messages[p.index];
         let id = call.tool_call_id.clone();
-        self.push(Message {
-            role: Some(Role::Tool),
-            kind: Some(MessageKind::ToolResult),
-            tool_name: Some(name.to_string()),
-            tool_call_id: id,
-            tool_output: Some(output),
-            is_error,
-            model: None,
-            ..base
-        });
+        self.push(
+            base.message(Role::Tool, MessageKind::ToolResult, "")
+                .with_tool_name(name.to_string())
+                .with_call_id(id)
+                .with_output(output)
+                .with_error(is_error)
+                .with_model(None),
+        );
         true
     }
 
     /// A command's output: the last command's result, extended when it streams in pieces.
-    fn command_output(&mut self, text: String, base: Message) {
+    fn command_output(&mut self, text: String, base: Origin) {
         if let Some(last) = self.messages.last_mut() {
             if last.kind() == MessageKind::ToolResult
                 && last.tool_name.as_deref() == Some(EXECUTE_COMMAND)
@@ -947,7 +927,7 @@ impl<'a> Builder<'a> {
         self.result_for(name, text, false, base);
     }
 
-    fn tool(&mut self, index: usize, r: &Value, text: &str, base: Message) {
+    fn tool(&mut self, index: usize, r: &Value, text: &str, base: Origin) {
         let v: Value = match serde_json::from_str(text) {
             Ok(v @ Value::Object(_)) => v,
             _ => {
@@ -959,7 +939,7 @@ impl<'a> Builder<'a> {
         self.call(&name, input.to_string(), path, base);
     }
 
-    fn api_request(&mut self, index: usize, r: &Value, text: &str, base: Message, ts: Option<i64>) {
+    fn api_request(&mut self, index: usize, r: &Value, text: &str, base: Origin, ts: Option<i64>) {
         let info: Value = match serde_json::from_str(text) {
             Ok(v @ Value::Object(_)) => v,
             Ok(_) | Err(_) if text.trim().is_empty() => return,
@@ -997,17 +977,12 @@ impl<'a> Builder<'a> {
             });
         }
         if let Some(reason) = info.get("streamingFailedMessage").and_then(Value::as_str) {
-            self.push(Message {
-                role: Some(Role::System),
-                kind: Some(MessageKind::Error),
-                text: reason.to_string(),
-                ..base
-            });
+            self.push(base.message(Role::System, MessageKind::Error, reason));
         }
     }
 
     /// Pairs the `[tool for 'x'] Result:` sections of a request with the pending calls.
-    fn results_from_request(&mut self, request: &str, base: &Message) {
+    fn results_from_request(&mut self, request: &str, base: &Origin) {
         if self.pending.iter().all(|p| p.has_result) {
             self.pending.clear();
             return;
@@ -1061,10 +1036,10 @@ impl<'a> Builder<'a> {
         if let Some(m) = &model {
             self.observe_model(m);
         }
-        let base = Message {
+        let base = Origin {
             timestamp: ts,
             model,
-            ..Message::default()
+            ..Origin::default()
         };
         let role = o.get("role").and_then(Value::as_str);
         let blocks: Vec<Value> = match o.get("content") {
@@ -1081,7 +1056,7 @@ impl<'a> Builder<'a> {
 
     /// A user message of the API history: tool results, then the prompt (the task, feedback
     /// or user message inside it), or a note.
-    fn api_user(&mut self, blocks: &[Value], base: Message) {
+    fn api_user(&mut self, blocks: &[Value], base: Origin) {
         let mut text = String::new();
         for blk in blocks {
             match blk.get("type").and_then(Value::as_str) {
@@ -1111,15 +1086,13 @@ impl<'a> Builder<'a> {
                             m.kind() == MessageKind::ToolCall && m.tool_call_id.as_deref() == id
                         })
                         .and_then(|m| m.tool_name.clone());
-                    self.push(Message {
-                        role: Some(Role::Tool),
-                        kind: Some(MessageKind::ToolResult),
-                        tool_name: name,
-                        tool_call_id: id.map(str::to_string),
-                        tool_output: Some(out),
-                        is_error: blk.get("is_error").and_then(Value::as_bool) == Some(true),
-                        ..base.clone()
-                    });
+                    self.push(
+                        base.message(Role::Tool, MessageKind::ToolResult, "")
+                            .with_tool_name(name)
+                            .with_call_id(id.map(str::to_string))
+                            .with_output(out)
+                            .with_error(blk.get("is_error").and_then(Value::as_bool) == Some(true)),
+                    );
                 }
                 _ => {}
             }
@@ -1135,55 +1108,34 @@ impl<'a> Builder<'a> {
             .or_else(|| between(&body, "<feedback>", "</feedback>"))
             .or_else(|| between(&body, "<user_message>", "</user_message>"));
         if let Some(t) = task {
-            self.push(Message {
-                role: Some(Role::User),
-                kind: Some(MessageKind::Prompt),
-                text: t.trim().to_string(),
-                prompt_source: Some(PromptSource::Typed),
-                ..base
-            });
+            self.push(
+                base.message(Role::User, MessageKind::Prompt, t.trim().to_string())
+                    .with_prompt_source(PromptSource::Typed),
+            );
         } else if !self.has_prompt() && !body.trim().is_empty() {
-            self.push(Message {
-                role: Some(Role::User),
-                kind: Some(MessageKind::Prompt),
-                text: body.trim().to_string(),
-                prompt_source: Some(PromptSource::Typed),
-                ..base
-            });
+            self.push(
+                base.message(Role::User, MessageKind::Prompt, body.trim().to_string())
+                    .with_prompt_source(PromptSource::Typed),
+            );
         } else if !body.trim().is_empty() {
-            self.push(Message {
-                role: Some(Role::User),
-                kind: Some(MessageKind::Meta),
-                text: body.trim().to_string(),
-                ..base
-            });
+            self.push(base.message(Role::User, MessageKind::Meta, body.trim()));
         }
     }
 
     /// An assistant message of the API history: text, thinking and tool calls.
-    fn api_assistant(&mut self, blocks: &[Value], base: Message) {
+    fn api_assistant(&mut self, blocks: &[Value], base: Origin) {
         for blk in blocks {
             match blk.get("type").and_then(Value::as_str) {
                 Some("text") => {
                     let t = blk.get("text").and_then(Value::as_str).unwrap_or("");
                     if !t.trim().is_empty() {
-                        self.push(Message {
-                            role: Some(Role::Assistant),
-                            kind: Some(MessageKind::Text),
-                            text: t.to_string(),
-                            ..base.clone()
-                        });
+                        self.push(base.message(Role::Assistant, MessageKind::Text, t));
                     }
                 }
                 Some("thinking") => {
                     let t = blk.get("thinking").and_then(Value::as_str).unwrap_or("");
                     if !t.trim().is_empty() {
-                        self.push(Message {
-                            role: Some(Role::Assistant),
-                            kind: Some(MessageKind::Thinking),
-                            text: t.to_string(),
-                            ..base.clone()
-                        });
+                        self.push(base.message(Role::Assistant, MessageKind::Thinking, t));
                     }
                 }
                 Some("tool_use") => {
@@ -1198,14 +1150,12 @@ impl<'a> Builder<'a> {
                         .and_then(Value::as_str)
                         .map(str::to_string);
                     let id = blk.get("id").and_then(Value::as_str).map(str::to_string);
-                    let index = self.push(Message {
-                        role: Some(Role::Assistant),
-                        kind: Some(MessageKind::ToolCall),
-                        tool_name: Some(name.clone()),
-                        tool_call_id: id,
-                        tool_input: Some(input.to_string()),
-                        ..base.clone()
-                    });
+                    let index = self.push(
+                        base.message(Role::Assistant, MessageKind::ToolCall, "")
+                            .with_tool_name(name.clone())
+                            .with_call_id(id)
+                            .with_input(input.to_string()),
+                    );
                     if let Some(p) = path {
                         self.files.push(PendingFile {
                             path: p,

@@ -563,18 +563,13 @@ impl Parser {
     }
 
     fn message(&self, role: Role, kind: MessageKind, text: String, ts: Option<&str>) -> Message {
-        Message {
-            role: Some(role),
-            kind: Some(kind),
-            text,
-            timestamp: ts.map(str::to_string),
-            model: if role == Role::Assistant {
+        Message::new(role, kind, text)
+            .with_timestamp(ts.map(str::to_string))
+            .with_model(if role == Role::Assistant {
                 self.st.model.clone()
             } else {
                 None
-            },
-            ..Message::default()
-        }
+            })
     }
 
     fn add_refs(&mut self, text: &str, git_output: bool, ts: Option<&str>) {

@@ -596,17 +596,12 @@ impl Parser {
     }
 
     fn message(&self, c: &Ctx<'_>, role: Role, kind: MessageKind, text: String) -> Message {
-        Message {
-            native_id: c.id.clone(),
-            parent_native_id: c.parent_id.clone(),
-            role: Some(role),
-            kind: Some(kind),
-            text,
-            timestamp: c.ts.clone(),
-            is_sidechain: c.sub.is_some(),
-            on_main_chain: true,
-            ..Message::default()
-        }
+        Message::new(role, kind, text)
+            .with_native_id(c.id.clone())
+            .with_parent(c.parent_id.clone())
+            .with_timestamp(c.ts.clone())
+            .with_sidechain(c.sub.is_some())
+            .with_main_chain(true)
     }
 
     /// Appends a message to its session (seq and turn index assigned here) and returns its seq.

@@ -419,14 +419,10 @@ impl Ctx<'_> {
             "system" => Role::System,
             _ => Role::Assistant,
         };
-        Message {
-            native_id: Some(self.id.to_string()),
-            role: Some(role),
-            kind: Some(kind),
-            timestamp: self.ts.clone(),
-            model: self.model.clone().filter(|_| role == Role::Assistant),
-            ..Message::default()
-        }
+        Message::new(role, kind, "")
+            .with_native_id(self.id.to_string())
+            .with_timestamp(self.ts.clone())
+            .with_model(self.model.clone().filter(|_| role == Role::Assistant))
     }
 }
 

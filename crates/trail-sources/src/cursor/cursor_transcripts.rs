@@ -149,13 +149,12 @@ pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
                     let one_line = t.split_whitespace().collect::<Vec<_>>().join(" ");
                     first_prompt = Some(truncate_chars(&one_line, TITLE_CHARS).to_string());
                 }
-                msg(Role::User, MessageKind::Prompt, t)
+                Message::new(Role::User, MessageKind::Prompt, t)
             }
-            Piece::Text(t) => Message {
-                model: model.clone(),
-                ..msg(Role::Assistant, MessageKind::Text, t)
-            },
-            Piece::Thinking(t) => msg(Role::Assistant, MessageKind::Thinking, t),
+            Piece::Text(t) => {
+                Message::new(Role::Assistant, MessageKind::Text, t).with_model(model.clone())
+            }
+            Piece::Thinking(t) => Message::new(Role::Assistant, MessageKind::Thinking, t),
             Piece::Call { name, id, input } => {
                 if let Some(id) = &id {
                     call_names.insert(id.clone(), name.clone());
@@ -169,13 +168,11 @@ pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
                     });
                 }
                 last_call = Some((name.clone(), id.clone()));
-                Message {
-                    tool_name: Some(name),
-                    tool_call_id: id,
-                    tool_input: input,
-                    model: model.clone(),
-                    ..msg(Role::Assistant, MessageKind::ToolCall, String::new())
-                }
+                Message::new(Role::Assistant, MessageKind::ToolCall, String::new())
+                    .with_tool_name(name)
+                    .with_call_id(id)
+                    .with_input(input)
+                    .with_model(model.clone())
             }
             Piece::Result {
                 name,
@@ -191,13 +188,11 @@ pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
                         None => (n, None),
                     },
                 };
-                Message {
-                    tool_name: name,
-                    tool_call_id: id,
-                    tool_output: Some(output),
-                    is_error: error,
-                    ..msg(Role::Tool, MessageKind::ToolResult, String::new())
-                }
+                Message::new(Role::Tool, MessageKind::ToolResult, String::new())
+                    .with_tool_name(name)
+                    .with_call_id(id)
+                    .with_output(output)
+                    .with_error(error)
             }
         };
         push_message(&mut session, m);
@@ -208,15 +203,6 @@ pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
     finish_linear_session(&mut session, files, &["run_terminal_cmd", "Shell", "shell"]);
     out.sessions.push(session);
     Ok(out)
-}
-
-fn msg(role: Role, kind: MessageKind, text: String) -> Message {
-    Message {
-        role: Some(role),
-        kind: Some(kind),
-        text,
-        ..Message::default()
-    }
 }
 
 /// The file a tool's input names, if any.

@@ -433,12 +433,10 @@ fn map_bubble(
     if let Some(m) = model_name(b.pointer("/modelInfo/modelName")) {
         *model = Some(m);
     }
-    let base = |role: Role, kind: MessageKind| Message {
-        native_id: Some(bubble_id.to_string()),
-        role: Some(role),
-        kind: Some(kind),
-        timestamp: ts.clone(),
-        ..Message::default()
+    let base = |role: Role, kind: MessageKind| {
+        Message::new(role, kind, "")
+            .with_native_id(bubble_id.to_string())
+            .with_timestamp(ts.clone())
     };
     let text = jstr(b, "text").unwrap_or("");
     match b.get("type").and_then(Value::as_i64) {

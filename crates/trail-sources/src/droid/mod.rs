@@ -145,13 +145,9 @@ impl Parser {
             "session_start" if !self.started => self.start(v),
             "message" => self.message(v),
             _ => {
-                let mut m = Message {
-                    role: Some(Role::System),
-                    kind: Some(MessageKind::Unknown),
-                    timestamp: v.get("timestamp").and_then(time::from_json),
-                    extra: Some(v.to_string()),
-                    ..Message::default()
-                };
+                let mut m = Message::new(Role::System, MessageKind::Unknown, "")
+                    .with_timestamp(v.get("timestamp").and_then(time::from_json))
+                    .with_extra(v.to_string());
                 m.seq = self.next_seq();
                 self.session.messages.push(m);
             }
@@ -219,22 +215,17 @@ impl Parser {
                 _ => Role::Assistant,
             };
             let input = b.tool_input.as_ref().map(Value::to_string);
-            let m = Message {
-                seq: self.next_seq(),
-                native_id: id.clone(),
-                parent_native_id: parent.clone(),
-                role: Some(role),
-                kind: Some(b.kind),
-                text,
-                tool_name: b.tool_name.clone(),
-                tool_call_id: b.tool_call_id,
-                tool_input: input,
-                tool_output: b.tool_output,
-                is_error: b.is_error,
-                timestamp: ts.clone(),
-                prompt_source: (b.kind == MessageKind::Prompt).then_some(PromptSource::Typed),
-                ..Message::default()
-            };
+            let m = Message::new(role, b.kind, text)
+                .with_seq(self.next_seq())
+                .with_native_id(id.clone())
+                .with_parent(parent.clone())
+                .with_tool_name(b.tool_name.clone())
+                .with_call_id(b.tool_call_id)
+                .with_input(input)
+                .with_output(b.tool_output)
+                .with_error(b.is_error)
+                .with_timestamp(ts.clone())
+                .with_prompt_source((b.kind == MessageKind::Prompt).then_some(PromptSource::Typed));
             for path in b.tool_input.iter().flat_map(arg_paths) {
                 self.files.push(PendingFile {
                     seq: Some(m.seq),

@@ -346,13 +346,10 @@ impl Builder<'_> {
         }
         let ts = ts.as_deref();
         let native_id = rec.get("id").and_then(id_text);
-        let base = |role: Role, kind: MessageKind, text: String| Message {
-            native_id: native_id.clone(),
-            role: Some(role),
-            kind: Some(kind),
-            text,
-            timestamp: ts.map(str::to_string),
-            ..Message::default()
+        let base = |role: Role, kind: MessageKind, text: String| {
+            Message::new(role, kind, text)
+                .with_native_id(native_id.clone())
+                .with_timestamp(ts.map(str::to_string))
         };
         let t = rec.get("type").and_then(Value::as_str).unwrap_or_default();
         match t {
@@ -396,14 +393,11 @@ impl Builder<'_> {
         if let Some(m) = &model {
             self.session.observe_model(m);
         }
-        let base = |role: Role, kind: MessageKind, text: String| Message {
-            native_id: native_id.clone(),
-            role: Some(role),
-            kind: Some(kind),
-            text,
-            model: model.clone(),
-            timestamp: ts.map(str::to_string),
-            ..Message::default()
+        let base = |role: Role, kind: MessageKind, text: String| {
+            Message::new(role, kind, text)
+                .with_native_id(native_id.clone())
+                .with_model(model.clone())
+                .with_timestamp(ts.map(str::to_string))
         };
         let start = self.messages.len();
         if let Some(thoughts) = rec.get("thoughts").and_then(Value::as_array) {

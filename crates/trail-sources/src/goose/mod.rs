@@ -266,17 +266,15 @@ struct RawMessage<'a> {
 fn map_message(session: &mut Session, b: &mut Builder, raw: &RawMessage<'_>) {
     let user = raw.role == "user";
     let model = session.models.last().cloned();
-    let base = |kind: MessageKind, role: Role| Message {
-        native_id: raw.id.clone(),
-        role: Some(role),
-        kind: Some(kind),
-        timestamp: raw.ts.clone(),
-        model: if role == Role::Assistant {
-            model.clone()
-        } else {
-            None
-        },
-        ..Message::default()
+    let base = |kind: MessageKind, role: Role| {
+        Message::new(role, kind, "")
+            .with_native_id(raw.id.clone())
+            .with_timestamp(raw.ts.clone())
+            .with_model(if role == Role::Assistant {
+                model.clone()
+            } else {
+                None
+            })
     };
     let mut prompt_taken = false;
     for item in raw.content {

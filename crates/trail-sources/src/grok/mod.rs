@@ -321,16 +321,14 @@ fn read_updates(path: &Path, text: &str, session: &mut Session, issues: &mut Vec
 
 fn apply(session: &mut Session, u: &mut Updates, update: &Value, ts: Option<String>) {
     let kind = jstr(update, "sessionUpdate").unwrap_or("");
-    let message = |role: Role, kind: MessageKind, model: &Option<String>| Message {
-        role: Some(role),
-        kind: Some(kind),
-        timestamp: ts.clone(),
-        model: if role == Role::Assistant {
-            model.clone()
-        } else {
-            None
-        },
-        ..Message::default()
+    let message = |role: Role, kind: MessageKind, model: &Option<String>| {
+        Message::new(role, kind, "")
+            .with_timestamp(ts.clone())
+            .with_model(if role == Role::Assistant {
+                model.clone()
+            } else {
+                None
+            })
     };
     match kind {
         "user_message_chunk" => {
@@ -422,12 +420,7 @@ fn apply(session: &mut Session, u: &mut Updates, update: &Value, ts: Option<Stri
             if let Some(r) =
                 jstr(update, "agent_result").filter(|r| !has_text && !r.trim().is_empty())
             {
-                let mut m = Message {
-                    role: Some(Role::Assistant),
-                    kind: Some(MessageKind::Text),
-                    model: u.model.clone(),
-                    ..Message::default()
-                };
+                let mut m = Message::answer("").with_model(u.model.clone());
                 m.text = r.to_string();
                 u.done.push(Pending {
                     msg: m,
@@ -530,11 +523,7 @@ fn read_history(path: &Path, text: &str, session: &mut Session, issues: &mut Vec
         if kind == MessageKind::Prompt && first_prompt.is_none() {
             first_prompt = Some(truncate_chars(content.trim(), TITLE_CHARS).to_string());
         }
-        let mut m = Message {
-            role: Some(role),
-            kind: Some(kind),
-            ..Message::default()
-        };
+        let mut m = Message::new(role, kind, "");
         if kind == MessageKind::ToolResult {
             m.tool_call_id = jstr(&v, "tool_call_id").map(str::to_string);
             m.tool_output = Some(content);
@@ -549,11 +538,7 @@ fn read_history(path: &Path, text: &str, session: &mut Session, issues: &mut Vec
             .flatten()
         {
             let f = call.get("function").unwrap_or(call);
-            let mut c = Message {
-                role: Some(Role::Assistant),
-                kind: Some(MessageKind::ToolCall),
-                ..Message::default()
-            };
+            let mut c = Message::new(Role::Assistant, MessageKind::ToolCall, "");
             c.tool_call_id = jstr(call, "id").map(str::to_string);
             c.tool_name = jstr(f, "name").map(str::to_string);
             c.tool_input = f.get("arguments").map(value_text);

@@ -137,7 +137,7 @@ pub(crate) fn messages_of(chat: &mut ChatReader, rec: &Value) -> Vec<Message> {
             } else {
                 MessageKind::Prompt
             };
-            vec![openai_chat::message(Role::User, kind, text)]
+            vec![Message::new(Role::User, kind, text)]
         }
         "assistant" => {
             let mut rec = rec.clone();
@@ -160,13 +160,13 @@ pub(crate) fn messages_of(chat: &mut ChatReader, rec: &Value) -> Vec<Message> {
             vec![m]
         }
         "session_meta" => Vec::new(),
-        "system" => vec![openai_chat::message(
+        "system" => vec![Message::new(
             Role::System,
             MessageKind::Meta,
             openai_chat::content_text(rec.get("content")),
         )],
         _ => {
-            let mut m = openai_chat::message(Role::System, MessageKind::Unknown, String::new());
+            let mut m = Message::new(Role::System, MessageKind::Unknown, String::new());
             m.extra = Some(rec.to_string());
             vec![m]
         }

@@ -168,22 +168,17 @@ impl Parser {
                 MessageKind::ToolResult => Role::Tool,
                 _ => Role::Assistant,
             };
-            let m = Message {
-                native_id: native.clone(),
-                role: Some(role),
-                kind: Some(b.kind),
-                text: b.text,
-                tool_name: b.tool_name.clone(),
-                tool_call_id: b.tool_call_id,
-                tool_input: b.tool_input.as_ref().map(Value::to_string),
-                tool_output: b.tool_output,
-                is_error: b.is_error,
-                model: model.clone().filter(|_| !user),
-                timestamp: ts.clone(),
-                is_sidechain: sidechain,
-                prompt_source: (b.kind == MessageKind::Prompt).then_some(PromptSource::Typed),
-                ..Message::default()
-            };
+            let m = Message::new(role, b.kind, b.text)
+                .with_native_id(native.clone())
+                .with_tool_name(b.tool_name.clone())
+                .with_call_id(b.tool_call_id)
+                .with_input(b.tool_input.as_ref().map(Value::to_string))
+                .with_output(b.tool_output)
+                .with_error(b.is_error)
+                .with_model(model.clone().filter(|_| !user))
+                .with_timestamp(ts.clone())
+                .with_sidechain(sidechain)
+                .with_prompt_source((b.kind == MessageKind::Prompt).then_some(PromptSource::Typed));
             let seq = push_message(&mut self.session, m);
             first_seq = first_seq.or(Some(seq));
             for path in b.tool_input.iter().flat_map(arg_paths) {

@@ -552,13 +552,7 @@ fn link_agent_call(session: &mut Session, call: Option<&str>, output: &str) {
 }
 
 fn message(role: Role, kind: MessageKind, text: String, ts: Option<String>) -> Message {
-    Message {
-        role: Some(role),
-        kind: Some(kind),
-        text,
-        timestamp: ts,
-        ..Message::default()
-    }
+    Message::new(role, kind, text).with_timestamp(ts)
 }
 
 fn content_part(b: &mut Building, part: &Value, ts: Option<String>, model: Option<String>) {

@@ -32,7 +32,7 @@ use trail_model::{
 };
 
 use crate::json_fields::{jcount, jstr, value_text};
-use crate::openai_chat::{derive_files_and_refs, message};
+use crate::openai_chat::derive_files_and_refs;
 use crate::replay_chain::{parse_replaying, replaying_log, ReplayChain};
 use crate::{ids, jsonl, FileParse, ParseRequest, SourceError};
 
@@ -148,7 +148,11 @@ impl Parser {
                 {
                     self.st.last_time = Some(t);
                 }
-                vec![message(Role::User, MessageKind::Prompt, block_text(blocks))]
+                vec![Message::new(
+                    Role::User,
+                    MessageKind::Prompt,
+                    block_text(blocks),
+                )]
             }
             "AssistantMessage" => self.assistant(blocks),
             "ToolResults" => blocks
@@ -156,13 +160,13 @@ impl Parser {
                 .filter(|b| jstr(b, "kind") == Some("toolResult"))
                 .map(|b| self.tool_result(b.get("data").unwrap_or(&Value::Null)))
                 .collect(),
-            "Clear" => vec![message(
+            "Clear" => vec![Message::new(
                 Role::System,
                 MessageKind::Compaction,
-                "/clear".into(),
+                "/clear",
             )],
             _ => {
-                let mut m = message(Role::System, MessageKind::Unknown, String::new());
+                let mut m = Message::new(Role::System, MessageKind::Unknown, String::new());
                 m.extra = Some(v.to_string());
                 vec![m]
             }
@@ -176,12 +180,12 @@ impl Parser {
                 Some("text") => {
                     let text = b.get("data").map(value_text).unwrap_or_default();
                     if !text.trim().is_empty() {
-                        out.push(message(Role::Assistant, MessageKind::Text, text));
+                        out.push(Message::new(Role::Assistant, MessageKind::Text, text));
                     }
                 }
                 Some("toolUse") => out.push(self.tool_use(b.get("data").unwrap_or(&Value::Null))),
                 _ => {
-                    let mut m = message(Role::Assistant, MessageKind::Unknown, String::new());
+                    let mut m = Message::new(Role::Assistant, MessageKind::Unknown, String::new());
                     m.extra = Some(b.to_string());
                     out.push(m);
                 }
@@ -198,7 +202,7 @@ impl Parser {
         }
         let input = d.get("input").cloned().unwrap_or(Value::Null);
         let purpose = jstr(&input, "__tool_use_purpose").unwrap_or("").to_string();
-        let mut m = message(Role::Assistant, MessageKind::ToolCall, purpose);
+        let mut m = Message::new(Role::Assistant, MessageKind::ToolCall, purpose);
         m.tool_name = Some(name);
         m.tool_call_id = id;
         m.tool_input = Some(input.to_string());
@@ -214,7 +218,7 @@ impl Parser {
             .unwrap_or_default();
         let output = block_text(blocks);
         let failed_status = jstr(d, "status").is_some_and(|s| s.eq_ignore_ascii_case("error"));
-        let mut m = message(Role::Tool, MessageKind::ToolResult, String::new());
+        let mut m = Message::new(Role::Tool, MessageKind::ToolResult, String::new());
         m.is_error = failed_status || blocks.iter().any(failed_command);
         m.tool_name = id.as_ref().and_then(|i| self.st.tool_names.get(i).cloned());
         m.tool_call_id = id;

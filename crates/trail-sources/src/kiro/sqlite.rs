@@ -22,7 +22,7 @@ use trail_model::{
 
 use crate::json_fields::{jstr, value_text};
 use crate::linear::{finish_linear_session, push_message};
-use crate::openai_chat::{input_path, message};
+use crate::openai_chat::input_path;
 use crate::sqlite_readonly::{
     cell_text, column_names, db_error, open_direct, read_database, record_issue, table_names,
 };
@@ -141,7 +141,7 @@ fn build_session(row: &Row, v: &Value) -> Session {
     {
         push_message(
             &mut session,
-            message(Role::System, MessageKind::Summary, summary.to_string()),
+            Message::new(Role::System, MessageKind::Summary, summary.to_string()),
         );
     }
     let history = v.get("history").and_then(Value::as_array);
@@ -202,12 +202,12 @@ fn user_messages(content: &Value) -> Vec<Message> {
     let mut out = Vec::new();
     if let Some(p) = content.get("Prompt") {
         let text = jstr(p, "prompt").unwrap_or("").to_string();
-        out.push(message(Role::User, MessageKind::Prompt, text));
+        out.push(Message::new(Role::User, MessageKind::Prompt, text));
     }
     if let Some(c) = content.get("CancelledToolUses") {
         out.extend(tool_results(c, true));
         if let Some(p) = jstr(c, "prompt").filter(|p| !p.is_empty()) {
-            out.push(message(Role::User, MessageKind::Prompt, p.to_string()));
+            out.push(Message::new(Role::User, MessageKind::Prompt, p.to_string()));
         }
     }
     if let Some(r) = content.get("ToolUseResults") {
@@ -233,7 +233,7 @@ fn tool_results(v: &Value, cancelled: bool) -> Vec<Message> {
                 })
                 .collect();
             let status = jstr(r, "status").unwrap_or("");
-            let mut m = message(Role::Tool, MessageKind::ToolResult, String::new());
+            let mut m = Message::new(Role::Tool, MessageKind::ToolResult, String::new());
             m.tool_call_id = jstr(r, "tool_use_id").map(str::to_string);
             m.tool_output = Some(texts.join("\n"));
             m.is_error = cancelled || status.eq_ignore_ascii_case("error");
@@ -252,14 +252,14 @@ fn assistant_messages(v: &Value) -> Vec<Message> {
     let native = jstr(body, "message_id").map(str::to_string);
     let text = jstr(body, "content").unwrap_or("");
     if !text.trim().is_empty() {
-        out.push(message(
+        out.push(Message::new(
             Role::Assistant,
             MessageKind::Text,
             text.to_string(),
         ));
     }
     for call in calls.into_iter().flatten() {
-        let mut m = message(Role::Assistant, MessageKind::ToolCall, String::new());
+        let mut m = Message::new(Role::Assistant, MessageKind::ToolCall, String::new());
         m.tool_name = Some(jstr(call, "name").unwrap_or("unknown").to_string());
         m.tool_call_id = jstr(call, "id").map(str::to_string);
         m.tool_input = Some(call.get("args").cloned().unwrap_or(Value::Null).to_string());

@@ -734,13 +734,7 @@ impl Parser {
         self.write_status_run(false);
         if is_confirmation(&text) {
             let now = self.open().now.clone();
-            self.push(Message {
-                role: Some(Role::User),
-                kind: Some(MessageKind::Meta),
-                text,
-                timestamp: now,
-                ..Message::default()
-            });
+            self.push(Message::new(Role::User, MessageKind::Meta, text).with_timestamp(now));
             return;
         }
         let start = self.open().start_local.clone();
@@ -756,14 +750,11 @@ impl Parser {
             open.title = Some(truncate_chars(text.trim(), TITLE_CHARS).to_string());
             open.title_is_command = command;
         }
-        self.push(Message {
-            role: Some(Role::User),
-            kind: Some(MessageKind::Prompt),
-            text: text.clone(),
-            timestamp: at,
-            prompt_source: Some(PromptSource::Typed),
-            ..Message::default()
-        });
+        self.push(
+            Message::prompt(text.clone())
+                .with_timestamp(at)
+                .with_prompt_source(PromptSource::Typed),
+        );
         self.add_refs_from(&text);
         let typed_run = text
             .strip_prefix("/run ")
@@ -777,16 +768,13 @@ impl Parser {
 
     fn run_call(&mut self, line: u64, command: &str) {
         let now = self.open().now.clone();
-        self.push(Message {
-            role: Some(Role::Assistant),
-            kind: Some(MessageKind::ToolCall),
-            text: command.to_string(),
-            tool_name: Some(RUN_TOOL.to_string()),
-            tool_call_id: Some(format!("run-{line}")),
-            tool_input: Some(json!({ "command": command }).to_string()),
-            timestamp: now,
-            ..Message::default()
-        });
+        self.push(
+            Message::new(Role::Assistant, MessageKind::ToolCall, command.to_string())
+                .with_tool_name(RUN_TOOL.to_string())
+                .with_call_id(format!("run-{line}"))
+                .with_input(json!({ "command": command }).to_string())
+                .with_timestamp(now),
+        );
     }
 
     // --- answers
@@ -805,14 +793,11 @@ impl Parser {
         };
         let (thinking, answer) = split_reasoning(&text);
         if let Some(t) = thinking.filter(|t| !t.trim().is_empty()) {
-            self.push(Message {
-                role: Some(Role::Assistant),
-                kind: Some(MessageKind::Thinking),
-                text: t,
-                model: model.clone(),
-                timestamp: now.clone(),
-                ..Message::default()
-            });
+            self.push(
+                Message::thinking(t)
+                    .with_model(model.clone())
+                    .with_timestamp(now.clone()),
+            );
         }
         if answer.trim().is_empty() {
             return;
@@ -832,14 +817,11 @@ impl Parser {
             let prose = answer_lines[cursor..f.start].join("\n");
             let prose = prose.trim_matches('\n');
             if !prose.trim().is_empty() {
-                let seq = self.push(Message {
-                    role: Some(Role::Assistant),
-                    kind: Some(MessageKind::Text),
-                    text: prose.to_string(),
-                    model: model.clone(),
-                    timestamp: now.clone(),
-                    ..Message::default()
-                });
+                let seq = self.push(
+                    Message::answer(prose.to_string())
+                        .with_model(model.clone())
+                        .with_timestamp(now.clone()),
+                );
                 first_seq.get_or_insert(seq);
                 self.add_refs_from(prose);
             }
@@ -849,19 +831,17 @@ impl Parser {
             };
             k += 1;
             let call_id = format!("edit-{}-{k}", line + first as u64);
-            let seq = self.push(Message {
-                role: Some(Role::Assistant),
-                kind: Some(MessageKind::ToolCall),
-                text: e.file.clone(),
-                tool_name: Some(EDIT_TOOL.to_string()),
-                tool_call_id: Some(call_id.clone()),
-                tool_input: Some(
-                    json!({ "file": e.file, "search": e.search, "replace": e.replace }).to_string(),
-                ),
-                model: model.clone(),
-                timestamp: now.clone(),
-                ..Message::default()
-            });
+            let seq = self.push(
+                Message::new(Role::Assistant, MessageKind::ToolCall, e.file.clone())
+                    .with_tool_name(EDIT_TOOL.to_string())
+                    .with_call_id(call_id.clone())
+                    .with_input(
+                        json!({ "file": e.file, "search": e.search, "replace": e.replace })
+                            .to_string(),
+                    )
+                    .with_model(model.clone())
+                    .with_timestamp(now.clone()),
+            );
             first_seq.get_or_insert(seq);
             self.open().pending_edits.push(PendingEdit {
                 file: e.file,
@@ -972,16 +952,13 @@ impl Parser {
             return;
         };
         if run.lines.len() > run.written {
-            self.delta.messages.push(Message {
-                seq: run.seq,
-                role: Some(Role::System),
-                kind: Some(MessageKind::Meta),
-                text: run.lines.join("\n"),
-                timestamp: run.timestamp.clone(),
-                on_main_chain: true,
-                turn_index: run.turn,
-                ..Message::default()
-            });
+            self.delta.messages.push(
+                Message::new(Role::System, MessageKind::Meta, run.lines.join("\n"))
+                    .with_seq(run.seq)
+                    .with_timestamp(run.timestamp.clone())
+                    .with_main_chain(true)
+                    .with_turn(run.turn),
+            );
             run.written = run.lines.len();
         }
         if keep {
@@ -1001,16 +978,14 @@ impl Parser {
         let (done, rest): (Vec<_>, Vec<_>) = pending.into_iter().partition(|e| e.file == file);
         self.open().pending_edits = rest;
         for e in done {
-            self.push(Message {
-                role: Some(Role::Tool),
-                kind: Some(MessageKind::ToolResult),
-                tool_name: Some(EDIT_TOOL.to_string()),
-                tool_call_id: Some(e.call_id),
-                tool_output: Some(text.to_string()),
-                is_error,
-                timestamp: now.clone(),
-                ..Message::default()
-            });
+            self.push(
+                Message::new(Role::Tool, MessageKind::ToolResult, "")
+                    .with_tool_name(EDIT_TOOL.to_string())
+                    .with_call_id(e.call_id)
+                    .with_output(text.to_string())
+                    .with_error(is_error)
+                    .with_timestamp(now.clone()),
+            );
         }
     }
 

@@ -35,8 +35,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use trail_model::{
-    time, truncate_chars, turns, Message, MessageKind, ParentLink, Role, Session, SessionId,
-    SessionMeta, SourceKind, TitleRank,
+    time, truncate_chars, turns, Message, MessageKind, Origin, ParentLink, Role, Session,
+    SessionId, SessionMeta, SourceKind, TitleRank,
 };
 
 use crate::{discover, ids, refs, FileParse, ParseRequest, Source, SourceError};
@@ -460,41 +460,24 @@ fn add_block(
         let ts = ts.or_else(|| first_prompt_time.take());
         push(
             session,
-            Message {
-                role: Some(Role::User),
-                kind: Some(kind),
-                text: body.trim().to_string(),
-                timestamp: ts,
-                is_sidechain: block.role.sidechain,
-                ..Message::default()
-            },
+            Message::new(Role::User, kind, body.trim().to_string())
+                .with_timestamp(ts)
+                .with_sidechain(block.role.sidechain),
         );
         return;
     }
     for part in split_agent_body(&body) {
-        let base = Message {
-            role: Some(Role::Assistant),
+        let base = Origin {
             model: block.role.model.clone(),
             timestamp: ts.clone(),
             is_sidechain: block.role.sidechain,
-            ..Message::default()
+            ..Origin::default()
         };
         match part {
-            Part::Text(t) => push(
-                session,
-                Message {
-                    kind: Some(MessageKind::Text),
-                    text: t,
-                    ..base
-                },
-            ),
+            Part::Text(t) => push(session, base.message(Role::Assistant, MessageKind::Text, t)),
             Part::Thinking(t) => push(
                 session,
-                Message {
-                    kind: Some(MessageKind::Thinking),
-                    text: t,
-                    ..base
-                },
+                base.message(Role::Assistant, MessageKind::Thinking, t),
             ),
             Part::Tool {
                 name,
@@ -503,27 +486,20 @@ fn add_block(
             } => {
                 *call_no += 1;
                 let id = format!("specstory-{call_no}");
+                let input = json!({ "summary": summary }).to_string();
                 push(
                     session,
-                    Message {
-                        kind: Some(MessageKind::ToolCall),
-                        tool_name: Some(name.clone()),
-                        tool_call_id: Some(id.clone()),
-                        tool_input: Some(json!({ "summary": summary }).to_string()),
-                        text: summary,
-                        ..base.clone()
-                    },
+                    base.message(Role::Assistant, MessageKind::ToolCall, summary)
+                        .with_tool_name(name.clone())
+                        .with_call_id(id.clone())
+                        .with_input(input),
                 );
                 push(
                     session,
-                    Message {
-                        role: Some(Role::Tool),
-                        kind: Some(MessageKind::ToolResult),
-                        tool_name: Some(name),
-                        tool_call_id: Some(id),
-                        tool_output: Some(output),
-                        ..base
-                    },
+                    base.message(Role::Tool, MessageKind::ToolResult, "")
+                        .with_tool_name(name)
+                        .with_call_id(id)
+                        .with_output(output),
                 );
             }
         }

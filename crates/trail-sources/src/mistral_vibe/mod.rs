@@ -198,13 +198,13 @@ impl Parser {
                 ms
             }
             "tool" => vec![self.chat.tool_result(v, is_error_output)],
-            "system" => vec![openai_chat::message(
+            "system" => vec![Message::new(
                 Role::System,
                 MessageKind::Meta,
                 openai_chat::content_text(v.get("content")),
             )],
             _ => {
-                let mut m = openai_chat::message(Role::System, MessageKind::Unknown, String::new());
+                let mut m = Message::new(Role::System, MessageKind::Unknown, String::new());
                 m.extra = Some(v.to_string());
                 vec![m]
             }
@@ -256,7 +256,7 @@ fn record_key(v: &Value) -> Option<String> {
 }
 
 fn prompt(v: &Value) -> Message {
-    let mut m = openai_chat::message(
+    let mut m = Message::new(
         Role::User,
         MessageKind::Prompt,
         openai_chat::content_text(v.get("content")),

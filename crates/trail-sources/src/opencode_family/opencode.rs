@@ -417,14 +417,10 @@ fn base_message(
     kind: MessageKind,
     ts: &Option<String>,
 ) -> Message {
-    Message {
-        native_id: Some(native_id.to_string()),
-        parent_native_id: parent.map(str::to_string),
-        role: Some(role),
-        kind: Some(kind),
-        timestamp: ts.clone(),
-        ..Message::default()
-    }
+    Message::new(role, kind, "")
+        .with_native_id(native_id.to_string())
+        .with_parent(parent.map(str::to_string))
+        .with_timestamp(ts.clone())
 }
 
 fn map_message(b: &mut Builder, m: &RawMessage) {

@@ -33,14 +33,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
-    time, Checkpoint, Message, MessageKind, ParentLink, PromptSource, Role, Session, SourceKind,
-    TitleRank, UpdateMode, Usage,
+    time, Checkpoint, Message, MessageKind, Origin, ParentLink, PromptSource, Role, Session,
+    SourceKind, TitleRank, UpdateMode, Usage,
 };
 
 use crate::blocks::{content_text, count_of, title_from};
 use crate::chat_tree::finish_tree_session;
 use crate::json_fields::jstr;
-use crate::linear::{with, PendingFile};
+use crate::linear::PendingFile;
 use crate::resumable::{self, first_object, session_named_by, LineParser};
 use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
@@ -197,11 +197,11 @@ impl Parser {
         }
         let ts = v.get("timestamp").and_then(time::from_json);
         let (id, parent) = self.node_of(line, v);
-        let base = Message {
+        let base = Origin {
             native_id: id.clone(),
             parent_native_id: parent,
             timestamp: ts.clone(),
-            ..Message::default()
+            ..Origin::default()
         };
         match kind {
             "message" => self.message(base, v.get("message").unwrap_or(&Value::Null)),
@@ -223,7 +223,7 @@ impl Parser {
             "compaction" => self.compaction(base, v),
             "branch_summary" => {
                 let text = jstr(v, "summary").unwrap_or_default().to_string();
-                self.push(with(base, Role::System, MessageKind::Summary, text));
+                self.push(base.message(Role::System, MessageKind::Summary, text));
             }
             "session_info" => {
                 if let Some(name) = jstr(v, "name").filter(|n| !n.trim().is_empty()) {
@@ -247,7 +247,7 @@ impl Parser {
                 self.push(meta(base, format!("child usage attributed to {target}")));
             }
             _ => {
-                let mut m = with(base, Role::System, MessageKind::Unknown, String::new());
+                let mut m = base.message(Role::System, MessageKind::Unknown, String::new());
                 if kind == "custom" {
                     m.kind = Some(MessageKind::Meta);
                     m.text = jstr(v, "customType").unwrap_or_default().to_string();
@@ -304,15 +304,14 @@ impl Parser {
         resumable::push(&mut self.session, m)
     }
 
-    fn message(&mut self, mut base: Message, msg: &Value) {
+    fn message(&mut self, mut base: Origin, msg: &Value) {
         if base.timestamp.is_none() {
             base.timestamp = msg.get("timestamp").and_then(time::from_json);
         }
         let role = jstr(msg, "role").unwrap_or_default();
         match role {
             "user" => {
-                let mut m = with(
-                    base,
+                let mut m = base.message(
                     Role::User,
                     MessageKind::Prompt,
                     content_text(msg.get("content")),
@@ -322,7 +321,7 @@ impl Parser {
             }
             "assistant" => self.assistant(base, msg),
             "toolResult" => {
-                let mut m = with(base, Role::Tool, MessageKind::ToolResult, String::new());
+                let mut m = base.message(Role::Tool, MessageKind::ToolResult, String::new());
                 m.tool_call_id = jstr(msg, "toolCallId").map(str::to_string);
                 m.tool_name = jstr(msg, "toolName").map(str::to_string);
                 m.tool_output = Some(content_text(msg.get("content")));
@@ -332,21 +331,21 @@ impl Parser {
             "bashExecution" => self.bash_execution(base, msg),
             "branchSummary" | "compactionSummary" => {
                 let text = jstr(msg, "summary").unwrap_or_default().to_string();
-                self.push(with(base, Role::System, MessageKind::Summary, text));
+                self.push(base.message(Role::System, MessageKind::Summary, text));
             }
             "custom" | "hookMessage" => {
                 let text = content_text(msg.get("content"));
                 self.push(meta(base, text));
             }
             _ => {
-                let mut m = with(base, Role::System, MessageKind::Unknown, String::new());
+                let mut m = base.message(Role::System, MessageKind::Unknown, String::new());
                 m.extra = Some(msg.to_string());
                 self.push(m);
             }
         }
     }
 
-    fn assistant(&mut self, base: Message, msg: &Value) {
+    fn assistant(&mut self, base: Origin, msg: &Value) {
         let model = jstr(msg, "model")
             .filter(|m| !m.is_empty())
             .map(str::to_string)
@@ -354,7 +353,7 @@ impl Parser {
         if let Some(m) = &model {
             self.session.observe_model(m);
         }
-        let base = Message {
+        let base = Origin {
             model: model.clone(),
             ..base
         };
@@ -368,24 +367,13 @@ impl Parser {
             let seq = match jstr(b, "type").unwrap_or_default() {
                 "text" => {
                     let text = jstr(b, "text").unwrap_or_default();
-                    (!text.is_empty()).then(|| {
-                        self.push(with(
-                            base.clone(),
-                            Role::Assistant,
-                            MessageKind::Text,
-                            text.into(),
-                        ))
-                    })
+                    (!text.is_empty())
+                        .then(|| self.push(base.message(Role::Assistant, MessageKind::Text, text)))
                 }
                 "thinking" => {
                     let text = jstr(b, "thinking").unwrap_or_default();
                     (!text.is_empty()).then(|| {
-                        let m = with(
-                            base.clone(),
-                            Role::Assistant,
-                            MessageKind::Thinking,
-                            text.into(),
-                        );
+                        let m = base.message(Role::Assistant, MessageKind::Thinking, text);
                         self.push(m)
                     })
                 }
@@ -395,12 +383,7 @@ impl Parser {
             first_seq = first_seq.or(seq);
         }
         if let Some(err) = jstr(msg, "errorMessage").filter(|e| !e.is_empty()) {
-            let seq = self.push(with(
-                base.clone(),
-                Role::Assistant,
-                MessageKind::Error,
-                err.into(),
-            ));
+            let seq = self.push(base.message(Role::Assistant, MessageKind::Error, err));
             first_seq = first_seq.or(Some(seq));
         }
         let usage = msg.get("usage").filter(|u| u.is_object()).unwrap_or(msg);
@@ -418,10 +401,10 @@ impl Parser {
         }
     }
 
-    fn tool_call(&mut self, base: Message, b: &Value) -> u32 {
+    fn tool_call(&mut self, base: Origin, b: &Value) -> u32 {
         let args = b.get("arguments").cloned().unwrap_or(Value::Null);
         let name = jstr(b, "name").unwrap_or("unknown").to_string();
-        let mut m = with(base, Role::Assistant, MessageKind::ToolCall, String::new());
+        let mut m = base.message(Role::Assistant, MessageKind::ToolCall, String::new());
         m.tool_name = Some(name.clone());
         m.tool_call_id = jstr(b, "id").map(str::to_string);
         m.tool_input = Some(args.to_string());
@@ -433,20 +416,15 @@ impl Parser {
     }
 
     /// A command the user ran with `!`: a call and its result.
-    fn bash_execution(&mut self, base: Message, msg: &Value) {
+    fn bash_execution(&mut self, base: Origin, msg: &Value) {
         let command = jstr(msg, "command").unwrap_or_default();
         let call_id = base.native_id.clone();
-        let mut call = with(
-            base.clone(),
-            Role::User,
-            MessageKind::ToolCall,
-            String::new(),
-        );
+        let mut call = base.message(Role::User, MessageKind::ToolCall, String::new());
         call.tool_name = Some("bashExecution".into());
         call.tool_call_id = call_id.clone();
         call.tool_input = Some(serde_json::json!({ "command": command }).to_string());
         self.push(call);
-        let mut result = with(base, Role::Tool, MessageKind::ToolResult, String::new());
+        let mut result = base.message(Role::Tool, MessageKind::ToolResult, String::new());
         result.tool_name = Some("bashExecution".into());
         result.tool_call_id = call_id;
         result.tool_output = Some(jstr(msg, "output").unwrap_or_default().to_string());
@@ -456,7 +434,7 @@ impl Parser {
         self.push(result);
     }
 
-    fn compaction(&mut self, base: Message, v: &Value) {
+    fn compaction(&mut self, base: Origin, v: &Value) {
         let text = jstr(v, "summary").unwrap_or_default().to_string();
         let number = u32::try_from(self.session.checkpoints.len() + 1).unwrap_or(u32::MAX);
         self.session.checkpoints.push(Checkpoint {
@@ -466,7 +444,7 @@ impl Parser {
             created_at: base.timestamp.clone(),
             ..Checkpoint::default()
         });
-        self.push(with(base, Role::System, MessageKind::Compaction, text));
+        self.push(base.message(Role::System, MessageKind::Compaction, text));
     }
 
     /// Prime Agent: a child's usage folded into an assistant message; the aggregate replaces
@@ -564,6 +542,6 @@ fn usage_row(u: &Value, key: &str) -> Usage {
     }
 }
 
-fn meta(base: Message, text: String) -> Message {
-    with(base, Role::System, MessageKind::Meta, text)
+fn meta(base: Origin, text: String) -> Message {
+    base.message(Role::System, MessageKind::Meta, text)
 }

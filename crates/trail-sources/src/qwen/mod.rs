@@ -39,14 +39,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use trail_model::{
-    time, Checkpoint, Message, MessageKind, ParentLink, PromptSource, Role, Session, SessionMeta,
-    SourceKind, TitleRank, UpdateMode, Usage,
+    time, Checkpoint, Message, MessageKind, Origin, ParentLink, PromptSource, Role, Session,
+    SessionMeta, SourceKind, TitleRank, UpdateMode, Usage,
 };
 
 use crate::blocks::{count_of, title_from};
 use crate::chat_tree::finish_tree_session;
 use crate::json_fields::{jstr, value_text};
-use crate::linear::{with, PendingFile};
+use crate::linear::PendingFile;
 use crate::resumable::{self, first_object, LineParser};
 use crate::{discover, ids, FileParse, ParseRequest, Source, SourceError};
 
@@ -288,12 +288,12 @@ fn record_into(b: &mut Building, v: &Value) {
     if conversation && uuid.is_some() {
         b.leaf = uuid.clone();
     }
-    let base = Message {
+    let base = Origin {
         native_id: uuid,
         parent_native_id: jstr(v, "parentUuid").map(str::to_string),
         timestamp: v.get("timestamp").and_then(time::from_json),
         is_sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
-        ..Message::default()
+        ..Origin::default()
     };
     match ty {
         "user" => user(b, base, v, subtype),
@@ -301,7 +301,7 @@ fn record_into(b: &mut Building, v: &Value) {
         "tool_result" => tool_result(b, base, v),
         "system" => system(b, base, v, subtype.unwrap_or_default()),
         _ => {
-            let mut m = with(base, Role::System, MessageKind::Unknown, String::new());
+            let mut m = base.message(Role::System, MessageKind::Unknown, String::new());
             m.extra = Some(v.to_string());
             b.push(m);
         }
@@ -324,7 +324,7 @@ fn note_meta(b: &mut Building, v: &Value) {
     }
 }
 
-fn user(b: &mut Building, base: Message, v: &Value, subtype: Option<&str>) {
+fn user(b: &mut Building, base: Origin, v: &Value, subtype: Option<&str>) {
     let text = match v
         .pointer("/systemPayload/displayText")
         .and_then(Value::as_str)
@@ -339,8 +339,8 @@ fn user(b: &mut Building, base: Message, v: &Value, subtype: Option<&str>) {
         Some(_) => None,
     };
     let mut m = match source {
-        Some(_) => with(base, Role::User, MessageKind::Prompt, text),
-        None => with(base, Role::User, MessageKind::Meta, text),
+        Some(_) => base.message(Role::User, MessageKind::Prompt, text),
+        None => base.message(Role::User, MessageKind::Meta, text),
     };
     m.prompt_source = source;
     b.push(m);
@@ -359,14 +359,14 @@ fn prompt_parts_text(parts: Option<&Value>) -> String {
     texts.join("\n\n")
 }
 
-fn assistant(b: &mut Building, base: Message, v: &Value) {
+fn assistant(b: &mut Building, base: Origin, v: &Value) {
     let model = jstr(v, "model")
         .filter(|m| !m.is_empty())
         .map(str::to_string);
     if let Some(m) = &model {
         b.session.observe_model(m);
     }
-    let base = Message {
+    let base = Origin {
         model: model.clone(),
         ..base
     };
@@ -381,7 +381,7 @@ fn assistant(b: &mut Building, base: Message, v: &Value) {
             } else {
                 MessageKind::Text
             };
-            Some(b.push(with(base.clone(), Role::Assistant, kind, text.to_string())))
+            Some(b.push(base.message(Role::Assistant, kind, text.to_string())))
         } else {
             None
         };
@@ -410,10 +410,10 @@ fn assistant(b: &mut Building, base: Message, v: &Value) {
     }
 }
 
-fn tool_call(b: &mut Building, base: Message, call: &Value) -> u32 {
+fn tool_call(b: &mut Building, base: Origin, call: &Value) -> u32 {
     let name = jstr(call, "name").unwrap_or("unknown").to_string();
     let args = call.get("args").cloned().unwrap_or(Value::Null);
-    let mut m = with(base, Role::Assistant, MessageKind::ToolCall, String::new());
+    let mut m = base.message(Role::Assistant, MessageKind::ToolCall, String::new());
     m.tool_name = Some(name.clone());
     m.tool_call_id = jstr(call, "id").map(str::to_string);
     m.tool_input = Some(args.to_string());
@@ -424,7 +424,7 @@ fn tool_call(b: &mut Building, base: Message, call: &Value) -> u32 {
     seq
 }
 
-fn tool_result(b: &mut Building, base: Message, v: &Value) {
+fn tool_result(b: &mut Building, base: Origin, v: &Value) {
     let status = v.pointer("/toolCallResult/status").and_then(Value::as_str);
     let call_error = v
         .pointer("/toolCallResult/error")
@@ -440,12 +440,7 @@ fn tool_result(b: &mut Building, base: Message, v: &Value) {
             (Some(o), _) => (value_text(o), false),
             _ => (value_text(response), false),
         };
-        let mut m = with(
-            base.clone(),
-            Role::Tool,
-            MessageKind::ToolResult,
-            String::new(),
-        );
+        let mut m = base.message(Role::Tool, MessageKind::ToolResult, String::new());
         m.tool_name = jstr(resp, "name").map(str::to_string);
         m.tool_call_id = jstr(resp, "id")
             .or_else(|| v.pointer("/toolCallResult/callId").and_then(Value::as_str))
@@ -456,7 +451,7 @@ fn tool_result(b: &mut Building, base: Message, v: &Value) {
     }
 }
 
-fn system(b: &mut Building, base: Message, v: &Value, subtype: &str) {
+fn system(b: &mut Building, base: Origin, v: &Value, subtype: &str) {
     let payload = v.get("systemPayload").unwrap_or(&Value::Null);
     match subtype {
         "custom_title" => {
@@ -469,7 +464,7 @@ fn system(b: &mut Building, base: Message, v: &Value, subtype: &str) {
                     .push((base.native_id.clone(), t.trim().to_string(), rank));
             }
             let text = jstr(payload, "customTitle").unwrap_or_default().to_string();
-            b.push(with(base, Role::System, MessageKind::Meta, text));
+            b.push(base.message(Role::System, MessageKind::Meta, text));
         }
         "chat_compression" => {
             let text = compression_text(payload);
@@ -481,19 +476,19 @@ fn system(b: &mut Building, base: Message, v: &Value, subtype: &str) {
                 created_at: base.timestamp.clone(),
                 ..Checkpoint::default()
             });
-            b.push(with(base, Role::System, MessageKind::Compaction, text));
+            b.push(base.message(Role::System, MessageKind::Compaction, text));
         }
         "slash_command" | "at_command" => {
             let text = jstr(payload, "rawCommand")
                 .or_else(|| jstr(payload, "userText"))
                 .unwrap_or_default()
                 .to_string();
-            let mut m = with(base, Role::System, MessageKind::Meta, text);
+            let mut m = base.message(Role::System, MessageKind::Meta, text);
             m.extra = Some(payload.to_string());
             b.push(m);
         }
         _ => {
-            let mut m = with(base, Role::System, MessageKind::Meta, subtype.to_string());
+            let mut m = base.message(Role::System, MessageKind::Meta, subtype.to_string());
             if !payload.is_null() {
                 m.extra = Some(payload.to_string());
             }

@@ -71,18 +71,17 @@ mod tests {
     use super::*;
 
     fn msg(id: &str, parent: Option<&str>, kind: MessageKind, text: &str) -> Message {
-        Message {
-            native_id: Some(id.into()),
-            parent_native_id: parent.map(str::to_string),
-            role: Some(if kind == MessageKind::Prompt {
+        Message::new(
+            if kind == MessageKind::Prompt {
                 Role::User
             } else {
                 Role::Assistant
-            }),
-            kind: Some(kind),
-            text: text.into(),
-            ..Message::default()
-        }
+            },
+            kind,
+            text,
+        )
+        .with_native_id(id.to_string())
+        .with_parent(parent.map(str::to_string))
     }
 
     #[test]

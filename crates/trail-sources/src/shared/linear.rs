@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use trail_model::turns::{assign_turn_indexes, build_turns};
-use trail_model::{FileTouch, Message, MessageKind, Role, Session};
+use trail_model::{FileTouch, Message, MessageKind, Session};
 
 use crate::refs;
 
@@ -35,16 +35,6 @@ impl PendingFile {
                 tool_name: Some(tool_name.clone()),
                 timestamp: timestamp.clone(),
             })
-    }
-}
-
-/// `base` as a message of `role` and `kind` holding `text` (its other fields kept).
-pub(crate) fn with(base: Message, role: Role, kind: MessageKind, text: String) -> Message {
-    Message {
-        role: Some(role),
-        kind: Some(kind),
-        text,
-        ..base
     }
 }
 

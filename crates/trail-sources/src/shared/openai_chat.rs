@@ -66,11 +66,11 @@ impl ChatReader {
             .map(|k| content_text(rec.get(*k)))
             .find(|t| !t.trim().is_empty());
         if let Some(text) = reasoning {
-            out.push(message(Role::Assistant, MessageKind::Thinking, text));
+            out.push(Message::new(Role::Assistant, MessageKind::Thinking, text));
         }
         let text = content_text(rec.get("content"));
         if !text.trim().is_empty() {
-            out.push(message(Role::Assistant, MessageKind::Text, text));
+            out.push(Message::new(Role::Assistant, MessageKind::Text, text));
         }
         let calls = rec.get("tool_calls").and_then(Value::as_array);
         for call in calls.into_iter().flatten() {
@@ -97,7 +97,7 @@ impl ChatReader {
             Some(Value::Null) | None => String::new(),
             Some(other) => other.to_string(),
         };
-        let mut m = message(Role::Assistant, MessageKind::ToolCall, String::new());
+        let mut m = Message::new(Role::Assistant, MessageKind::ToolCall, String::new());
         m.tool_name = Some(name);
         m.tool_call_id = id;
         m.tool_input = Some(input);
@@ -121,7 +121,7 @@ impl ChatReader {
             Some(c @ (Value::String(_) | Value::Array(_))) => content_text(Some(c)),
             Some(other) => value_text(other),
         };
-        let mut m = message(Role::Tool, MessageKind::ToolResult, String::new());
+        let mut m = Message::new(Role::Tool, MessageKind::ToolResult, String::new());
         m.is_error = is_error(&output);
         m.tool_name = name;
         m.tool_call_id = id;
@@ -131,15 +131,6 @@ impl ChatReader {
 }
 
 /// A message with a role, a kind and a text.
-pub(crate) fn message(role: Role, kind: MessageKind, text: String) -> Message {
-    Message {
-        role: Some(role),
-        kind: Some(kind),
-        text,
-        ..Message::default()
-    }
-}
-
 /// The path a tool call's input names, if it names one.
 pub(crate) fn input_path(input: &str) -> Option<String> {
     let v: Value = serde_json::from_str(input).ok()?;

@@ -149,21 +149,7 @@ pub(crate) fn skeleton(m: &Message) -> Message {
     } else {
         String::new()
     };
-    Message {
-        seq: m.seq,
-        native_id: m.native_id.clone(),
-        parent_native_id: m.parent_native_id.clone(),
-        role: m.role,
-        kind: m.kind,
-        text,
-        tool_name: m.tool_name.clone(),
-        tool_call_id: m.tool_call_id.clone(),
-        is_error: m.is_error,
-        is_sidechain: m.is_sidechain,
-        agent_ref: m.agent_ref.clone(),
-        prompt_source: m.prompt_source,
-        ..Message::default()
-    }
+    m.outline(text)
 }
 
 fn fingerprint(m: &Message) -> u64 {
@@ -272,6 +258,6 @@ pub(crate) fn push(session: &mut Session, m: Message) -> u32 {
         session.meta.observe_timestamp(ts);
     }
     let seq = u32::try_from(session.messages.len()).unwrap_or(u32::MAX);
-    session.messages.push(Message { seq, ..m });
+    session.messages.push(m.with_seq(seq));
     seq
 }

@@ -11,7 +11,7 @@ use trail_model::{
 
 use crate::json_fields::{jstr, value_text};
 use crate::linear::{finish_linear_session, push_message};
-use crate::openai_chat::{input_path, message};
+use crate::openai_chat::input_path;
 use crate::{ids, jsonl, FileParse, SourceError};
 
 const TITLE_CHARS: usize = 200;
@@ -311,7 +311,7 @@ impl Builder {
             return;
         }
         let text = self.prompts.get(&s.trace_id).cloned().unwrap_or_default();
-        let mut m = message(Role::User, MessageKind::Prompt, text);
+        let mut m = Message::new(Role::User, MessageKind::Prompt, text);
         let initiator = s.attr("copilot_chat.initiator_type").unwrap_or("user");
         m.prompt_source = Some(if initiator.eq_ignore_ascii_case("user") {
             PromptSource::Typed
@@ -341,12 +341,12 @@ impl Builder {
         {
             for part in out["parts"].as_array().into_iter().flatten() {
                 let mut m = match jstr(part, "type") {
-                    Some("text") => message(
+                    Some("text") => Message::new(
                         Role::Assistant,
                         MessageKind::Text,
                         part.get("content").map(value_text).unwrap_or_default(),
                     ),
-                    Some("reasoning") => message(
+                    Some("reasoning") => Message::new(
                         Role::Assistant,
                         MessageKind::Thinking,
                         part.get("content").map(value_text).unwrap_or_default(),
@@ -386,7 +386,7 @@ impl Builder {
     }
 
     fn call(&mut self, id: Option<&str>, name: Option<&str>, args: Option<&Value>) -> Message {
-        let mut m = message(Role::Assistant, MessageKind::ToolCall, String::new());
+        let mut m = Message::new(Role::Assistant, MessageKind::ToolCall, String::new());
         m.tool_name = Some(name.unwrap_or("unknown").to_string());
         m.tool_call_id = id.map(str::to_string);
         m.tool_input = args.map(value_text);
@@ -404,7 +404,7 @@ impl Builder {
             let m = self.call(id, name, args.as_ref());
             self.push(m, s);
         }
-        let mut r = message(Role::Tool, MessageKind::ToolResult, String::new());
+        let mut r = Message::new(Role::Tool, MessageKind::ToolResult, String::new());
         r.tool_name = name.map(str::to_string);
         r.tool_call_id = id.map(str::to_string);
         r.tool_output = Some(s.attr("gen_ai.tool.call.result").unwrap_or("").to_string());

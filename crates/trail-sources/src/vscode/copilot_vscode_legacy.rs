@@ -18,7 +18,7 @@ use rusqlite::OptionalExtension;
 use serde_json::{json, Value};
 use trail_model::{SessionId, SessionMeta, SourceKind};
 
-use crate::copilot_vscode::build_session;
+use super::copilot_vscode_requests::build_session;
 use crate::sqlite_readonly::{db_error, open_direct, read_database, record_issue, table_names};
 use crate::uri::uri_to_path;
 use crate::{discover, FileParse, SourceError};

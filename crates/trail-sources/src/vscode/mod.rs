@@ -3,5 +3,6 @@
 
 pub mod copilot_vscode;
 pub(crate) mod copilot_vscode_legacy;
+pub(crate) mod copilot_vscode_requests;
 pub mod vscode_editing;
 pub mod vscode_export;

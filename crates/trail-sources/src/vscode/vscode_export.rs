@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use trail_model::{SessionId, SessionMeta, SourceKind};
 
-use crate::copilot_vscode::{
-    build_session, has_version_before_requests, in_session_folder, looks_like_chat_json,
-};
+use super::copilot_vscode_requests::build_session;
+use crate::copilot_vscode::{has_version_before_requests, in_session_folder, looks_like_chat_json};
 use crate::{discover, whole, FileParse, ParseRequest, Source, SourceError};
 
 /// The prefix of every export session id.

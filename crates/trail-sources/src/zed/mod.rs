@@ -233,12 +233,7 @@ fn build_session(row: Row, thread: &Value) -> Session {
 }
 
 fn message(role: Role, kind: MessageKind, native: Option<&str>) -> Message {
-    Message {
-        native_id: native.map(str::to_string),
-        role: Some(role),
-        kind: Some(kind),
-        ..Message::default()
-    }
+    Message::new(role, kind, "").with_native_id(native.map(str::to_string))
 }
 
 /// The one key of an externally tagged serde enum value (`{"Text": ...}`), or a bare string
