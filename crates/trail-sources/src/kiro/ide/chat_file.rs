@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use trail_model::{time, Message, MessageKind, ParseIssue, Role, Session, SessionMeta, SourceKind};
 
 use crate::json_fields::jstr;
-use crate::linear::{finish_linear_session, push_message, with};
+use crate::linear::{finish_linear_session, push_message};
 use crate::{discover, ids, uri, whole, FileParse, SourceError};
 
 /// How Kiro's system prompt opens.
@@ -140,24 +140,17 @@ fn message_of(record: &Value, model: Option<&str>) -> Result<Option<Message>, St
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let base = Message::default();
     let m = match role {
         "human" if text.trim_start().starts_with(SYSTEM_PROMPT_OPENING) => {
-            with(base, Role::System, MessageKind::Meta, text)
+            Message::new(Role::System, MessageKind::Meta, text)
         }
-        "human" => with(base, Role::User, MessageKind::Prompt, text),
-        "bot" => Message {
-            model: model.map(str::to_string),
-            ..with(base, Role::Assistant, MessageKind::Text, text)
-        },
-        "tool" => Message {
-            tool_output: Some(text),
-            ..with(base, Role::Tool, MessageKind::ToolResult, String::new())
-        },
-        other => Message {
-            extra: Some(json!({ "role": other }).to_string()),
-            ..with(base, Role::System, MessageKind::Unknown, text)
-        },
+        "human" => Message::prompt(text),
+        "bot" => Message::answer(text).with_model(model.map(str::to_string)),
+        "tool" => {
+            Message::new(Role::Tool, MessageKind::ToolResult, String::new()).with_output(Some(text))
+        }
+        other => Message::new(Role::System, MessageKind::Unknown, text)
+            .with_extra(Some(json!({ "role": other }).to_string())),
     };
     Ok(Some(m))
 }

@@ -32,7 +32,7 @@ use trail_model::{
 
 use super::SESSIONS_INDEX;
 use crate::json_fields::jstr;
-use crate::linear::{finish_linear_session, push_message, with};
+use crate::linear::{finish_linear_session, push_message};
 use crate::{ids, whole, FileParse, SourceError};
 
 /// The answer Kiro writes where an execution's log holds the real one.
@@ -216,10 +216,7 @@ fn message_of(entry: &Value, model: Option<&str>) -> Result<Option<Message>, Str
         .ok_or("an entry without a `message` object")?;
     let role = jstr(message, "role").ok_or("a message without a `role`")?;
     let mut text = content_text(message.get("content").unwrap_or(&Value::Null))?;
-    let base = Message {
-        native_id: jstr(entry, "executionId").map(str::to_string),
-        ..Message::default()
-    };
+    let native_id = jstr(entry, "executionId").map(str::to_string);
     if role == "assistant" && (text.trim().is_empty() || text.trim() == PLACEHOLDER_ANSWER) {
         if let Some(answer) = entry
             .pointer("/promptLogs/completion")
@@ -232,22 +229,13 @@ fn message_of(entry: &Value, model: Option<&str>) -> Result<Option<Message>, Str
     if text.trim().is_empty() {
         return Ok(None);
     }
-    Ok(Some(match role {
-        "user" => with(base, Role::User, MessageKind::Prompt, text),
-        "assistant" => Message {
-            model: model.map(str::to_string),
-            ..with(
-                base,
-                Role::Assistant,
-                MessageKind::Text,
-                text.trim().to_string(),
-            )
-        },
-        other => Message {
-            extra: Some(json!({ "role": other }).to_string()),
-            ..with(base, Role::System, MessageKind::Unknown, text)
-        },
-    }))
+    let m = match role {
+        "user" => Message::prompt(text),
+        "assistant" => Message::answer(text.trim()).with_model(model.map(str::to_string)),
+        other => Message::new(Role::System, MessageKind::Unknown, text)
+            .with_extra(Some(json!({ "role": other }).to_string())),
+    };
+    Ok(Some(m.with_native_id(native_id)))
 }
 
 /// A message's content: text, or its text blocks joined (other blocks named in brackets).
