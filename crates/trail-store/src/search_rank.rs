@@ -16,8 +16,10 @@
 //! turn's answers and tool output, which say nothing of it (BENCHMARKS.md, issue 43, has what
 //! each order found).
 //!
-//! Exact, without scoring anything twice: FTS5 ranks every match once (`ORDER BY rank`, as
-//! before), and the rows are read in that order until the best `limit` are known. What puts a
+//! Exact, without scoring anything twice: every match is scored once with the index's rank
+//! function (bm25 with the column weights, computed by FTS5) and sorted here, and the rows are
+//! read in that order until the best `limit` are known; which turn a row is, and how recent,
+//! is looked up only for the rows the choice needs. What puts a
 //! turn in tier 0 is a column filter, so tier 0 is a set of rowids read off the index (its size
 //! says when it is complete). Its prompts are scored up front, on an in-memory FTS5 table (the
 //! index's tokenizer) that holds them alone, so the members that can be among the best `limit`
