@@ -50,6 +50,10 @@ const CHECK_BATCH: usize = 16;
 /// them. Class 2 of `bench/relevance.py` (three common words) had at most 178 members at 1 GiB.
 pub const PROMPT_SCORE_MAX: usize = 2_000;
 
+/// When tier 0 fills the page, up to this many of its members that can be shown are scored
+/// alone (their ids are written into the query); more are read with every match.
+const SCORED_ALONE_MAX: usize = 5_000;
+
 /// A ranked search: what [`Store::coherent_turns`] needs.
 pub(crate) struct Ranking<'a> {
     /// The FTS5 expression every hit matches (the role's columns applied).
@@ -289,6 +293,27 @@ impl Store {
             // Created before the ranked rows are read: no schema change while they are.
             self.ensure_hit_text()?;
         }
+        // Tier 0 fills the page and is ordered by its prompts: only the members that can be
+        // shown need their turn's bm25 (a common pair of words matches thousands of turns).
+        if let Some(needed) = p
+            .order
+            .as_ref()
+            .filter(|o| prompt.len() >= r.limit && o.needed.len() <= SCORED_ALONE_MAX)
+            .map(|o| o.needed.clone())
+        {
+            let scores = self.scores_of(r, &needed)?;
+            let read = scores.len();
+            for (rowid, score) in scores {
+                let (tier, key) = p.place(rowid, &prompt, &candidates, tiers.rest);
+                p.rows.push(Row {
+                    rowid,
+                    score,
+                    tier,
+                    key,
+                });
+            }
+            return Ok((self.select(p, r.limit)?, read));
+        }
         let ranked = self.ranked_matches(r)?;
         // Once the best are known, rows tied with the last one read still come in (recency
         // decides among them).
@@ -340,6 +365,29 @@ impl Store {
             .map_err(fts_error)?;
         ranked.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         Ok(ranked)
+    }
+
+    /// bm25 of the turn of each of `rowids` (matches of the query): one pass over the
+    /// matches that scores only these. (`rowid IN (...)` as a constraint would start FTS5's
+    /// query once per rowid, and bm25 reads each word's whole doclist at every start.)
+    fn scores_of(&self, r: &Ranking<'_>, rowids: &HashSet<i64>) -> Result<Vec<(i64, f64)>> {
+        let mut ids: Vec<i64> = rowids.iter().copied().collect();
+        ids.sort_unstable();
+        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let score = rank_function();
+        let sql = format!(
+            "SELECT rowid, CASE WHEN rowid IN ({list}) THEN {score} END
+             FROM turn_search WHERE turn_search MATCH ?1"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let scored: Vec<(i64, Option<f64>)> = stmt
+            .query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))
+            .and_then(|rows| rows.collect::<rusqlite::Result<_>>())
+            .map_err(fts_error)?;
+        Ok(scored
+            .into_iter()
+            .filter_map(|(id, s)| Some((id, s?)))
+            .collect())
     }
 
     /// The turns of `rowids` (index rows), looked up one by one.
