@@ -533,6 +533,9 @@ pub struct SearchResults {
 
 const FIELDS: [&str; 3] = ["text", "tool_input", "tool_output"];
 
+/// Every column of the turn index: prompt 8, answer 1, tool input 2, tool output 4.
+pub(crate) const ALL_COLUMNS: u8 = 15;
+
 /// Which messages of hit turns go into `temp.hit_text`: those whose fields may hold ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Keep {
@@ -811,7 +814,7 @@ impl Store {
             .map(|p| whole_message_query(&p));
         let needles = Needles::of(query);
         self.with_hit_text(|| {
-            let owner = self.load_hit_text(needles.as_ref(), Keep::AnyWord, role, turns)?;
+            let owner = self.load_hit_text(needles.as_ref(), Keep::AnyWord, role, turns, None)?;
             self.choose_best(&words, whole.as_deref(), owner, turns.len())
         })
     }
@@ -849,6 +852,7 @@ impl Store {
         keep: Keep,
         role: Option<&str>,
         turns: &[HitTurn],
+        columns: Option<&[u8]>,
     ) -> Result<HashMap<i64, (usize, BestMessage)>> {
         let mut read = self.conn.prepare_cached(&hit_messages_sql())?;
         let mut insert = self.conn.prepare_cached(
@@ -864,7 +868,8 @@ impl Store {
         let mut lowered = Vec::new();
         for (i, t) in turns.iter().enumerate() {
             let turn = (t.turn >= 0).then_some(t.turn);
-            let mut rows = read.query(params![t.session_id, turn, role])?;
+            let columns = columns.map_or(ALL_COLUMNS, |c| c[i]);
+            let mut rows = read.query(params![t.session_id, turn, role, columns])?;
             while let Some(r) = rows.next()? {
                 let id: i64 = r.get(0)?;
                 // Borrowed from SQLite's row: a long tool output is not copied to be capped.
@@ -1032,8 +1037,16 @@ pub(crate) fn whole_message_query(positive: &str) -> String {
 /// time); the unary plus leaves it the (session, turn) index.
 fn hit_messages_sql() -> String {
     let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
+    // A field is read only when its column's bit is in ?4 (`search_rank::column_bit`): the
+    // text goes to the column of its kind, the tool input and output to their own (as
+    // `search_db::turn_docs` puts them). Not read, a long tool output's pages are not touched.
     format!(
-        "SELECT id, seq, role, kind, tool_name, timestamp, text, tool_input, tool_output
+        "SELECT id, seq, role, kind, tool_name, timestamp,
+                CASE WHEN ?4 & (CASE kind WHEN 'prompt' THEN 8 WHEN 'tool_call' THEN 2
+                                          WHEN 'tool_result' THEN 4 ELSE 1 END)
+                     THEN text END,
+                CASE WHEN ?4 & 2 THEN tool_input END,
+                CASE WHEN ?4 & 4 THEN tool_output END
          FROM main.messages
          WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})
            AND (?3 IS NULL OR role = ?3)

@@ -36,7 +36,9 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::types::Value;
 use rusqlite::ToSql;
 
-use crate::search::{fts_error, whole_message_query, HitTurn, Keep, Needles, QueryShape};
+use crate::search::{
+    fts_error, whole_message_query, HitTurn, Keep, Needles, QueryShape, ALL_COLUMNS,
+};
 use crate::{Result, Store};
 
 /// Candidates of tier 1 checked against their messages at once.
@@ -80,8 +82,9 @@ struct Tiers {
     prompt_near: Option<String>,
     /// What a tier-0 prompt is scored against (two groups or more): every word in the text.
     prompt_score: Option<String>,
-    /// Tier 1: the index query of its candidates, and what one message must match.
-    one_message: Option<(String, String)>,
+    /// Tier 1: the index query of its candidates in each column it looks at (with the
+    /// column's bit, [`column_bit`]), and what one message must match.
+    one_message: Option<(Vec<(u8, String)>, String)>,
     /// The tier of a match none of the above takes.
     rest: usize,
 }
@@ -123,13 +126,13 @@ impl Tiers {
             .map(|near| within(format!("{{prompt}} : {near}")));
         let prompt = has_prompt.then(|| within(format!("{{prompt}} : ({positive})")));
         let prompt_score = (has_prompt && !single).then(|| format!("{{text}} : ({positive})"));
-        let others: Vec<String> = columns
+        let others: Vec<(u8, String)> = columns
             .iter()
             .filter(|c| **c != "prompt")
-            .map(|c| format!("({{{c}}} : ({positive}))"))
+            .map(|c| (column_bit(c), within(format!("{{{c}}} : ({positive})"))))
             .collect();
-        let one_message = (!single && !others.is_empty())
-            .then(|| (within(others.join(" OR ")), whole_message_query(positive)));
+        let one_message =
+            (!single && !others.is_empty()).then(|| (others, whole_message_query(positive)));
         Tiers {
             prompt,
             prompt_near,
@@ -219,6 +222,9 @@ struct Progress {
     candidates_read: usize,
     /// Indexes into `rows` of candidates not checked yet, in rank order.
     unchecked: Vec<usize>,
+    /// The columns ([`column_bit`]) of each tier-1 candidate that hold every word: only the
+    /// messages whose fields are in them can hold every word themselves.
+    columns: HashMap<i64, u8>,
 }
 
 impl Progress {
@@ -259,12 +265,20 @@ impl Store {
         let tiers = Tiers::of(r);
         let prompt = self.rowid_set(r, tiers.prompt.as_deref())?;
         // Tier 1 matters only when tier 0 cannot fill the page.
-        let mut candidates = if prompt.len() < r.limit {
-            self.rowid_set(r, tiers.one_message.as_ref().map(|t| t.0.as_str()))?
-        } else {
-            HashSet::new()
-        };
-        candidates.retain(|id| !prompt.contains(id));
+        let mut columns: HashMap<i64, u8> = HashMap::new();
+        if let Some((queries, _)) = tiers
+            .one_message
+            .as_ref()
+            .filter(|_| prompt.len() < r.limit)
+        {
+            for (bit, query) in queries {
+                for id in self.rowid_set(r, Some(query))? {
+                    *columns.entry(id).or_default() |= bit;
+                }
+            }
+        }
+        columns.retain(|id, _| !prompt.contains(id));
+        let candidates: HashSet<i64> = columns.keys().copied().collect();
         let order = match tiers.prompt_score.as_deref() {
             Some(expr) if !prompt.is_empty() => {
                 let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
@@ -286,6 +300,7 @@ impl Store {
             needed_read: 0,
             candidates_read: 0,
             unchecked: Vec::new(),
+            columns,
         };
         let check = tiers.one_message.as_ref().map(|t| t.1.as_str());
         let needles = Needles::of(r.query);
@@ -569,8 +584,18 @@ impl Store {
                 }
             })
             .collect();
+        let columns: Vec<u8> = batch
+            .iter()
+            .map(|&i| {
+                p.columns
+                    .get(&p.rows[i].rowid)
+                    .copied()
+                    .unwrap_or(ALL_COLUMNS)
+            })
+            .collect();
         let whole: HashSet<usize> = self.with_hit_text(|| {
-            let owner = self.load_hit_text(needles, Keep::EveryWordInOneField, role, &turns)?;
+            let keep = Keep::EveryWordInOneField;
+            let owner = self.load_hit_text(needles, keep, role, &turns, Some(&columns))?;
             let ids = self.hit_text_matches(check)?;
             Ok(ids
                 .iter()
@@ -640,6 +665,17 @@ impl Store {
                 Err(e) => Err(e),
             }
         })
+    }
+}
+
+/// A column's bit in a set of columns (`hit_messages_sql` reads a message's field only when
+/// its column's bit is set).
+fn column_bit(column: &str) -> u8 {
+    match column {
+        "answer" => 1,
+        "tool_input" => 2,
+        "tool_output" => 4,
+        _ => 8,
     }
 }
 
