@@ -1131,7 +1131,7 @@ mod tests {
             .connection()
             .prepare(&format!("EXPLAIN QUERY PLAN {}", hit_messages_sql()))
             .unwrap()
-            .query_map(params!["s", 0, None::<String>], |r| r.get(3))
+            .query_map(params!["s", 0, None::<String>, ALL_COLUMNS], |r| r.get(3))
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
