@@ -240,8 +240,8 @@ pub fn index(
     if options.paths.is_empty() {
         index_known_places(store, sources, options, progress, &mut summary)?;
     } else {
-        let candidates = detect_named_paths(store, &sources, options, &mut summary)?;
-        index_candidates(store, &sources, candidates, options, progress, &mut summary)?;
+        let files = detect_named_paths(store, &sources, options, &mut summary)?;
+        index_candidates(store, &sources, files, options, progress, &mut summary)?;
     }
     summary.parsed_paths.sort();
     if summary.sessions_new + summary.sessions_updated > 0 {
@@ -301,7 +301,7 @@ fn index_known_places(
     for s in &fixed {
         discover_at_own_roots(s.as_ref(), options, summary, &mut candidates);
     }
-    index_candidates(store, &fixed, candidates, options, progress, summary)?;
+    index_candidates(store, &fixed, candidates.into(), options, progress, summary)?;
     if later.is_empty() {
         return Ok(());
     }
@@ -315,7 +315,7 @@ fn index_known_places(
         }
     }
     if !candidates.is_empty() {
-        index_candidates(store, &later, candidates, options, progress, summary)?;
+        index_candidates(store, &later, candidates.into(), options, progress, summary)?;
     }
     Ok(())
 }
@@ -379,20 +379,30 @@ fn discover_in_projects(
 /// in the summary with the reason. A file the store already holds keeps the source it was read
 /// with (a path's format does not change; `--force` detects every file again); only new files
 /// are detected by their first bytes (reading 64 KiB of each of 20,000 unchanged files made
-/// `trail index FOLDER` with nothing new take 1.5 s of CPU).
+/// `trail index FOLDER` with nothing new take 1.5 s of CPU). Returns the files found, and the
+/// stored rows read to tell them apart (the plan reads them, not the store again).
 fn detect_named_paths(
     store: &Store,
     sources: &[Box<dyn Source>],
     options: &IndexOptions,
     summary: &mut IndexSummary,
-) -> Result<Vec<(SourceKind, PathBuf)>, IngestError> {
+) -> Result<Candidates, IngestError> {
     let walked: Vec<(&PathBuf, Vec<PathBuf>)> =
         options.paths.iter().map(|p| (p, files_at(p))).collect();
-    let known = if options.force {
-        HashMap::new()
+    let stored = if options.force {
+        None
     } else {
-        stored_sources(store, sources, walked.iter().flat_map(|(_, fs)| fs))?
+        let keys: Vec<String> = walked
+            .iter()
+            .flat_map(|(_, fs)| fs)
+            .map(|f| path_key(f))
+            .collect();
+        Some(stored_rows(store, &keys, false)?)
     };
+    let known = stored
+        .as_ref()
+        .map(|rows| stored_sources(rows, sources))
+        .unwrap_or_default();
     let mut candidates = Vec::new();
     for (p, files) in walked {
         let found = detect_files(sources, files, &known);
@@ -409,39 +419,58 @@ fn detect_named_paths(
         }
         candidates.extend(found);
     }
-    Ok(candidates)
+    Ok(Candidates {
+        found: candidates,
+        stored,
+    })
 }
 
 /// Named files up to this many are looked up in the store one by one; more read the whole
 /// table (20,000 lookups took longer than one read of 20,000 rows).
 const STORED_LOOKUPS_MAX: usize = 200;
 
-/// The sources (among `sources`) that read the files of `files` the store already holds, by
-/// path key. Many files: one read of the whole table beats a lookup each.
-fn stored_sources<'a>(
-    store: &Store,
-    sources: &[Box<dyn Source>],
-    files: impl Iterator<Item = &'a PathBuf>,
-) -> Result<HashMap<String, SourceKind>, IngestError> {
-    let keys: Vec<String> = files.map(|f| path_key(f)).collect();
-    let stored = if keys.len() > STORED_LOOKUPS_MAX {
+/// The stored rows of the files at `keys`: every row when `all`, or when there are many keys
+/// (one read of the whole table beats a lookup each), else each looked up.
+fn stored_rows(store: &Store, keys: &[String], all: bool) -> Result<StoredRows, IngestError> {
+    Ok(if all || keys.len() > STORED_LOOKUPS_MAX {
         store.stored_files()?
     } else {
-        store.stored_files_at(&keys)?
-    };
-    let wanted: HashSet<&String> = keys.iter().collect();
-    Ok(stored
-        .into_values()
-        .filter(|f| !f.missing && wanted.contains(&f.path))
+        store.stored_files_at(keys)?
+    })
+}
+
+/// The sources (among `sources`) that read the stored files of `stored`, by path key.
+fn stored_sources(stored: &StoredRows, sources: &[Box<dyn Source>]) -> HashMap<String, SourceKind> {
+    stored
+        .values()
+        .filter(|f| !f.missing)
         .filter_map(|f| {
             let kind = SourceKind::parse(&f.source)?;
             sources
                 .iter()
                 .any(|s| s.kind() == kind)
-                .then_some((f.path, kind))
+                .then(|| (f.path.clone(), kind))
         })
-        .collect())
+        .collect()
 }
+
+/// The files an index run looks at, and, when they were read already, their stored rows.
+struct Candidates {
+    found: Vec<(SourceKind, PathBuf)>,
+    stored: Option<StoredRows>,
+}
+
+impl From<Vec<(SourceKind, PathBuf)>> for Candidates {
+    fn from(found: Vec<(SourceKind, PathBuf)>) -> Candidates {
+        Candidates {
+            found,
+            stored: None,
+        }
+    }
+}
+
+/// Stored file rows by path key.
+type StoredRows = HashMap<String, StoredFile>;
 
 /// After a run that wrote sessions: compacts the search database and resolves the links
 /// between sessions and files the run wrote.
@@ -471,19 +500,30 @@ fn tidy_after_writes(store: &mut Store, summary: &mut IndexSummary) -> Result<()
 fn index_candidates(
     store: &mut Store,
     sources: &[Box<dyn Source>],
-    mut candidates: Vec<(SourceKind, PathBuf)>,
+    files: Candidates,
     options: &IndexOptions,
     progress: &dyn Progress,
     summary: &mut IndexSummary,
 ) -> Result<(), IngestError> {
     let started = Instant::now();
+    let Candidates {
+        found: mut candidates,
+        stored,
+    } = files;
     // By bytes: only to bring a path found twice together (`Path`'s own order compares
     // component by component, several times slower).
     candidates.sort_by(|a, b| a.1.as_os_str().cmp(b.1.as_os_str()));
     candidates.dedup_by(|a, b| a.1 == b.1);
     summary.files_seen += candidates.len() as u64;
-    let (mut plan, total_bytes) =
-        plan_files(store, sources, &candidates, options, summary, started)?;
+    let (mut plan, total_bytes) = plan_files(
+        store,
+        sources,
+        &candidates,
+        stored,
+        options,
+        summary,
+        started,
+    )?;
     order_plan(&mut plan);
     progress.start(plan.len() as u64, total_bytes);
 
@@ -529,6 +569,7 @@ fn plan_files(
     store: &mut Store,
     sources: &[Box<dyn Source>],
     candidates: &[(SourceKind, PathBuf)],
+    stored: Option<StoredRows>,
     options: &IndexOptions,
     summary: &mut IndexSummary,
     started: Instant,
@@ -546,11 +587,12 @@ fn plan_files(
         });
         // A few named files (a status line indexing its one transcript) are looked up one by
         // one instead of reading every file's row; a named folder of many files reads them all.
-        let stored = if options.paths.is_empty() || candidates.len() > STORED_LOOKUPS_MAX {
-            store.stored_files()
-        } else {
-            let keys: Vec<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
-            store.stored_files_at(&keys)
+        let stored = match stored {
+            Some(rows) => Ok(rows),
+            None => {
+                let keys: Vec<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
+                stored_rows(store, &keys, options.paths.is_empty())
+            }
         };
         (
             stored,

@@ -234,7 +234,6 @@ impl Progress {
         &mut self,
         rowid: i64,
         prompt: &HashSet<i64>,
-        candidates: &HashSet<i64>,
         rest: usize,
     ) -> (Option<usize>, Option<(f64, u8)>) {
         let mut key = None;
@@ -244,7 +243,7 @@ impl Progress {
                 self.needed_read += usize::from(order.needed.contains(&rowid));
             }
             Some(0)
-        } else if candidates.contains(&rowid) {
+        } else if self.columns.contains_key(&rowid) {
             self.candidates_read += 1;
             self.unchecked.push(self.rows.len());
             None
@@ -278,7 +277,6 @@ impl Store {
             }
         }
         columns.retain(|id, _| !prompt.contains(id));
-        let candidates: HashSet<i64> = columns.keys().copied().collect();
         let order = match tiers.prompt_score.as_deref() {
             Some(expr) if !prompt.is_empty() => {
                 let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
@@ -295,7 +293,7 @@ impl Store {
         let mut p = Progress {
             rows: Vec::new(),
             counts: [0; 3],
-            sizes: [prompt.len(), candidates.len()],
+            sizes: [prompt.len(), columns.len()],
             order,
             needed_read: 0,
             candidates_read: 0,
@@ -319,7 +317,7 @@ impl Store {
             let scores = self.scores_of(r, &needed)?;
             let read = scores.len();
             for (rowid, score) in scores {
-                let (tier, key) = p.place(rowid, &prompt, &candidates, tiers.rest);
+                let (tier, key) = p.place(rowid, &prompt, tiers.rest);
                 p.rows.push(Row {
                     rowid,
                     score,
@@ -337,7 +335,7 @@ impl Store {
             if decided_at.is_some_and(|s| s != score) {
                 break;
             }
-            let (tier, key) = p.place(rowid, &prompt, &candidates, tiers.rest);
+            let (tier, key) = p.place(rowid, &prompt, tiers.rest);
             p.rows.push(Row {
                 rowid,
                 score,

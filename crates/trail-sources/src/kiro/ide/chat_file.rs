@@ -21,10 +21,9 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use trail_model::{time, Message, MessageKind, ParseIssue, Role, Session, SessionMeta, SourceKind};
+use trail_model::{time, Message, MessageKind, Role, Session, SessionMeta, SourceKind};
 
 use crate::json_fields::jstr;
-use crate::linear::{finish_linear_session, push_message};
 use crate::{discover, ids, uri, whole, FileParse, SourceError};
 
 /// How Kiro's system prompt opens.
@@ -43,15 +42,7 @@ pub(crate) fn looks_like(head: &[u8]) -> bool {
 }
 
 pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
-    let (doc, len) = whole::read_json(path)?;
-    let doc = doc.map_err(|e| SourceError::format(path, format!("not a Kiro chat file: {e}")))?;
-    let mut out = FileParse {
-        bytes_parsed: len,
-        bytes_read: len,
-        ..FileParse::default()
-    };
-    out.issues.extend(doc.trailing);
-    let file = doc.value;
+    let (file, mut out) = super::read_document(path, "Kiro chat file")?;
     let chat = file
         .get("chat")
         .and_then(Value::as_array)
@@ -64,22 +55,12 @@ pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
     if let Some(m) = model {
         session.observe_model(m);
     }
-    for (i, record) in chat.iter().enumerate() {
-        match message_of(record, model) {
-            Ok(Some(m)) => {
-                push_message(&mut session, m);
-            }
-            Ok(None) => {}
-            Err(reason) => out.issues.push(problem(path, i, reason)),
-        }
-    }
-    if session.messages.is_empty() {
-        out.no_session = Some(format!("a chat of {} messages, none with text", chat.len()));
-        return Ok(out);
-    }
-    finish_linear_session(&mut session, Vec::new(), &[]);
-    out.sessions.push(session);
-    Ok(out)
+    super::push_records(path, &mut session, &mut out, chat, "chat message", |r| {
+        message_of(r, model)
+    });
+    Ok(super::finish(out, session, || {
+        format!("a chat of {} messages, none with text", chat.len())
+    }))
 }
 
 fn session_meta(path: &Path, file: &Value) -> SessionMeta {
@@ -153,14 +134,4 @@ fn message_of(record: &Value, model: Option<&str>) -> Result<Option<Message>, St
             .with_extra(Some(json!({ "role": other }).to_string())),
     };
     Ok(Some(m))
-}
-
-fn problem(path: &Path, i: usize, reason: impl Into<String>) -> ParseIssue {
-    ParseIssue {
-        path: path.display().to_string(),
-        line: None,
-        byte_offset: None,
-        excerpt: None,
-        reason: format!("chat message {}: {}", i + 1, reason.into()),
-    }
 }

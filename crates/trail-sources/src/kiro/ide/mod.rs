@@ -21,9 +21,11 @@ pub mod workspace_session;
 
 use std::path::{Path, PathBuf};
 
-use trail_model::SourceKind;
+use serde_json::Value;
+use trail_model::{Message, ParseIssue, Session, SourceKind};
 
-use crate::{discover, FileParse, ParseRequest, Source, SourceError};
+use crate::linear::{finish_linear_session, push_message};
+use crate::{discover, whole, FileParse, ParseRequest, Source, SourceError};
 
 /// Version of this parser, stored with every file it read (see `Source::parser_version`).
 /// 1: the first version.
@@ -96,4 +98,56 @@ fn is_session_name(path: &Path) -> bool {
         .and_then(Path::file_name)
         .is_some_and(|n| n == WORKSPACE_SESSIONS);
     in_sessions && discover::has_extension(path, "json") && !is_index(path)
+}
+
+/// A Kiro IDE JSON file (`what` it should be) read whole: its document, and its parse so far
+/// (the bytes read, and any bytes after the document as a problem).
+fn read_document(path: &Path, what: &str) -> Result<(Value, FileParse), SourceError> {
+    let (doc, len) = whole::read_json(path)?;
+    let doc = doc.map_err(|e| SourceError::format(path, format!("not a {what}: {e}")))?;
+    let mut out = FileParse {
+        bytes_parsed: len,
+        bytes_read: len,
+        ..FileParse::default()
+    };
+    out.issues.extend(doc.trailing);
+    Ok((doc.value, out))
+}
+
+/// Makes each of `records` a message of `session` with `make` (`None`: a record without
+/// text); a record it cannot read is a problem naming it (`record`: what one is called).
+fn push_records(
+    path: &Path,
+    session: &mut Session,
+    out: &mut FileParse,
+    records: &[Value],
+    record: &str,
+    make: impl Fn(&Value) -> Result<Option<Message>, String>,
+) {
+    for (i, r) in records.iter().enumerate() {
+        match make(r) {
+            Ok(Some(m)) => {
+                push_message(session, m);
+            }
+            Ok(None) => {}
+            Err(reason) => out.issues.push(ParseIssue {
+                path: path.display().to_string(),
+                line: None,
+                byte_offset: None,
+                excerpt: None,
+                reason: format!("{record} {}: {reason}", i + 1),
+            }),
+        }
+    }
+}
+
+/// The file's one session, finished; or, without a message, why there is none.
+fn finish(mut out: FileParse, mut session: Session, none: impl FnOnce() -> String) -> FileParse {
+    if session.messages.is_empty() {
+        out.no_session = Some(none());
+        return out;
+    }
+    finish_linear_session(&mut session, Vec::new(), &[]);
+    out.sessions.push(session);
+    out
 }

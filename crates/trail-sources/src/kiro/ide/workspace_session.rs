@@ -26,13 +26,10 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use trail_model::{
-    time, Message, MessageKind, ParseIssue, Role, Session, SessionMeta, SourceKind, TitleRank,
-};
+use trail_model::{time, Message, MessageKind, Role, Session, SessionMeta, SourceKind, TitleRank};
 
 use super::SESSIONS_INDEX;
 use crate::json_fields::jstr;
-use crate::linear::{finish_linear_session, push_message};
 use crate::{ids, whole, FileParse, SourceError};
 
 /// The answer Kiro writes where an execution's log holds the real one.
@@ -55,15 +52,7 @@ pub(crate) fn looks_like(path: &Path, head: &[u8]) -> bool {
 }
 
 pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
-    let (doc, len) = whole::read_json(path)?;
-    let doc = doc.map_err(|e| SourceError::format(path, format!("not a Kiro IDE session: {e}")))?;
-    let mut out = FileParse {
-        bytes_parsed: len,
-        bytes_read: len,
-        ..FileParse::default()
-    };
-    out.issues.extend(doc.trailing);
-    let file = doc.value;
+    let (file, mut out) = super::read_document(path, "Kiro IDE session")?;
     let history = file
         .get("history")
         .and_then(Value::as_array)
@@ -73,32 +62,27 @@ pub(crate) fn parse(path: &Path) -> Result<FileParse, SourceError> {
     if let Some(m) = model {
         session.observe_model(m);
     }
-    let mut in_logs = 0usize;
-    for (i, entry) in history.iter().enumerate() {
-        match message_of(entry, model) {
-            Ok(Some(m)) => {
-                in_logs += usize::from(m.text == PLACEHOLDER_ANSWER);
-                push_message(&mut session, m);
-            }
-            Ok(None) => {}
-            Err(reason) => out.issues.push(problem(path, i, reason)),
-        }
-    }
+    super::push_records(
+        path,
+        &mut session,
+        &mut out,
+        history,
+        "history entry",
+        |e| message_of(e, model),
+    );
+    let in_logs = session
+        .messages
+        .iter()
+        .filter(|m| m.text == PLACEHOLDER_ANSWER)
+        .count();
     if in_logs > 0 {
         out.notes.push(format!(
             "answers kept only in execution logs (not read): {in_logs}"
         ));
     }
-    if session.messages.is_empty() {
-        out.no_session = Some(format!(
-            "a history of {} entries, none with text",
-            history.len()
-        ));
-        return Ok(out);
-    }
-    finish_linear_session(&mut session, Vec::new(), &[]);
-    out.sessions.push(session);
-    Ok(out)
+    Ok(super::finish(out, session, || {
+        format!("a history of {} entries, none with text", history.len())
+    }))
 }
 
 fn session_meta(path: &Path, file: &Value) -> SessionMeta {
@@ -254,16 +238,6 @@ fn content_text(content: &Value) -> Result<String, String> {
             .collect::<Vec<_>>()
             .join("\n")),
         _ => Err("a message whose content is neither text nor a list of blocks".into()),
-    }
-}
-
-fn problem(path: &Path, i: usize, reason: impl Into<String>) -> ParseIssue {
-    ParseIssue {
-        path: path.display().to_string(),
-        line: None,
-        byte_offset: None,
-        excerpt: None,
-        reason: format!("history entry {}: {}", i + 1, reason.into()),
     }
 }
 
