@@ -169,7 +169,7 @@ impl Transcript {
         };
         Ok(Transcript {
             original_id: s.id.to_string(),
-            original_source: s.source.clone(),
+            original_source: s.source.to_string(),
             cwd,
             branch: s.branch.clone().filter(|b| !b.is_empty()),
             title,

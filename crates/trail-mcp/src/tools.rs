@@ -497,7 +497,7 @@ impl SessionOut {
         SessionOut {
             tokens: r.total_tokens(),
             id: r.id.0,
-            agent: r.source,
+            agent: r.source.to_string(),
             title: r.title.map(|t| one_line(&t, 160)),
             repository: r.repository,
             branch: r.branch,

@@ -192,6 +192,158 @@ impl fmt::Display for SourceKind {
     }
 }
 
+/// A session's source as a store names it: one this version reads ([`SourceKind`]), or a name
+/// it does not know (written by a newer trail, or by another tool into a Chronicle store), kept
+/// as written. Serialized as the bare name; compared, hashed and ordered by its name.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Known(SourceKind),
+    Other(String),
+}
+
+impl Source {
+    /// Reads a stored name.
+    pub fn parse(name: &str) -> Source {
+        SourceKind::parse(name).map_or_else(|| Source::Other(name.to_string()), Source::Known)
+    }
+    pub fn as_str(&self) -> &str {
+        match self {
+            Source::Known(k) => k.as_str(),
+            Source::Other(s) => s,
+        }
+    }
+    /// The source this version reads, if it is one.
+    pub fn kind(&self) -> Option<SourceKind> {
+        match self {
+            Source::Known(k) => Some(*k),
+            Source::Other(_) => None,
+        }
+    }
+}
+
+impl Default for Source {
+    fn default() -> Self {
+        Source::Other(String::new())
+    }
+}
+
+impl From<SourceKind> for Source {
+    fn from(k: SourceKind) -> Self {
+        Source::Known(k)
+    }
+}
+
+impl From<&str> for Source {
+    fn from(s: &str) -> Self {
+        Source::parse(s)
+    }
+}
+
+impl From<String> for Source {
+    fn from(s: String) -> Self {
+        SourceKind::parse(&s).map_or(Source::Other(s), Source::Known)
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::ops::Deref for Source {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Source {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Source {
+    fn eq(&self, other: &Source) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Source {}
+
+impl std::hash::Hash for Source {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h)
+    }
+}
+
+impl PartialOrd for Source {
+    fn partial_cmp(&self, other: &Source) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Source {
+    fn cmp(&self, other: &Source) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::borrow::Borrow<str> for Source {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<Source> for String {
+    fn eq(&self, other: &Source) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Source> for &str {
+    fn eq(&self, other: &Source) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<str> for Source {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Source {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Source {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<SourceKind> for Source {
+    fn eq(&self, other: &SourceKind) -> bool {
+        self.kind() == Some(*other)
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Source {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        String::deserialize(d).map(Source::from)
+    }
+}
+
 /// A session's id in the store: the agent's own globally unique id where it has one,
 /// else `<source>:<native id>`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -802,5 +954,28 @@ pub fn truncate_chars(s: &str, max: usize) -> &str {
     match s.char_indices().nth(max) {
         Some((i, _)) => &s[..i],
         None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_is_its_name_known_or_not() {
+        let known = Source::parse("claude-code");
+        assert_eq!(known.kind(), Some(SourceKind::ClaudeCode));
+        assert_eq!(known, SourceKind::ClaudeCode);
+        // A name this version does not read is kept as written, and still compares by name.
+        let other = Source::from("some-future-agent".to_string());
+        assert_eq!(other.kind(), None);
+        assert_eq!(other, "some-future-agent");
+        assert_eq!(Source::Other("claude-code".into()), known);
+        assert_eq!(serde_json::to_string(&known).unwrap(), r#""claude-code""#);
+        let back: Source = serde_json::from_str(r#""some-future-agent""#).unwrap();
+        assert_eq!(back, other);
+        let mut names = std::collections::HashSet::new();
+        names.insert(known);
+        assert!(names.contains("claude-code"));
     }
 }

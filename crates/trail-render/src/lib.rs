@@ -238,7 +238,7 @@ impl<'a> Exporter<'a> {
     fn session_facts(&mut self, s: &SessionRow) -> Vec<(&'static str, String, bool)> {
         let mut facts = vec![
             ("Session", s.id.to_string(), true),
-            ("Source", s.source.clone(), false),
+            ("Source", s.source.to_string(), false),
         ];
         if let Some(r) = self.redact_opt(s.repository.as_deref()) {
             facts.push(("Repository", r, false));

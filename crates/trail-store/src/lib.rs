@@ -19,6 +19,7 @@ mod schema;
 mod search;
 mod search_db;
 mod search_doc;
+mod search_query;
 mod search_rank;
 mod search_typo;
 mod sql;
@@ -43,10 +44,10 @@ pub use read::{
     SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
-    lex as lex_query, translate_query, Correction, Lexeme as QueryLexeme, SearchHit, SearchOptions,
-    SearchResults, SearchSort, HIT_END, HIT_START,
+    Correction, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END, HIT_START,
 };
 pub use search_db::{search_path, SearchBatch, SearchWriter};
+pub use search_query::{lex as lex_query, translate_query, Lexeme as QueryLexeme};
 pub use search_rank::PROMPT_SCORE_MAX;
 pub use sql::{
     Cell, ColumnDoc, ReadOnlySql, SqlError, SqlLimits, SqlResult, TableDoc, DEFAULT_MAX_BYTES,

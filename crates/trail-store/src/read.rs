@@ -2,7 +2,7 @@
 
 use rusqlite::{params, OptionalExtension, ToSql};
 use serde::Serialize;
-use trail_model::{Role, SessionId};
+use trail_model::{Role, SessionId, Source};
 
 use crate::filter::{like_escape, Filter, Where};
 use crate::{Result, Store, StoreError};
@@ -11,7 +11,7 @@ use crate::{Result, Store, StoreError};
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SessionRow {
     pub id: SessionId,
-    pub source: String,
+    pub source: Source,
     pub title: Option<String>,
     pub cwd: Option<String>,
     pub repository: Option<String>,
@@ -69,7 +69,7 @@ fn session_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     let models: Option<String> = r.get(14)?;
     Ok(SessionRow {
         id: SessionId(r.get(0)?),
-        source: r.get(1)?,
+        source: Source::from(r.get::<_, String>(1)?),
         title: r.get(2)?,
         cwd: r.get(3)?,
         repository: r.get(4)?,

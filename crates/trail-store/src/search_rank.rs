@@ -36,11 +36,15 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::types::Value;
 use rusqlite::ToSql;
 
-use crate::search::{
-    fts_error, whole_message_query, HitTurn, Keep, Needles, QueryShape, ALL_COLUMNS,
-};
+use crate::search_query::{fts_error, whole_message_query, Keep, Needles, QueryShape, ALL_COLUMNS};
 use crate::{Result, Store};
 
+/// A hit turn before its best message is chosen.
+pub(crate) struct HitTurn {
+    pub(crate) session_id: String,
+    pub(crate) turn: i64,
+    pub(crate) score: f64,
+}
 /// Candidates of tier 1 checked against their messages at once.
 const CHECK_BATCH: usize = 16;
 

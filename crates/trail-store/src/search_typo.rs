@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use crate::search::{lex, unlex, Lexeme};
+use crate::search_query::{lex, unlex, Lexeme};
 use crate::{Result, Store};
 
 /// A word found in at most this many turns may be a typo of a far more frequent one...

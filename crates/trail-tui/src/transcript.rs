@@ -443,7 +443,7 @@ fn render_entry(
 fn header_lines(s: &SessionRow, theme: &Theme, out: &mut Vec<(Line<'static>, bool)>) {
     let title = one_line(s.title.as_deref().unwrap_or("(untitled)"));
     out.push((Line::from(Span::styled(title, theme.bold)), false));
-    let mut facts = vec![s.id.to_string(), s.source.clone()];
+    let mut facts = vec![s.id.to_string(), s.source.to_string()];
     facts.extend(s.repository.as_deref().map(one_line));
     facts.extend(
         s.branch

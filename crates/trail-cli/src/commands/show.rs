@@ -64,7 +64,7 @@ fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
     let ui = &mut ctx.ui;
     let title = s.title.as_deref().unwrap_or("(untitled)");
     ui.line(&ui.paint(Style::Bold, &output::one_line(title)))?;
-    let mut facts = vec![format!("id {}", s.id), s.source.clone()];
+    let mut facts = vec![format!("id {}", s.id), s.source.to_string()];
     if let Some(r) = &s.repository {
         facts.push(r.clone());
     }

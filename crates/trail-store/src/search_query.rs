@@ -1,0 +1,544 @@
+//! What a query is: the one lexer of trail's query syntax (shared with the team store's
+//! `tsquery` translation in trail-postgres), its translation to FTS5, and what ranking needs to
+//! know of it ([`QueryShape`], [`Needles`], the column bits). `search.rs` and `search_rank.rs`
+//! both build on this module; it depends on neither.
+
+use crate::{Result, StoreError};
+
+/// Terms a query may hold at most.
+const MAX_TERMS: usize = 64;
+
+// ---------------------------------------------------------------------------------------------
+// Query translation
+
+/// One lexical item of a user query: the one lexer of trail's query syntax, shared by the
+/// SQLite (FTS5) translation here and the team store's (`tsquery`, trail-postgres).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lexeme {
+    /// A word or a quoted phrase; `prefix` when it ended with `*`.
+    Term {
+        text: String,
+        prefix: bool,
+    },
+    And,
+    Or,
+    Not,
+}
+
+/// Splits a user query into terms (words, "quoted phrases", with a trailing `*` for a prefix)
+/// and the operators `AND`, `OR`, `NOT`.
+pub fn lex(q: &str) -> Vec<Lexeme> {
+    let mut out = Vec::new();
+    let mut chars = q.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+            continue;
+        }
+        if c == '"' {
+            chars.next();
+            let mut text = String::new();
+            for c in chars.by_ref() {
+                if c == '"' {
+                    break;
+                }
+                text.push(c);
+            }
+            let mut prefix = false;
+            while chars.peek() == Some(&'*') {
+                chars.next();
+                prefix = true;
+            }
+            out.push(Lexeme::Term { text, prefix });
+            continue;
+        }
+        let mut word = String::new();
+        while let Some(&c) = chars.peek() {
+            if c.is_whitespace() || c == '"' {
+                break;
+            }
+            word.push(c);
+            chars.next();
+        }
+        out.push(match word.as_str() {
+            "AND" => Lexeme::And,
+            "OR" => Lexeme::Or,
+            "NOT" => Lexeme::Not,
+            _ => {
+                let stem = word.trim_end_matches('*');
+                Lexeme::Term {
+                    prefix: stem.len() != word.len(),
+                    text: stem.to_string(),
+                }
+            }
+        });
+    }
+    out
+}
+
+/// Writes lexemes back as a query a user could type (what [`lex`] reads).
+pub(crate) fn unlex(lexemes: &[Lexeme]) -> String {
+    let words: Vec<String> = lexemes
+        .iter()
+        .map(|l| match l {
+            Lexeme::And => "AND".to_string(),
+            Lexeme::Or => "OR".to_string(),
+            Lexeme::Not => "NOT".to_string(),
+            Lexeme::Term { text, prefix } => {
+                let star = if *prefix { "*" } else { "" };
+                let bare = !text.is_empty()
+                    && !text.contains(char::is_whitespace)
+                    && !matches!(text.as_str(), "AND" | "OR" | "NOT");
+                if bare {
+                    format!("{text}{star}")
+                } else {
+                    format!("\"{text}\"{star}")
+                }
+            }
+        })
+        .collect();
+    words.join(" ")
+}
+
+/// Quotes a term as an FTS5 string (so `-`, `:`, `.`, `(` in it are text, not syntax).
+fn fts_string(text: &str, prefix: bool) -> Option<String> {
+    // A term without a letter or digit holds no token; FTS5 would see an empty phrase.
+    if !text.chars().any(char::is_alphanumeric) {
+        return None;
+    }
+    let mut s = String::with_capacity(text.len() + 4);
+    s.push('"');
+    for c in text.chars() {
+        if c == '"' {
+            s.push('"');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    if prefix {
+        s.push('*');
+    }
+    Some(s)
+}
+
+/// Translates a user query into an FTS5 expression.
+///
+/// Plain words must all match (`cargo test`); `"quoted phrases"` match in order; `word*`
+/// matches a prefix; `A OR B` matches either (OR binds tighter than the implicit AND:
+/// `timeout retry OR backoff` is `timeout AND (retry OR backoff)`); `A NOT B` excludes; `AND`
+/// may be written. Every term is quoted, so punctuation inside words is text. Words without a
+/// letter or digit are ignored. Errors name what is wrong in the user's terms.
+pub fn translate_query(q: &str) -> Result<String, String> {
+    translate(lex(q))
+}
+
+/// Translates lexed terms and operators (see [`translate_query`]).
+fn translate(lexed: Vec<Lexeme>) -> Result<String, String> {
+    let mut lexemes: Vec<Lexeme> = Vec::new();
+    let mut terms = 0;
+    for l in lexed {
+        match l {
+            Lexeme::Term { text, prefix } => {
+                if let Some(s) = fts_string(&text, prefix) {
+                    terms += 1;
+                    lexemes.push(Lexeme::Term { text: s, prefix });
+                }
+            }
+            op => lexemes.push(op),
+        }
+    }
+    if terms == 0 {
+        return Err("the query has no word to search for".to_string());
+    }
+    if terms > MAX_TERMS {
+        return Err(format!(
+            "the query has {terms} terms; at most {MAX_TERMS} are allowed"
+        ));
+    }
+    // query := group ((AND)? group | NOT group)*; group := term (OR term)*
+    let mut out = String::new();
+    let mut i = 0;
+    let mut first = true;
+    while i < lexemes.len() {
+        let op = match &lexemes[i] {
+            Lexeme::And => {
+                i += 1;
+                Some("AND")
+            }
+            Lexeme::Not => {
+                i += 1;
+                Some("NOT")
+            }
+            Lexeme::Or => return Err(operator_error("OR", first)),
+            Lexeme::Term { .. } => None,
+        };
+        if first && op.is_some() {
+            let name = op.unwrap_or("AND");
+            return Err(operator_error(name, true));
+        }
+        let (group, next) = parse_group(&lexemes, i, op.unwrap_or("AND"))?;
+        i = next;
+        if first {
+            out = group;
+            first = false;
+        } else {
+            // Parenthesize the left side so NOT applies to all of it, as written.
+            out = format!("({out}) {} {group}", op.unwrap_or("AND"));
+        }
+    }
+    Ok(out)
+}
+
+/// The query's words as one OR expression, leaving out what NOT excludes: what a hit's
+/// messages are scored and marked with (a turn matches when its messages hold every word
+/// between them; any one message may hold only some).
+pub(crate) fn any_word_query(q: &str) -> Option<String> {
+    let mut words: Vec<String> = included_terms(q)
+        .into_iter()
+        .filter_map(|(text, prefix)| fts_string(&text, prefix))
+        .collect();
+    words.dedup();
+    (!words.is_empty()).then(|| words.join(" OR "))
+}
+
+/// The query's terms (text, prefix) in order, leaving out what NOT excludes.
+fn included_terms(q: &str) -> Vec<(String, bool)> {
+    included_groups(q).into_iter().flatten().collect()
+}
+
+/// The terms NOT does not exclude, in their groups: a term, or terms joined by OR.
+fn included_groups(q: &str) -> Vec<Vec<(String, bool)>> {
+    let lexemes = lex(q);
+    let mut groups: Vec<Vec<(String, bool)>> = Vec::new();
+    let mut excluded = false;
+    for (i, l) in lexemes.iter().enumerate() {
+        match l {
+            Lexeme::Not => excluded = true,
+            Lexeme::And => excluded = false,
+            Lexeme::Or => {}
+            Lexeme::Term { text, prefix } => {
+                let joined = i > 0 && lexemes[i - 1] == Lexeme::Or;
+                if !excluded {
+                    match groups.last_mut() {
+                        Some(group) if joined => group.push((text.clone(), *prefix)),
+                        _ => groups.push(vec![(text.clone(), *prefix)]),
+                    }
+                }
+                // NOT excludes a group: terms joined by OR.
+                if lexemes.get(i + 1) != Some(&Lexeme::Or) {
+                    excluded = false;
+                }
+            }
+        }
+    }
+    groups
+}
+
+fn positive_lexemes(q: &str) -> Vec<Lexeme> {
+    let lexemes = lex(q);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lexemes.len() {
+        if lexemes[i] != Lexeme::Not {
+            out.push(lexemes[i].clone());
+            i += 1;
+            continue;
+        }
+        // Skip `NOT term (OR term)*`.
+        i += 1;
+        while matches!(lexemes.get(i), Some(Lexeme::Term { .. })) {
+            i += 1;
+            if lexemes.get(i) != Some(&Lexeme::Or) {
+                break;
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Proximity: the query's terms within this many tokens of each other (FTS5's `NEAR` default).
+const NEAR_TOKENS: usize = 10;
+
+/// What coherent ranking needs to know of a query (issue 43): what one message must hold for
+/// its turn to rank as coherent, and how to ask for the words near each other.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct QueryShape {
+    /// The query without what NOT excludes, as FTS5 text; `None` when nothing is left.
+    pub positive: Option<String>,
+    /// The groups (a term, or terms joined by OR) `positive` needs together.
+    pub groups: usize,
+    /// `NEAR(...)` of the query's terms, for two or more terms without OR.
+    pub near: Option<String>,
+}
+
+impl QueryShape {
+    pub(crate) fn of(q: &str) -> QueryShape {
+        let lexemes: Vec<Lexeme> = positive_lexemes(q)
+            .into_iter()
+            .filter(|l| match l {
+                Lexeme::Term { text, prefix } => fts_string(text, *prefix).is_some(),
+                _ => true,
+            })
+            .collect();
+        let groups = lexemes
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| {
+                matches!(l, Lexeme::Term { .. }) && (*i == 0 || lexemes[i - 1] != Lexeme::Or)
+            })
+            .count();
+        let mut terms: Vec<String> = lexemes
+            .iter()
+            .filter_map(|l| match l {
+                Lexeme::Term { text, prefix } => fts_string(text, *prefix),
+                _ => None,
+            })
+            .collect();
+        terms.sort();
+        terms.dedup();
+        let near = (!lexemes.contains(&Lexeme::Or) && terms.len() >= 2)
+            .then(|| format!("NEAR({}, {NEAR_TOKENS})", terms.join(" ")));
+        QueryShape {
+            positive: translate(lexemes).ok(),
+            groups,
+            near,
+        }
+    }
+}
+
+/// What a message must hold, as ASCII text, to match any word of the query: some alphanumeric
+/// run of some word, lowercased. A hit turn's messages are checked against it before they go
+/// into the in-memory full-text table that picks the best one and cuts its snippet: most of a
+/// turn's messages hold none of the query's words, and tokenizing them was a fifth of a search.
+/// Conservative: a message the tokenizer would match holds one of these as a substring (its
+/// tokens are alphanumeric runs, ASCII folded to lowercase). `None` (check nothing) when a
+/// word is not ASCII, since the tokenizer folds case and diacritics beyond ASCII.
+pub(crate) struct Needles {
+    /// Every alphanumeric run of every word, lowercased: a field that holds a word holds one.
+    any: Vec<String>,
+    /// For each group of words (a word, or words joined by OR), one run of each of its words:
+    /// a field that holds every group holds one of each group's.
+    groups: Vec<Vec<String>>,
+}
+
+impl Needles {
+    pub(crate) fn of(q: &str) -> Option<Needles> {
+        let groups = included_groups(q);
+        if groups.iter().flatten().any(|(text, _)| !text.is_ascii()) {
+            return None;
+        }
+        let runs = |text: &str| -> Vec<String> {
+            text.split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_ascii_lowercase)
+                .collect()
+        };
+        let mut any: Vec<String> = groups.iter().flatten().flat_map(|(t, _)| runs(t)).collect();
+        any.sort();
+        any.dedup();
+        // A word without a run (punctuation alone) is no word to FTS5: its group asks
+        // nothing of a field here.
+        let groups = groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|(t, _)| runs(t).into_iter().next())
+                    .collect::<Option<Vec<String>>>()
+            })
+            .filter_map(|g| g.filter(|g| !g.is_empty()))
+            .collect();
+        (!any.is_empty()).then_some(Needles { any, groups })
+    }
+
+    /// False only when no field can match: every field is ASCII and holds no needle.
+    pub(crate) fn may_match(&self, fields: &[Option<&str>], lowered: &mut Vec<u8>) -> bool {
+        fields.iter().flatten().any(|field| {
+            !field.is_ascii() || {
+                lower_into(field, lowered);
+                self.any.iter().any(|n| holds(lowered, n))
+            }
+        })
+    }
+
+    /// False only when no one field can hold every word: each field is ASCII and misses
+    /// every needle of some group.
+    pub(crate) fn may_match_one_field(
+        &self,
+        fields: &[Option<&str>],
+        lowered: &mut Vec<u8>,
+    ) -> bool {
+        fields.iter().flatten().any(|field| {
+            !field.is_ascii() || {
+                lower_into(field, lowered);
+                self.groups
+                    .iter()
+                    .all(|g| g.iter().any(|n| holds(lowered, n)))
+            }
+        })
+    }
+}
+
+fn lower_into(field: &str, lowered: &mut Vec<u8>) {
+    lowered.clear();
+    lowered.extend(field.bytes().map(|b| b.to_ascii_lowercase()));
+}
+
+fn holds(haystack: &[u8], needle: &str) -> bool {
+    memchr::memmem::find(haystack, needle.as_bytes()).is_some()
+}
+
+fn operator_error(op: &str, at_start: bool) -> String {
+    if at_start {
+        format!("{op} needs a word before it (for example `error {op} warning`)")
+    } else {
+        format!("{op} needs a word after it (for example `error {op} warning`)")
+    }
+}
+
+/// Parses `term (OR term)*` from `i`; returns the FTS5 text and the next index.
+fn parse_group(lexemes: &[Lexeme], mut i: usize, after: &str) -> Result<(String, usize), String> {
+    let mut alts: Vec<&str> = Vec::new();
+    loop {
+        match lexemes.get(i) {
+            Some(Lexeme::Term { text, .. }) => {
+                alts.push(text);
+                i += 1;
+            }
+            Some(Lexeme::Or) => {
+                return Err(if alts.is_empty() {
+                    format!("{after} and OR cannot follow each other")
+                } else {
+                    "OR cannot follow OR".to_string()
+                })
+            }
+            Some(Lexeme::And | Lexeme::Not) | None => {
+                return Err(operator_error(
+                    if alts.is_empty() { after } else { "OR" },
+                    false,
+                ))
+            }
+        }
+        if lexemes.get(i) == Some(&Lexeme::Or) {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    let text = if alts.len() == 1 {
+        alts[0].to_string()
+    } else {
+        format!("({})", alts.join(" OR "))
+    };
+    Ok((text, i))
+}
+
+// ---------------------------------------------------------------------------------------------
+// What ranking needs of a query
+
+pub(crate) const FIELDS: [&str; 3] = ["text", "tool_input", "tool_output"];
+
+/// Every column of the turn index: prompt 8, answer 1, tool input 2, tool output 4.
+pub(crate) const ALL_COLUMNS: u8 = 15;
+
+/// Which messages of hit turns go into `temp.hit_text`: those whose fields may hold ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// ... any word of the query (to choose the best message and cut its snippet);
+    AnyWord,
+    /// ... every word in one field (to tell whether one message holds them all).
+    EveryWordInOneField,
+}
+
+/// What one field of a message must match to hold the whole query (`positive`: the query
+/// without what NOT excludes): all its words in the text, the tool input or the tool output.
+pub(crate) fn whole_message_query(positive: &str) -> String {
+    FIELDS
+        .map(|f| format!("({{{f}}} : ({positive}))"))
+        .join(" OR ")
+}
+
+/// Turns FTS5's complaints about a query into [`StoreError::InvalidQuery`]; the translator
+/// should never let one through, this is the safety net.
+pub(crate) fn fts_error(e: rusqlite::Error) -> StoreError {
+    let msg = e.to_string();
+    if msg.starts_with("fts5:") || msg.contains("malformed MATCH") {
+        StoreError::InvalidQuery(format!("cannot search for that ({msg})"))
+    } else {
+        StoreError::Sqlite(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_phrases_prefixes_and_operators() {
+        let t = |q: &str| translate_query(q).unwrap();
+        assert_eq!(t("cargo test"), r#"("cargo") AND "test""#);
+        assert_eq!(
+            t(r#""cargo test" --release"#),
+            r#"("cargo test") AND "--release""#
+        );
+        assert_eq!(t("pars*"), r#""pars"*"#);
+        assert_eq!(
+            t("timeout retry OR backoff"),
+            r#"("timeout") AND ("retry" OR "backoff")"#
+        );
+        assert_eq!(t("error NOT warning"), r#"("error") NOT "warning""#);
+        assert_eq!(t("a AND b"), r#"("a") AND "b""#);
+        assert_eq!(t("src/main.rs:12"), r#""src/main.rs:12""#);
+        assert_eq!(t(r#"say "hi"#), r#"("say") AND "hi""#);
+        assert_eq!(t("or not and"), r#"(("or") AND "not") AND "and""#);
+        assert_eq!(t("-> x"), r#""x""#);
+    }
+
+    #[test]
+    fn needles_are_the_words_a_match_needs() {
+        let n = Needles::of("Install ERROR NOT warning \"src/main.rs\" deploy*").unwrap();
+        assert_eq!(n.any, ["deploy", "error", "install", "main", "rs", "src"]);
+        assert_eq!(n.groups, [["install"], ["error"], ["src"], ["deploy"]]);
+        let mut buf = Vec::new();
+        assert!(n.may_match(&[Some("an Install step")], &mut buf));
+        assert!(n.may_match(&[None, Some("DEPLOYMENT")], &mut buf));
+        assert!(!n.may_match(&[Some("only a warning here"), None], &mut buf));
+        // Not ASCII: the tokenizer folds what a byte search cannot, so it may match.
+        assert!(n.may_match(&[Some("Érror")], &mut buf));
+        assert!(Needles::of("café").is_none());
+        assert!(Needles::of("NOT alone").is_none());
+    }
+
+    #[test]
+    fn one_field_must_hold_a_needle_of_every_group() {
+        let n = Needles::of("install error OR failure NOT warning").unwrap();
+        assert_eq!(n.groups, [vec!["install"], vec!["error", "failure"]]);
+        let mut buf = Vec::new();
+        let one = |f: &[Option<&str>], buf: &mut Vec<u8>| n.may_match_one_field(f, buf);
+        assert!(one(&[Some("Install failed: FAILURE")], &mut buf));
+        assert!(one(&[Some("install"), Some("an install error")], &mut buf));
+        // Each word in a field of its own: no one field holds both.
+        assert!(!one(&[Some("install"), None, Some("error")], &mut buf));
+        assert!(!one(&[Some("warning: install")], &mut buf));
+        // Not ASCII: the tokenizer folds what a byte search cannot.
+        assert!(one(&[Some("install Érror")], &mut buf));
+    }
+
+    #[test]
+    fn bad_queries_say_why() {
+        for q in [
+            "",
+            "   ",
+            "->",
+            "OR x",
+            "x OR",
+            "NOT x",
+            "x NOT",
+            "x AND",
+            "a OR OR b",
+            "x AND OR y",
+        ] {
+            assert!(translate_query(q).is_err(), "{q:?}");
+        }
+    }
+}
