@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use trail_query::{BlockOptions, Clock, Freshen, Query, ReportFilter};
 use trail_report::blocks::{Block, BlocksReport};
-use trail_report::markdown::{self, hours_minutes, thousands, usd, Emphasis};
+use trail_report::markdown::{self, thousands, Emphasis};
 
 use crate::commands::open_query;
 use crate::error::CliResult;
-use crate::output::{fit, Style, Ui};
+use crate::output::{Style, Ui};
 use crate::{config, Ctx};
 
 /// The first line of every block view: what the figures are.
@@ -31,90 +31,6 @@ fn note(r: &BlocksReport) -> &str {
     r.estimate
         .strip_prefix("estimate from local logs: ")
         .unwrap_or(r.estimate)
-}
-
-/// `--by block`: one row per block, gaps as dim lines between them.
-pub fn table_lines(ui: &Ui, r: &BlocksReport) -> Vec<String> {
-    let mut out = heading(ui, "Usage by 5-hour block", r);
-    if r.blocks.is_empty() {
-        out.push("No usage in this range.".into());
-        return out;
-    }
-    let width = r
-        .blocks
-        .iter()
-        .flat_map(|b| &b.breakdown)
-        .map(|m| m.model.chars().count() + 4)
-        .max()
-        .unwrap_or(0)
-        .clamp(16, 40);
-    let header = format!(
-        "{}  {:>5}  {:>8}  {:>9}  {:>16}  {:>12}  {:>22}",
-        fit("BLOCK START", width),
-        "END",
-        "SPAN",
-        "REQUESTS",
-        "TOTAL TOKENS",
-        "COST",
-        "BURN (LAST 15 MIN)"
-    );
-    out.push(ui.paint(Style::Bold, &header));
-    for b in &r.blocks {
-        if b.is_gap {
-            let gap = format!("  ... no requests {} – {}", b.start_local, b.end_local);
-            out.push(ui.paint(Style::Dim, &gap));
-            continue;
-        }
-        let burn = b
-            .burn_rate
-            .as_ref()
-            .filter(|x| x.requests > 0)
-            .map(|x| format!("{}/h", usd(x.cost_per_hour_usd)))
-            .unwrap_or_else(|| "-".into());
-        let row = format!(
-            "{}  {:>5}  {:>8}  {:>9}  {:>16}  {:>12}  {:>22}",
-            fit(&b.start_local, width),
-            b.end_local.get(11..).unwrap_or(&b.end_local),
-            hours_minutes(b.active_minutes),
-            thousands(b.sums.requests),
-            thousands(b.sums.total_tokens),
-            cost_text(b.sums.cost_usd, b.sums.unpriced_requests),
-            burn
-        );
-        out.push(if b.is_active {
-            ui.paint(Style::Green, &format!("{row}  ACTIVE"))
-        } else {
-            row
-        });
-        for m in &b.breakdown {
-            let sub = format!(
-                "{}  {:>5}  {:>8}  {:>9}  {:>16}  {:>12}",
-                fit(&format!("  └ {}", m.model), width),
-                "",
-                "",
-                thousands(m.sums.requests),
-                thousands(m.sums.total_tokens),
-                cost_text(m.sums.cost_usd, m.sums.unpriced_requests),
-            );
-            out.push(ui.paint(Style::Dim, &sub));
-        }
-    }
-    let total = format!(
-        "{}  {:>5}  {:>8}  {:>9}  {:>16}  {:>12}",
-        fit("Total", width),
-        "",
-        "",
-        thousands(r.totals.requests),
-        thousands(r.totals.total_tokens),
-        cost_text(r.totals.cost_usd, r.totals.unpriced_requests),
-    );
-    out.push(ui.paint(Style::Bold, &total));
-    unpriced(&mut out, ui, r);
-    out
-}
-
-fn cost_text(cost: f64, unpriced: i64) -> String {
-    format!("{}{}", usd(cost), if unpriced > 0 { "*" } else { "" })
 }
 
 fn unpriced(out: &mut Vec<String>, ui: &Ui, r: &BlocksReport) {

@@ -26,6 +26,7 @@ use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
 
 use clap::ValueEnum;
+use trail_render::Tone;
 pub use trail_render::{tokens, when};
 
 /// `--color`.
@@ -146,6 +147,34 @@ impl Ui {
     }
 
     /// Writes one line to stdout, terminal-safe, with trail's styling applied.
+    /// A painter for [`trail_render::TerminalSink`]: a document's tones in this terminal's
+    /// styles (colour only when it is on, as [`Ui::paint`]).
+    pub fn painter(&self) -> trail_render::doc::Painter<'static> {
+        let color = self.color;
+        Box::new(move |tone, text| {
+            let style = match tone {
+                Tone::Bold => Style::Bold,
+                Tone::Dim => Style::Dim,
+                Tone::Added => Style::Green,
+                Tone::Removed => Style::Red,
+                Tone::Hunk => Style::Cyan,
+            };
+            if color && !text.is_empty() {
+                format!("{}{}{}", style.mark(), text, RESET_MARK)
+            } else {
+                text.to_string()
+            }
+        })
+    }
+
+    /// Writes a document a [`trail_render::TerminalSink`] wrote, line by line.
+    pub fn document(&mut self, text: &str) -> io::Result<()> {
+        for l in text.trim_end_matches('\n').lines() {
+            self.line(l)?;
+        }
+        Ok(())
+    }
+
     pub fn line(&mut self, text: &str) -> io::Result<()> {
         let safe = render(text, self.color);
         self.out.write_all(safe.as_bytes())?;

@@ -219,7 +219,7 @@ fn usage_by_block_active_and_watch() {
     assert_eq!(code, 0);
     assert!(out.contains("Estimate from local logs"), "{out}");
     assert!(out.contains("└ claude-sonnet-4-5-20250929"), "{out}");
-    assert!(out.contains("ACTIVE"), "{out}");
+    assert!(out.contains("(active)"), "{out}");
 
     let (code, out, _) = usage(&["--active"]);
     assert_eq!(code, 0);
@@ -239,7 +239,7 @@ fn usage_by_block_active_and_watch() {
     // --by session shows self and with-subagents columns; --breakdown rows under any grouping.
     let (_, out, _) = usage(&["--by", "session", "--breakdown"]);
     assert!(
-        out.contains("SELF") && out.contains("WITH SUBAGENTS"),
+        out.contains("Cost (self)") && out.contains("Cost (with subagents)"),
         "{out}"
     );
     assert!(out.contains("└ claude-sonnet-4-5-20250929"), "{out}");

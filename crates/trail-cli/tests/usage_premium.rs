@@ -26,7 +26,7 @@ fn premium_requests_are_a_column_not_dollars() {
     let (code, table, err) = run(trail(home.path(), &store).args(["usage", "--by", "model"]));
     assert_eq!(code, 0, "{err}");
     let header = table.lines().next().unwrap();
-    assert!(header.contains("PREMIUM"), "{table}");
+    assert!(header.contains("Premium requests"), "{table}");
     let row = table
         .lines()
         .find(|l| l.starts_with("claude-sonnet-4.6"))

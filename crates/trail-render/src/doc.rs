@@ -639,6 +639,9 @@ pub enum Tone {
 /// Paints text in a [`Tone`] (the CLI's `Ui::paint`); text given to it is terminal-safe already.
 pub type Painter<'a> = Box<dyn Fn(Tone, &str) -> String + 'a>;
 
+/// Characters a terminal table's text column shows at most.
+const TEXT_COLUMN_MAX: usize = 48;
+
 /// Writes plain text for a terminal: headings bold, lists indented, tables in aligned columns
 /// (numbers to the right), every piece of text through [`crate::terminal_safe`] first.
 pub struct TerminalSink<'a> {
@@ -722,7 +725,18 @@ impl<'a> TerminalSink<'a> {
     }
 
     fn lay_out_table(&mut self) {
-        let rows = std::mem::take(&mut self.rows);
+        let mut rows = std::mem::take(&mut self.rows);
+        // A text column (a title, a name) is cut to TEXT_COLUMN_MAX characters, so that
+        // the numbers stay on the line.
+        for (_, cells) in rows.iter_mut() {
+            for (c, align) in cells.iter_mut().zip(&self.columns) {
+                if *align == Align::Left && c.chars().count() > TEXT_COLUMN_MAX {
+                    let mut cut: String = c.chars().take(TEXT_COLUMN_MAX - 1).collect();
+                    cut.push('…');
+                    *c = cut;
+                }
+            }
+        }
         let mut widths = vec![0usize; self.columns.len()];
         for (_, cells) in &rows {
             for (w, c) in widths.iter_mut().zip(cells) {
@@ -815,7 +829,11 @@ impl Sink for TerminalSink<'_> {
         let cells = cells
             .iter()
             .map(|c| match c {
-                Cell::Runs(runs) => Self::plain(runs),
+                // A cell is one line of its row: line breaks in it (a title's) become spaces.
+                Cell::Runs(runs) => Self::plain(runs)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 Cell::Absent => String::new(),
             })
             .collect();

@@ -9,6 +9,13 @@ pub fn usd(v: f64) -> String {
     format!("${}.{:02}", thousands(cents / 100), (cents % 100).abs())
 }
 
+/// Formats Copilot premium requests with at most two decimals, no trailing zeros (`1.5`,
+/// `0.33`, `12`): multipliers such as 0.33 make fractions.
+pub fn premium(n: f64) -> String {
+    let s = format!("{n:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// Formats an integer with thousands separators.
 pub fn thousands(n: i64) -> String {
     let s = n.abs().to_string();

@@ -9,7 +9,7 @@
 use trail_render::{Cell, Column, RowKind, Run, Sink};
 
 use crate::blocks::{BlockSums, BlocksReport};
-use crate::format::{hours_minutes, thousands, usage_key_label, usd};
+use crate::format::{hours_minutes, premium, thousands, usage_key_label, usd};
 use crate::improve::ImproveReport;
 use crate::standup::{Standup, Stream};
 use crate::text::{count, minute, trim};
@@ -23,6 +23,14 @@ const TITLE_CHARS: usize = 80;
 /// Transcript text on one line, at most `max` characters.
 fn quote(s: &str, max: usize) -> Run<'static> {
     Run::quote(trim(s, max))
+}
+
+/// `text` with its first letter in capitals: a note that stands as a sentence of its own.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().chain(chars).collect::<String>()
+    })
 }
 
 /// `" + unpriced"` when some requests had no price.
@@ -118,7 +126,7 @@ impl UsageColumns {
             unpriced_mark(row.unpriced_requests)
         )));
         if self.premium {
-            cells.push(Cell::text(format!("{:.2}", row.premium_requests)));
+            cells.push(Cell::text(premium(row.premium_requests)));
         }
         sink.row(kind, &cells);
     }
@@ -138,7 +146,8 @@ fn usage_key<'a>(r: &UsageReport, row: &'a UsageRow) -> Vec<Run<'a>> {
         (Some(l), GroupBy::Session) => vec![
             Run::text(row.short_key.as_deref().unwrap_or(&row.key)),
             Run::text(" "),
-            Run::text(l.as_str()),
+            // The title is transcript text: inert in Markdown, cut like every report's titles.
+            quote(l, TITLE_CHARS),
         ],
         (_, GroupBy::Model) => vec![Run::text(crate::usage::model_name(&row.key))],
         _ => vec![Run::text(row.key.as_str())],
@@ -169,7 +178,7 @@ pub fn unpriced_models(models: &[Unpriced], sink: &mut dyn Sink) {
 /// projection below.
 pub fn blocks(r: &BlocksReport, sink: &mut dyn Sink) {
     sink.heading(1, &[Run::text("Usage by 5-hour block")]);
-    sink.note(&[Run::emph(format!("{}.", r.estimate))]);
+    sink.note(&[Run::emph(format!("{}.", sentence(r.estimate)))]);
     if r.blocks.is_empty() {
         sink.note(&[Run::emph("no usage in this range")]);
         return;

@@ -2,16 +2,12 @@
 
 use trail_query::{BlockOptions, UsageOptions};
 use trail_query::{Clock, GroupBy, ReportFilter};
-use trail_report::markdown::{self, thousands, usage_key_label, usd};
+use trail_report::markdown;
 
 use crate::commands::filter::SessionArgs;
 use crate::commands::open_query;
 use crate::error::CliResult;
-use crate::output::{fit, Style};
 use crate::Ctx;
-
-/// What stands before a model's row under its bucket (`--breakdown`).
-const BREAKDOWN_INDENT: &str = "  └ ";
 
 /// The filter every report takes.
 #[derive(Debug, Clone, clap::Args)]
@@ -136,97 +132,12 @@ pub fn run(ctx: &mut Ctx, args: Args) -> CliResult<u8> {
         ctx.ui.status("No usage in this range.");
         return Ok(0);
     }
-    // Breakdown rows (`  └ model`) share the key column, so they count for its width.
-    let width = report
-        .rows
-        .iter()
-        .map(|r| key_text(r, by).chars().count())
-        .chain(
-            report
-                .rows
-                .iter()
-                .flat_map(|r| &r.breakdown)
-                .map(|sub| sub.key.chars().count() + BREAKDOWN_INDENT.chars().count()),
-        )
-        .max()
-        .unwrap_or(5)
-        .max(usage_key_label(&report).chars().count())
-        .clamp(5, 48);
-    // Grouped by session, a row counts its subagents: SELF is the session's own cost.
-    let by_session = by == GroupBy::Session;
-    let self_header = if by_session {
-        format!("  {:>12}", "SELF")
-    } else {
-        String::new()
-    };
-    // GitHub Copilot premium requests are a unit of their own (never dollars): a column of
-    // their own when any were recorded.
-    let premium = report.totals.premium_requests > 0.0;
-    let mut header = format!(
-        "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}{self_header}  {:>12}",
-        fit(&usage_key_label(&report), width),
-        "INPUT",
-        "OUTPUT",
-        "CACHE WRITE",
-        "CACHE READ",
-        "TOTAL",
-        if by_session { "WITH SUBAGENTS" } else { "COST" }
-    );
-    if premium {
-        header.push_str(&format!("  {:>9}", "PREMIUM"));
-    }
-    ctx.ui.line(&ctx.ui.paint(Style::Bold, &header))?;
-    let line = |r: &trail_report::UsageRow, key: &str| {
-        let own = match (by_session, r.self_cost_usd) {
-            (true, Some(c)) => format!("  {:>12}", usd(c)),
-            (true, None) => format!("  {:>12}", ""),
-            _ => String::new(),
-        };
-        let mut text = format!(
-            "{}  {:>14}  {:>14}  {:>14}  {:>16}  {:>16}{own}  {:>12}",
-            fit(key, width),
-            thousands(r.input_tokens),
-            thousands(r.output_tokens),
-            thousands(r.cache_creation_tokens),
-            thousands(r.cache_read_tokens),
-            thousands(r.total_tokens),
-            format!(
-                "{}{}",
-                usd(r.cost_usd),
-                if r.unpriced_requests > 0 { "*" } else { "" }
-            )
-        );
-        if premium {
-            text.push_str(&format!("  {:>9}", premium_text(r.premium_requests)));
-        }
-        text
-    };
-    for r in &report.rows {
-        let text = line(r, &key_text(r, by));
-        ctx.ui.line(&text)?;
-        for sub in &r.breakdown {
-            let text = line(sub, &format!("{BREAKDOWN_INDENT}{}", sub.key));
-            ctx.ui.line(&ctx.ui.paint(Style::Dim, &text))?;
-        }
-    }
-    let total = line(&report.totals, "Total");
-    ctx.ui.line(&ctx.ui.paint(Style::Bold, &total))?;
-    if !report.unpriced_models.is_empty() {
-        ctx.ui.line("")?;
-        ctx.ui.line(&ctx.ui.paint(
-            Style::Yellow,
-            "* unpriced models (tokens counted, cost not included):",
-        ))?;
-        for u in &report.unpriced_models {
-            ctx.ui.line(&format!(
-                "  {}: {} request{}, {} tokens",
-                u.model,
-                thousands(u.requests),
-                if u.requests == 1 { "" } else { "s" },
-                thousands(u.total_tokens)
-            ))?;
-        }
-    }
+    // The table as every other rendering writes it (trail_report::render), laid out for the
+    // terminal: numbers to the right, the totals bold, breakdown rows dim.
+    let mut sink = trail_render::TerminalSink::painted(ctx.ui.painter());
+    trail_report::render::usage_table(&report, &mut sink);
+    trail_report::render::unpriced_models(&report.unpriced_models, &mut sink);
+    ctx.ui.document(&sink.finish())?;
     Ok(0)
 }
 
@@ -245,32 +156,16 @@ fn blocks(ctx: &mut Ctx, args: &Args, filter: &ReportFilter, clock: &Clock) -> C
         ctx.ui.line(markdown::blocks(&report).trim_end())?;
     } else {
         let budget = ctx.config.config.usage.block_budget_usd;
-        let lines = if args.active {
-            crate::blocks_view::active_lines(&ctx.ui, &report, budget)
+        if args.active {
+            for l in crate::blocks_view::active_lines(&ctx.ui, &report, budget) {
+                ctx.ui.line(&l)?;
+            }
         } else {
-            crate::blocks_view::table_lines(&ctx.ui, &report)
-        };
-        for l in lines {
-            ctx.ui.line(&l)?;
+            // The blocks report as every other rendering writes it, laid out for the terminal.
+            let mut sink = trail_render::TerminalSink::painted(ctx.ui.painter());
+            trail_report::render::blocks(&report, &mut sink);
+            ctx.ui.document(&sink.finish())?;
         }
     }
     Ok(0)
-}
-
-/// Premium requests with at most two decimals (multipliers such as 0.33 make fractions).
-fn premium_text(n: f64) -> String {
-    let s = format!("{n:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-fn key_text(r: &trail_report::UsageRow, by: GroupBy) -> String {
-    match (by, &r.label) {
-        (GroupBy::Session, Some(title)) => format!(
-            "{} {}",
-            r.short_key.as_deref().unwrap_or(&r.key),
-            crate::output::one_line(title)
-        ),
-        (GroupBy::Model, _) => trail_report::usage::model_name(&r.key).to_string(),
-        _ => r.key.clone(),
-    }
 }
