@@ -557,61 +557,10 @@ struct Ranking {
 /// `params` (the one place a [`trail_store::Filter`] becomes PostgreSQL for a search).
 fn search_filter(o: &SearchOptions, params: &mut Vec<Box<dyn ToSql + Sync>>) -> String {
     let mut filter = String::new();
-    let mut bind = |sql: &str, v: String, filter: &mut String| {
-        params.push(Box::new(v));
+    for c in o.conditions() {
+        let (sql, value) = c.sql("t", "ILIKE ?");
+        params.push(Box::new(value));
         filter.push_str(&sql.replace('?', &format!("${}", params.len())));
-    };
-    let f = &o.filter;
-    if let Some(v) = f.source {
-        bind(" AND s.source = ?", v.as_str().to_string(), &mut filter);
-    }
-    if let Some(v) = &f.repo {
-        bind(
-            " AND s.repository ILIKE ?",
-            format!("%{}%", like_escape(v)),
-            &mut filter,
-        );
-    }
-    if let Some(v) = &f.cwd {
-        bind(
-            " AND s.cwd ILIKE ?",
-            format!("%{}%", like_escape(v)),
-            &mut filter,
-        );
-    }
-    if let Some(v) = &f.branch {
-        bind(" AND s.branch = ?", v.clone(), &mut filter);
-    }
-    // A turn is in a time range when it overlaps it.
-    if let Some(v) = &f.since {
-        bind(
-            " AND coalesce(t.last_at, s.updated_at) >= ?",
-            v.to_string(),
-            &mut filter,
-        );
-    }
-    if let Some(v) = &f.until {
-        bind(
-            " AND coalesce(t.first_at, s.created_at) < ?",
-            v.to_string(),
-            &mut filter,
-        );
-    }
-    if let Some(v) = &f.model {
-        bind(
-            " AND s.models ILIKE ?",
-            format!("%{}%", like_escape(v)),
-            &mut filter,
-        );
-    }
-    if let Some(v) = &o.session {
-        bind(" AND t.session_id = ?", v.clone(), &mut filter);
-    }
-    if let Some(v) = &o.exclude_updated_since {
-        bind(" AND s.updated_at < ?", v.to_string(), &mut filter);
-    }
-    for v in &o.exclude_sessions {
-        bind(" AND t.session_id <> ?", v.clone(), &mut filter);
     }
     filter
 }

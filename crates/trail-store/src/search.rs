@@ -68,6 +68,81 @@ pub struct SearchOptions {
     pub exact: bool,
 }
 
+/// One condition of a search's filter, in no SQL dialect: which of a [`SearchOptions`]'s
+/// filters apply, and what each asks of a turn and its session, is decided here once;
+/// SQLite (`Store::search`) and PostgreSQL (trail-postgres) only number the placeholders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchCondition {
+    Source(String),
+    /// The repository holds this (a substring, any case).
+    Repository(String),
+    /// The working folder holds this.
+    Cwd(String),
+    Branch(String),
+    /// The turn ends at or after this (a turn is in a range when it overlaps it).
+    EndsSince(String),
+    /// The turn starts before this.
+    StartsBefore(String),
+    /// One of the session's models holds this.
+    Model(String),
+    Session(String),
+    /// The session was last updated before this.
+    UpdatedBefore(String),
+    NotSession(String),
+}
+
+impl SearchOptions {
+    /// The conditions of this search's filter, in a fixed order.
+    pub fn conditions(&self) -> Vec<SearchCondition> {
+        use SearchCondition as C;
+        let f = &self.filter;
+        let mut out = Vec::new();
+        out.extend(f.source.map(|v| C::Source(v.as_str().to_string())));
+        out.extend(f.repo.clone().map(C::Repository));
+        out.extend(f.cwd.clone().map(C::Cwd));
+        out.extend(f.branch.clone().map(C::Branch));
+        out.extend(f.since.as_ref().map(|v| C::EndsSince(v.to_string())));
+        out.extend(f.until.as_ref().map(|v| C::StartsBefore(v.to_string())));
+        out.extend(f.model.clone().map(C::Model));
+        out.extend(self.session.clone().map(C::Session));
+        out.extend(
+            self.exclude_updated_since
+                .as_ref()
+                .map(|v| C::UpdatedBefore(v.to_string())),
+        );
+        out.extend(self.exclude_sessions.iter().cloned().map(C::NotSession));
+        out
+    }
+}
+
+impl SearchCondition {
+    /// The condition as ` AND ...` SQL with one `?` for its value, and that value: `turn` is
+    /// the alias of the turn table (sessions are `s`), `contains` the dialect's substring
+    /// match with its `?` (the value is a pattern made with [`like_escape`]).
+    pub fn sql(&self, turn: &str, contains: &str) -> (String, String) {
+        use SearchCondition as C;
+        let pattern = |v: &str| format!("%{}%", like_escape(v));
+        match self {
+            C::Source(v) => (" AND s.source = ?".into(), v.clone()),
+            C::Repository(v) => (format!(" AND s.repository {contains}"), pattern(v)),
+            C::Cwd(v) => (format!(" AND s.cwd {contains}"), pattern(v)),
+            C::Branch(v) => (" AND s.branch = ?".into(), v.clone()),
+            C::EndsSince(v) => (
+                format!(" AND coalesce({turn}.last_at, s.updated_at) >= ?"),
+                v.clone(),
+            ),
+            C::StartsBefore(v) => (
+                format!(" AND coalesce({turn}.first_at, s.created_at) < ?"),
+                v.clone(),
+            ),
+            C::Model(v) => (format!(" AND s.models {contains}"), pattern(v)),
+            C::Session(v) => (format!(" AND {turn}.session_id = ?"), v.clone()),
+            C::UpdatedBefore(v) => (" AND s.updated_at < ?".into(), v.clone()),
+            C::NotSession(v) => (format!(" AND {turn}.session_id <> ?"), v.clone()),
+        }
+    }
+}
+
 /// One hit: the best matching message of a turn.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SearchHit {
@@ -182,61 +257,10 @@ impl Store {
         // Filters are fixed SQL fragments with bound values; never the user's text in SQL.
         let mut filter = String::new();
         let mut args: Vec<Value> = vec![Value::Text(matched.clone())];
-        let mut bind = |sql: &str, v: String, filter: &mut String| {
-            args.push(Value::Text(v));
+        for c in o.conditions() {
+            let (sql, value) = c.sql("d", "LIKE ? ESCAPE '\\'");
+            args.push(Value::Text(value));
             filter.push_str(&sql.replace('?', &format!("?{}", args.len())));
-        };
-        let f = &o.filter;
-        if let Some(v) = f.source {
-            bind(" AND s.source = ?", v.as_str().to_string(), &mut filter);
-        }
-        if let Some(v) = &f.repo {
-            bind(
-                " AND s.repository LIKE ? ESCAPE '\\'",
-                format!("%{}%", like_escape(v)),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &f.cwd {
-            bind(
-                " AND s.cwd LIKE ? ESCAPE '\\'",
-                format!("%{}%", like_escape(v)),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &f.branch {
-            bind(" AND s.branch = ?", v.clone(), &mut filter);
-        }
-        // A turn is in a time range when it overlaps it.
-        if let Some(v) = &f.since {
-            bind(
-                " AND coalesce(d.last_at, s.updated_at) >= ?",
-                v.to_string(),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &f.until {
-            bind(
-                " AND coalesce(d.first_at, s.created_at) < ?",
-                v.to_string(),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &f.model {
-            bind(
-                " AND s.models LIKE ? ESCAPE '\\'",
-                format!("%{}%", like_escape(v)),
-                &mut filter,
-            );
-        }
-        if let Some(v) = &o.session {
-            bind(" AND d.session_id = ?", v.clone(), &mut filter);
-        }
-        if let Some(v) = &o.exclude_updated_since {
-            bind(" AND s.updated_at < ?", v.to_string(), &mut filter);
-        }
-        for v in &o.exclude_sessions {
-            bind(" AND d.session_id <> ?", v.clone(), &mut filter);
         }
         let (turns, ranked) = match o.sort {
             SearchSort::Relevance => {
@@ -607,6 +631,36 @@ mod tests {
     use trail_model::MessageKind;
 
     use super::*;
+
+    /// Every filter becomes one condition with one placeholder, whatever the dialect; a
+    /// substring is a pattern with LIKE's characters escaped.
+    #[test]
+    fn each_filter_is_one_condition_with_one_placeholder() {
+        let mut o = SearchOptions {
+            session: Some("s1".into()),
+            exclude_sessions: vec!["a".into(), "b".into()],
+            ..Default::default()
+        };
+        o.filter.repo = Some("acme/50%_off".into());
+        o.filter.branch = Some("main".into());
+        let conditions = o.conditions();
+        assert_eq!(conditions.len(), 5);
+        assert_eq!(
+            conditions[0],
+            SearchCondition::Repository("acme/50%_off".into())
+        );
+        for c in &conditions {
+            for (turn, contains) in [("d", "LIKE ? ESCAPE '\\'"), ("t", "ILIKE ?")] {
+                let (sql, _) = c.sql(turn, contains);
+                assert_eq!(sql.matches('?').count(), 1, "{sql}");
+                assert!(sql.starts_with(" AND "), "{sql}");
+            }
+        }
+        let (sql, value) = conditions[0].sql("t", "ILIKE ?");
+        assert_eq!(sql, " AND s.repository ILIKE ?");
+        assert_eq!(value, "%acme/50\\%\\_off%");
+        assert_eq!(conditions[4].sql("d", "").0, " AND d.session_id <> ?");
+    }
 
     /// The plan reads one turn's messages through the (session, turn) index, not the whole
     /// session in `seq` order (what SQLite chose without statistics).
