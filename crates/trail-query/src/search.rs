@@ -108,22 +108,9 @@ impl Query {
 /// `/api/search`; docs/json.md): matches between `**`, and the command that opens the hit.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct JsonHit {
-    pub session_id: String,
-    pub title: Option<String>,
-    pub source: String,
-    pub repository: Option<String>,
-    pub branch: Option<String>,
-    pub cwd: Option<String>,
-    pub turn: Option<i64>,
-    pub seq: i64,
-    pub role: Option<String>,
-    pub kind: Option<String>,
-    pub tool_name: Option<String>,
-    pub timestamp: Option<String>,
-    pub field: String,
-    /// Matches between `**` marks.
-    pub snippet: String,
-    pub score: f64,
+    /// The hit, its snippet's matches between `**` marks.
+    #[serde(flatten)]
+    pub hit: SearchHit,
     /// The command that opens the hit.
     pub open: String,
 }
@@ -132,21 +119,10 @@ impl JsonHit {
     /// The JSON shape of hit `h` found by `query`.
     pub fn new(h: &SearchHit, query: &str) -> JsonHit {
         JsonHit {
-            session_id: h.session_id.clone(),
-            title: h.title.clone(),
-            source: h.source.clone(),
-            repository: h.repository.clone(),
-            branch: h.branch.clone(),
-            cwd: h.cwd.clone(),
-            turn: h.turn,
-            seq: h.seq,
-            role: h.role.clone(),
-            kind: h.kind.clone(),
-            tool_name: h.tool_name.clone(),
-            timestamp: h.timestamp.clone(),
-            field: h.field.clone(),
-            snippet: h.snippet.replace([HIT_START, HIT_END], "**"),
-            score: h.score,
+            hit: SearchHit {
+                snippet: h.snippet.replace([HIT_START, HIT_END], "**"),
+                ..h.clone()
+            },
             open: open_command(&h.session_id, h.turn, query),
         }
     }
