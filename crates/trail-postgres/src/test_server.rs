@@ -73,10 +73,10 @@ impl TestServer {
         Some(Self::start(&bin, parent, tls).unwrap_or_else(|e| panic!("{test}: {e}")))
     }
 
-    fn start(bin: &Path, parent: &Path, tls: bool) -> Result<TestServer, String> {
+    fn start(bin: &Path, parent: &Path, tls: bool) -> Setup<TestServer> {
         let dir = parent.join("pg");
         let data = dir.join("data");
-        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(&dir)?;
         let as_root = is_root();
         let owner = if as_root { Some(postgres_ids()?) } else { None };
         if let Some((uid, gid)) = owner {
@@ -123,8 +123,7 @@ impl TestServer {
                 &ext,
                 "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
                  keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
             run(Command::new("openssl")
                 .args(["x509", "-req", "-days", "2", "-CAcreateserial"])
                 .arg("-in")
@@ -156,9 +155,7 @@ impl TestServer {
             .args(["-c", "shared_buffers=64MB"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::from(
-                std::fs::File::create(dir.join("server.log")).map_err(|e| e.to_string())?,
-            ));
+            .stderr(Stdio::from(std::fs::File::create(dir.join("server.log"))?));
         if tls {
             cmd.args(["-c", "ssl=on"]);
         }
@@ -175,7 +172,7 @@ impl TestServer {
         Ok(server)
     }
 
-    fn wait_ready(&self) -> Result<(), String> {
+    fn wait_ready(&self) -> Setup<()> {
         let started = Instant::now();
         loop {
             match postgres::Client::connect(&self.admin_url(), postgres::NoTls) {
@@ -183,7 +180,7 @@ impl TestServer {
                 Err(e) if started.elapsed() > Duration::from_secs(30) => {
                     let log =
                         std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default();
-                    return Err(format!("the test server did not start: {e}\n{log}"));
+                    return Err(format!("the test server did not start: {e}\n{log}").into());
                 }
                 Err(_) => std::thread::sleep(Duration::from_millis(50)),
             }
@@ -258,7 +255,10 @@ fn command(bin: &Path, program: &str, as_root: bool) -> Command {
     }
 }
 
-fn run(cmd: &mut Command) -> Result<(), String> {
+/// What setting the test server up can fail with (the error it came from is kept).
+type Setup<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn run(cmd: &mut Command) -> Setup<()> {
     let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
     if out.status.success() {
         Ok(())
@@ -267,7 +267,8 @@ fn run(cmd: &mut Command) -> Result<(), String> {
             "{cmd:?} failed: {}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
-        ))
+        )
+        .into())
     }
 }
 
@@ -279,12 +280,9 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-fn postgres_ids() -> Result<(u32, u32), String> {
-    let id = |flag: &str| -> Result<u32, String> {
-        let out = Command::new("id")
-            .args([flag, "postgres"])
-            .output()
-            .map_err(|e| e.to_string())?;
+fn postgres_ids() -> Setup<(u32, u32)> {
+    let id = |flag: &str| -> Setup<u32> {
+        let out = Command::new("id").args([flag, "postgres"]).output()?;
         String::from_utf8_lossy(&out.stdout)
             .trim()
             .parse()
@@ -293,22 +291,25 @@ fn postgres_ids() -> Result<(u32, u32), String> {
     Ok((id("-u")?, id("-g")?))
 }
 
-fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<(), String> {
-    std::os::unix::fs::chown(dir, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Setup<()> {
+    std::os::unix::fs::chown(dir, Some(uid), Some(gid))?;
     if dir.is_dir() {
-        for e in std::fs::read_dir(dir).map_err(|e| e.to_string())? {
-            chown_tree(&e.map_err(|e| e.to_string())?.path(), uid, gid)?;
+        for e in std::fs::read_dir(dir)? {
+            chown_tree(&e?.path(), uid, gid)?;
         }
     }
     Ok(())
 }
 
-fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
+fn set_mode(path: &Path, mode: u32) -> Setup<()> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| e.to_string())
+    Ok(std::fs::set_permissions(
+        path,
+        std::fs::Permissions::from_mode(mode),
+    )?)
 }
 
-fn free_port() -> Result<u16, String> {
-    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    Ok(l.local_addr().map_err(|e| e.to_string())?.port())
+fn free_port() -> Setup<u16> {
+    let l = TcpListener::bind("127.0.0.1:0")?;
+    Ok(l.local_addr()?.port())
 }
