@@ -37,6 +37,9 @@ pub struct StoredFile {
     pub head_hash: Option<i64>,
     pub tail_hash: Option<i64>,
     pub state: Option<Vec<u8>>,
+    /// The ids of the sessions the file holds: read by the writer's own lookup of a file, left
+    /// empty by [`Store::stored_files`] and [`Store::stored_files_at`] (an index run's plan
+    /// needs none, and parsing 20,000 of them was a tenth of a no-change run).
     pub sessions: Vec<String>,
     pub missing: bool,
     /// Whether a resume state is stored (read it with `Store::file_state`).
@@ -124,24 +127,26 @@ impl Store {
     /// Returns what the store knows of every source file, by path.
     pub fn stored_files(&self) -> Result<HashMap<String, StoredFile>> {
         // The resume state is left out (it can be large); `file_state` reads it for the few
-        // files that resume. Which files have one is read once, off the state table's index:
-        // a lookup per row (`EXISTS`) cost 20 of the 60 ms this took on 20,000 files.
-        let with_state: std::collections::HashSet<String> = self
-            .conn
-            .prepare("SELECT path FROM source_file_state")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        // files that resume. Which files have one is read once, off the state table's index,
+        // and marked on the rows by a borrowed path (a lookup per row, `EXISTS`, cost 20 of
+        // the 60 ms this took on 20,000 files; a set of the paths, 20,000 more strings).
         let mut stmt = self.conn.prepare(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing, 0, parser_version
+                    NULL, NULL, missing, 0, parser_version
              FROM source_files",
         )?;
         let rows = stmt.query_map([], stored_file_from_row)?;
-        let mut out = HashMap::with_capacity(with_state.len());
+        let mut out = HashMap::new();
         for r in rows {
-            let mut f = r?;
-            f.has_state = with_state.contains(&f.path);
+            let f = r?;
             out.insert(f.path.clone(), f);
+        }
+        let mut with_state = self.conn.prepare("SELECT path FROM source_file_state")?;
+        let mut paths = with_state.query([])?;
+        while let Some(row) = paths.next()? {
+            if let Some(f) = row.get_ref(0)?.as_str().ok().and_then(|p| out.get_mut(p)) {
+                f.has_state = true;
+            }
         }
         Ok(out)
     }
@@ -151,7 +156,7 @@ impl Store {
     pub fn stored_files_at(&self, paths: &[String]) -> Result<HashMap<String, StoredFile>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing,
+                    NULL, NULL, missing,
                     EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
                     parser_version
              FROM source_files WHERE path = ?1",
@@ -495,7 +500,7 @@ fn update_in_scope(tx: &Transaction<'_>, update: &str, scoped: bool, sessions: &
 }
 
 fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
-    let sessions: String = r.get(10)?;
+    let sessions: Option<String> = r.get(10)?;
     Ok(StoredFile {
         path: r.get(0)?,
         source: r.get(1)?,
@@ -509,7 +514,9 @@ fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
         head_hash: r.get(7)?,
         tail_hash: r.get(8)?,
         state: r.get(9)?,
-        sessions: serde_json::from_str(&sessions).unwrap_or_default(),
+        sessions: sessions
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default(),
         missing: r.get::<_, i64>(11)? != 0,
         has_state: r.get::<_, i64>(12)? != 0,
         parser_version: r.get::<_, i64>(13)? as u32,

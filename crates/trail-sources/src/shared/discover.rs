@@ -37,13 +37,30 @@ pub fn walked_path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
         use std::os::unix::ffi::OsStrExt;
         let (x, y) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
         let rank = |c: u8| if c == b'/' { 0 } else { c };
-        match x.iter().zip(y).position(|(p, q)| p != q) {
+        match first_difference(x, y) {
             Some(i) => rank(x[i]).cmp(&rank(y[i])),
             None => x.len().cmp(&y.len()),
         }
     }
     #[cfg(not(unix))]
     a.cmp(b)
+}
+
+/// Where `x` and `y` first differ, eight bytes at a time: paths of one walk share long
+/// prefixes, and a byte at a time this was half of sorting 20,000 of them.
+#[cfg(unix)]
+fn first_difference(x: &[u8], y: &[u8]) -> Option<usize> {
+    let n = x.len().min(y.len());
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let mut i = 0;
+    while i + 8 <= n {
+        let diff = word(x, i) ^ word(y, i);
+        if diff != 0 {
+            return Some(i + (diff.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    (i..n).find(|&j| x[j] != y[j])
 }
 
 /// Folders never entered when walking configured project roots: dependency and build trees
