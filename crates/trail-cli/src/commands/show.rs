@@ -1,13 +1,12 @@
 //! `trail show`: a readable transcript, one line per tool call (`--full` for their input and
 //! output).
 
-use std::collections::HashMap;
-
-use trail_query::{DetailRequest, MessageRow, SessionDetail};
+use trail_query::{DetailRequest, SessionDetail};
+use trail_render::session::{self, Part};
 
 use crate::commands::open_query;
 use crate::error::CliResult;
-use crate::output::{self, Style};
+use crate::output::{self, Style, Ui};
 use crate::Ctx;
 
 /// Characters of a tool call's input shown on its line.
@@ -142,156 +141,154 @@ fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
     Ok(())
 }
 
+/// The transcript as the session walker lays it out ([`trail_render::session`]): with
+/// `--full`, messages before the first prompt too.
 fn print_transcript(ctx: &mut Ctx, d: &SessionDetail, args: &Args) -> CliResult {
-    let results: HashMap<&str, &MessageRow> = d
-        .messages
-        .iter()
-        .filter(|m| m.kind.as_deref() == Some("tool_result"))
-        .filter_map(|m| m.tool_call_id.as_deref().map(|id| (id, m)))
-        .collect();
     let marker = Marker::new(args.highlight.as_deref(), ctx.ui.color);
-    let mut current: Option<i64> = None;
-    let mut off_branch = 0usize;
-    for m in &d.messages {
-        if !m.on_main_chain {
-            off_branch += 1;
-            continue;
-        }
-        if let Some(want) = args.turn {
-            if m.turn_index != Some(want) {
-                continue;
-            }
-        }
-        if m.turn_index.is_none() && !args.full {
-            continue;
-        }
-        if m.turn_index != current {
-            current = m.turn_index;
-            let label = match current {
-                Some(t) => format!("── Turn {t} · {} ", output::when(m.timestamp.as_deref())),
-                None => "── Before the first prompt ".to_string(),
-            };
-            let rule = format!(
-                "{label}{}",
-                "─".repeat(60usize.saturating_sub(label.chars().count()))
-            );
-            ctx.ui.line("")?;
-            ctx.ui.line(&ctx.ui.paint(Style::Blue, &rule))?;
-        }
-        print_message(ctx, m, &results, args.full, &marker)?;
+    let mut printer = Printer {
+        ui: &mut ctx.ui,
+        full: args.full,
+        hl: &marker,
+    };
+    // Subagents are listed in the header, not placed in the transcript.
+    let walker = session::Walker::new(session::Subagents::none(), args.full);
+    session::walk_messages(&d.messages, walker, &mut printer)?;
+    Ok(())
+}
+
+/// Prints a transcript for `trail show` (see [`session::SessionSink`]): one line per tool
+/// call, `--full` for input, output, thinking and meta.
+struct Printer<'u, 'm> {
+    ui: &'u mut Ui,
+    full: bool,
+    hl: &'m Marker,
+}
+
+impl session::SessionSink for Printer<'_, '_> {
+    type Error = std::io::Error;
+
+    fn turn(&mut self, turn: Option<i64>, at: Option<&str>) -> std::io::Result<()> {
+        let label = match turn {
+            Some(t) => format!("── Turn {t} · {} ", output::when(at)),
+            None => "── Before the first prompt ".to_string(),
+        };
+        let rule = format!(
+            "{label}{}",
+            "─".repeat(60usize.saturating_sub(label.chars().count()))
+        );
+        self.ui.line("")?;
+        self.ui.line(&self.ui.paint(Style::Blue, &rule))
     }
-    if off_branch > 0 {
-        ctx.ui.line("")?;
-        ctx.ui.line(&ctx.ui.paint(
+
+    fn part(&mut self, _seq: i64, part: &Part<'_>) -> std::io::Result<()> {
+        let (ui, full, hl) = (&mut *self.ui, self.full, self.hl);
+        match *part {
+            Part::Prompt(text) => ui.line(&format!(
+                "{} {}",
+                ui.paint(Style::Green, "❯"),
+                ui.paint(Style::Bold, &hl.mark(text))
+            )),
+            Part::Answer(text) => lines(ui, &hl.mark(text), "  ", None),
+            Part::Thinking(text) if full => lines(ui, &hl.mark(text), "  ┊ ", Some(Style::Dim)),
+            Part::Thinking("") => Ok(()),
+            Part::Thinking(text) => ui.line(&ui.paint(
+                Style::Dim,
+                &format!(
+                    "  ┊ thinking ({} chars; --full shows it)",
+                    hl.mark(text).chars().count()
+                ),
+            )),
+            Part::ToolCall(call) => print_tool(ui, &call, full, hl),
+            Part::Error(text) => ui.line(&ui.paint(
+                Style::Red,
+                &format!("  ! {}", output::one_line(&hl.mark(text))),
+            )),
+            Part::Summary(text) => {
+                let text = hl.mark(text);
+                let n = text.chars().count();
+                ui.line(&ui.paint(Style::Magenta, &format!("  ≡ summary ({n} chars)")))?;
+                if full {
+                    lines(ui, &text, "    ", None)?;
+                }
+                Ok(())
+            }
+            Part::Compaction => ui.line(&ui.paint(Style::Magenta, "  ≡ conversation compacted")),
+            Part::Meta(text) | Part::Interrupt(text) if full && !text.is_empty() => {
+                ui.line(&ui.paint(
+                    Style::Dim,
+                    &format!("  · {}", output::one_line(&hl.mark(text))),
+                ))
+            }
+            Part::Interrupt(text) => {
+                ui.line(&ui.paint(Style::Yellow, &format!("  {}", hl.mark(text))))
+            }
+            // A record trail does not read is shown, not hidden: the transcript has something
+            // there (issue 40). Its text names the record's type when the parser knows it.
+            Part::Unknown(text) => {
+                let what = match text {
+                    "" => String::new(),
+                    t => format!(": {}", output::one_line(&hl.mark(t))),
+                };
+                ui.line(&ui.paint(
+                    Style::Yellow,
+                    &format!("  ? unknown record{what} (--json shows it)"),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn off_branch(&mut self, n: u64) -> std::io::Result<()> {
+        self.ui.line("")?;
+        self.ui.line(&self.ui.paint(
             Style::Dim,
-            &format!("{off_branch} messages on abandoned branches (rewinds, retries) are kept; see --json."),
-        ))?;
+            &format!("{n} messages on abandoned branches (rewinds, retries) are kept; see --json."),
+        ))
+    }
+}
+
+/// Prints each line of `text` after `prefix`, painted with `style` when one is given.
+fn lines(ui: &mut Ui, text: &str, prefix: &str, style: Option<Style>) -> std::io::Result<()> {
+    for l in text.lines() {
+        let line = format!("{prefix}{l}");
+        match style {
+            Some(style) => ui.line(&ui.paint(style, &line))?,
+            None => ui.line(&line)?,
+        }
     }
     Ok(())
 }
 
-fn print_message(
-    ctx: &mut Ctx,
-    m: &MessageRow,
-    results: &HashMap<&str, &MessageRow>,
+/// A tool call's line: its result's mark, its name, what it acted on; with `--full`, its input
+/// and output.
+fn print_tool(
+    ui: &mut Ui,
+    call: &session::ToolCall<'_>,
     full: bool,
     hl: &Marker,
-) -> CliResult {
-    let ui = &mut ctx.ui;
-    let marked = hl.mark(m.text.as_deref().unwrap_or(""));
-    let text = marked.as_str();
-    match m.kind.as_deref() {
-        Some("prompt") => {
-            ui.line(&format!(
-                "{} {}",
-                ui.paint(Style::Green, "❯"),
-                ui.paint(Style::Bold, text)
-            ))?;
+) -> std::io::Result<()> {
+    let mark = match &call.result {
+        Some(r) if r.is_error => ui.paint(Style::Red, "✗"),
+        Some(_) => ui.paint(Style::Green, "✓"),
+        None => ui.paint(Style::Dim, "…"),
+    };
+    let summary = tool_summary(call.input);
+    ui.line(&format!(
+        "  {mark} {} {}",
+        ui.paint(Style::Cyan, call.name),
+        hl.mark(output::fit(&summary, TOOL_LINE_CHARS).trim_end())
+    ))?;
+    if !full {
+        return Ok(());
+    }
+    for l in pretty_json(call.input).lines() {
+        ui.line(&hl.mark(&ui.paint(Style::Dim, &format!("      {l}"))))?;
+    }
+    if let Some(out) = call.result.and_then(|r| r.output) {
+        ui.line(&ui.paint(Style::Dim, "      ── output ──"))?;
+        for l in out.lines() {
+            ui.line(&format!("      {}", hl.mark(l)))?;
         }
-        Some("text") => {
-            for l in text.lines() {
-                ui.line(&format!("  {l}"))?;
-            }
-        }
-        Some("thinking") => {
-            if full {
-                for l in text.lines() {
-                    ui.line(&ui.paint(Style::Dim, &format!("  ┊ {l}")))?;
-                }
-            } else if !text.is_empty() {
-                ui.line(&ui.paint(
-                    Style::Dim,
-                    &format!(
-                        "  ┊ thinking ({} chars; --full shows it)",
-                        text.chars().count()
-                    ),
-                ))?;
-            }
-        }
-        Some("tool_call") => {
-            let name = m.tool_name.as_deref().unwrap_or("tool");
-            let result = m.tool_call_id.as_deref().and_then(|id| results.get(id));
-            let mark = match result {
-                Some(r) if r.is_error => ui.paint(Style::Red, "✗"),
-                Some(_) => ui.paint(Style::Green, "✓"),
-                None => ui.paint(Style::Dim, "…"),
-            };
-            let summary = tool_summary(m.tool_input.as_deref().unwrap_or(""));
-            ui.line(&format!(
-                "  {mark} {} {}",
-                ui.paint(Style::Cyan, name),
-                hl.mark(output::fit(&summary, TOOL_LINE_CHARS).trim_end())
-            ))?;
-            if full {
-                if let Some(input) = &m.tool_input {
-                    for l in pretty_json(input).lines() {
-                        ui.line(&hl.mark(&ui.paint(Style::Dim, &format!("      {l}"))))?;
-                    }
-                }
-                if let Some(out) = result.and_then(|r| r.tool_output.as_deref()) {
-                    ui.line(&ui.paint(Style::Dim, "      ── output ──"))?;
-                    for l in out.lines() {
-                        ui.line(&format!("      {}", hl.mark(l)))?;
-                    }
-                }
-            }
-        }
-        Some("tool_result") => {}
-        Some("error") => {
-            ui.line(&ui.paint(Style::Red, &format!("  ! {}", output::one_line(text))))?;
-        }
-        Some("summary") => {
-            let n = text.chars().count();
-            ui.line(&ui.paint(Style::Magenta, &format!("  ≡ summary ({n} chars)")))?;
-            if full {
-                for l in text.lines() {
-                    ui.line(&format!("    {l}"))?;
-                }
-            }
-        }
-        Some("compaction") => {
-            ui.line(&ui.paint(Style::Magenta, "  ≡ conversation compacted"))?;
-        }
-        Some("meta") if full && !text.is_empty() => {
-            ui.line(&ui.paint(Style::Dim, &format!("  · {}", output::one_line(text))))?;
-        }
-        Some("meta") if text.starts_with("[Request interrupted") => {
-            ui.line(&ui.paint(Style::Yellow, &format!("  {text}")))?;
-        }
-        // A record trail does not read is shown, not hidden: the transcript has something
-        // there (issue 40). Its text names the record's type when the parser knows it.
-        Some("unknown") => {
-            let what = if text.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", output::one_line(text))
-            };
-            ui.line(&ui.paint(
-                Style::Yellow,
-                &format!("  ? unknown record{what} (--json shows it)"),
-            ))?;
-        }
-        _ => {}
     }
     Ok(())
 }
