@@ -337,47 +337,31 @@ fn render_entry(
     let msg = |i: usize| -> &MessageRow { &d.messages[i] };
     let text_of = |i: usize| msg(i).text.as_deref().unwrap_or("");
     let mut out = Vec::new();
-    let block = |prefix: &'static str, text: &str, style: Style, out: &mut Vec<_>| {
-        for l in text.lines() {
+    // Each line of `text` after `prefix`, the first after `first` (a prompt's mark).
+    let lines = |first: &'static str, prefix: &'static str, text: &str, style, out: &mut Vec<_>| {
+        for (n, l) in text.lines().enumerate() {
             let (mut spans, m) = highlight(&visible(l), style, terms, theme);
-            spans.insert(0, Span::styled(prefix, style));
+            spans.insert(0, Span::styled(if n == 0 { first } else { prefix }, style));
             out.push((Line::from(spans), m));
         }
     };
+    let block =
+        |prefix, text: &str, style, out: &mut Vec<_>| lines(prefix, prefix, text, style, out);
     match entry {
         Entry::Header => header_lines(&d.session, theme, &mut out),
         Entry::Rule { turn, at } => {
             out.push((Line::default(), false));
             let label = format!("── turn {turn} · {} ", trail_render::when(at.as_deref()));
             let fill = "─".repeat(60usize.saturating_sub(label.chars().count()));
-            out.push((Line::from(Span::styled(label + &fill, theme.accent)), false));
+            out.push((note(label + &fill, theme.accent), false));
         }
-        Entry::Prompt(i) => {
-            let text = text_of(*i);
-            for (n, l) in text.lines().enumerate() {
-                let (mut spans, m) = highlight(&visible(l), theme.prompt, terms, theme);
-                spans.insert(
-                    0,
-                    Span::styled(if n == 0 { "❯ " } else { "  " }, theme.prompt),
-                );
-                out.push((Line::from(spans), m));
-            }
-        }
+        Entry::Prompt(i) => lines("❯ ", "  ", text_of(*i), theme.prompt, &mut out),
         Entry::Text(i) => block("  ", text_of(*i), Style::default(), &mut out),
+        Entry::Thinking(i) if open => block("  ┊ ", text_of(*i), theme.dim, &mut out),
         Entry::Thinking(i) => {
             let text = text_of(*i);
-            if open {
-                block("  ┊ ", text, theme.dim, &mut out);
-            } else {
-                let m = matches_any(text, terms);
-                out.push((
-                    Line::from(Span::styled(
-                        format!("  ┊ thinking ({} chars)", text.chars().count()),
-                        theme.dim,
-                    )),
-                    m,
-                ));
-            }
+            let line = format!("  ┊ thinking ({} chars)", text.chars().count());
+            out.push((note(line, theme.dim), matches_any(text, terms)));
         }
         Entry::Tool { call, result } => {
             tool_lines(msg(*call), result.map(msg), open, terms, theme, &mut out)
@@ -386,40 +370,34 @@ fn render_entry(
         Entry::Error(i) => block("  ! ", text_of(*i), theme.error, &mut out),
         Entry::Summary(i) => {
             let text = text_of(*i);
-            out.push((
-                Line::from(Span::styled(
-                    format!("  ≡ summary ({} chars)", text.chars().count()),
-                    theme.accent,
-                )),
-                !open && matches_any(text, terms),
-            ));
+            let line = format!("  ≡ summary ({} chars)", text.chars().count());
+            out.push((note(line, theme.accent), !open && matches_any(text, terms)));
             if open {
                 block("    ", text, Style::default(), &mut out);
             }
         }
         Entry::Compaction => out.push((
-            Line::from(Span::styled("  ≡ conversation compacted", theme.accent)),
+            note("  ≡ conversation compacted".into(), theme.accent),
             false,
         )),
         Entry::Interrupt(i) => out.push((
-            Line::from(Span::styled(
-                format!("  {}", one_line(text_of(*i))),
-                theme.error,
-            )),
+            note(format!("  {}", one_line(text_of(*i))), theme.error),
             false,
         )),
         Entry::OffBranch(n) => {
             out.push((Line::default(), false));
-            out.push((
-                Line::from(Span::styled(
-                    format!("{n} messages on abandoned branches (rewinds, retries) are kept in the store"),
-                    theme.dim,
-                )),
-                false,
-            ));
+            let line = format!(
+                "{n} messages on abandoned branches (rewinds, retries) are kept in the store"
+            );
+            out.push((note(line, theme.dim), false));
         }
     }
     out
+}
+
+/// A line of one styled text the program wrote.
+fn note(text: String, style: Style) -> Line<'static> {
+    Line::from(Span::styled(text, style))
 }
 
 /// The session's header: title, facts, time span and size, and its parent.
