@@ -14,6 +14,8 @@ use std::collections::{HashMap, HashSet};
 use trail_model::MessageKind;
 use trail_store::{MessageRow, SessionRow};
 
+pub mod terminal;
+
 /// How a `meta` message that stands for the user's interrupting the agent starts.
 const INTERRUPTED: &str = "[Request interrupted";
 

@@ -2,15 +2,13 @@
 //! output).
 
 use trail_query::{DetailRequest, SessionDetail};
-use trail_render::session::{self, Part};
+use trail_render::session::{self, terminal::Terminal, terminal::TerminalTranscript};
+use trail_render::Tone;
 
 use crate::commands::open_query;
 use crate::error::CliResult;
 use crate::output::{self, Style, Ui};
 use crate::Ctx;
-
-/// Characters of a tool call's input shown on its line.
-const TOOL_LINE_CHARS: usize = 100;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -141,169 +139,49 @@ fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
     Ok(())
 }
 
-/// The transcript as the session walker lays it out ([`trail_render::session`]): with
-/// `--full`, messages before the first prompt too.
+/// The transcript as the session walker lays it out, written by trail-render's terminal
+/// transcript in the CLI's colours: with `--full`, messages before the first prompt too.
 fn print_transcript(ctx: &mut Ctx, d: &SessionDetail, args: &Args) -> CliResult {
     let marker = Marker::new(args.highlight.as_deref(), ctx.ui.color);
-    let mut printer = Printer {
+    let term = ShowTerminal {
         ui: &mut ctx.ui,
-        full: args.full,
-        hl: &marker,
+        marker,
     };
+    let mut sink = TerminalTranscript::new(term, args.full);
     // Subagents are listed in the header, not placed in the transcript.
     let walker = session::Walker::new(session::Subagents::none(), args.full);
-    session::walk_messages(&d.messages, walker, &mut printer)?;
+    session::walk_messages(&d.messages, walker, &mut sink)?;
     Ok(())
 }
 
-/// Prints a transcript for `trail show` (see [`session::SessionSink`]): one line per tool
-/// call, `--full` for input, output, thinking and meta.
-struct Printer<'u, 'm> {
+/// The CLI's terminal for a transcript: its lines, colours and search marks.
+struct ShowTerminal<'u> {
     ui: &'u mut Ui,
-    full: bool,
-    hl: &'m Marker,
+    marker: Marker,
 }
 
-impl session::SessionSink for Printer<'_, '_> {
-    type Error = std::io::Error;
+impl Terminal for ShowTerminal<'_> {
+    fn line(&mut self, text: &str) -> std::io::Result<()> {
+        self.ui.line(text)
+    }
 
-    fn turn(&mut self, turn: Option<i64>, at: Option<&str>) -> std::io::Result<()> {
-        let label = match turn {
-            Some(t) => format!("── Turn {t} · {} ", output::when(at)),
-            None => "── Before the first prompt ".to_string(),
+    fn paint(&self, tone: Tone, text: &str) -> String {
+        let style = match tone {
+            Tone::Bold => Style::Bold,
+            Tone::Dim | Tone::Hunk => Style::Dim,
+            Tone::Rule => Style::Blue,
+            Tone::Ok | Tone::Added => Style::Green,
+            Tone::Error | Tone::Removed => Style::Red,
+            Tone::Warn => Style::Yellow,
+            Tone::Note => Style::Magenta,
+            Tone::Tool => Style::Cyan,
         };
-        let rule = format!(
-            "{label}{}",
-            "─".repeat(60usize.saturating_sub(label.chars().count()))
-        );
-        self.ui.line("")?;
-        self.ui.line(&self.ui.paint(Style::Blue, &rule))
+        self.ui.paint(style, text)
     }
 
-    fn part(&mut self, _seq: i64, part: &Part<'_>) -> std::io::Result<()> {
-        let (ui, full, hl) = (&mut *self.ui, self.full, self.hl);
-        match *part {
-            Part::Prompt(text) => ui.line(&format!(
-                "{} {}",
-                ui.paint(Style::Green, "❯"),
-                ui.paint(Style::Bold, &hl.mark(text))
-            )),
-            Part::Answer(text) => lines(ui, &hl.mark(text), "  ", None),
-            Part::Thinking(text) if full => lines(ui, &hl.mark(text), "  ┊ ", Some(Style::Dim)),
-            Part::Thinking("") => Ok(()),
-            Part::Thinking(text) => ui.line(&ui.paint(
-                Style::Dim,
-                &format!(
-                    "  ┊ thinking ({} chars; --full shows it)",
-                    hl.mark(text).chars().count()
-                ),
-            )),
-            Part::ToolCall(call) => print_tool(ui, &call, full, hl),
-            Part::Error(text) => ui.line(&ui.paint(
-                Style::Red,
-                &format!("  ! {}", output::one_line(&hl.mark(text))),
-            )),
-            Part::Summary(text) => {
-                let text = hl.mark(text);
-                let n = text.chars().count();
-                ui.line(&ui.paint(Style::Magenta, &format!("  ≡ summary ({n} chars)")))?;
-                if full {
-                    lines(ui, &text, "    ", None)?;
-                }
-                Ok(())
-            }
-            Part::Compaction => ui.line(&ui.paint(Style::Magenta, "  ≡ conversation compacted")),
-            Part::Meta(text) | Part::Interrupt(text) if full && !text.is_empty() => {
-                ui.line(&ui.paint(
-                    Style::Dim,
-                    &format!("  · {}", output::one_line(&hl.mark(text))),
-                ))
-            }
-            Part::Interrupt(text) => {
-                ui.line(&ui.paint(Style::Yellow, &format!("  {}", hl.mark(text))))
-            }
-            // A record trail does not read is shown, not hidden: the transcript has something
-            // there (issue 40). Its text names the record's type when the parser knows it.
-            Part::Unknown(text) => {
-                let what = match text {
-                    "" => String::new(),
-                    t => format!(": {}", output::one_line(&hl.mark(t))),
-                };
-                ui.line(&ui.paint(
-                    Style::Yellow,
-                    &format!("  ? unknown record{what} (--json shows it)"),
-                ))
-            }
-            _ => Ok(()),
-        }
+    fn mark(&self, text: &str) -> String {
+        self.marker.mark(text)
     }
-
-    fn off_branch(&mut self, n: u64) -> std::io::Result<()> {
-        self.ui.line("")?;
-        self.ui.line(&self.ui.paint(
-            Style::Dim,
-            &format!("{n} messages on abandoned branches (rewinds, retries) are kept; see --json."),
-        ))
-    }
-}
-
-/// Prints each line of `text` after `prefix`, painted with `style` when one is given.
-fn lines(ui: &mut Ui, text: &str, prefix: &str, style: Option<Style>) -> std::io::Result<()> {
-    for l in text.lines() {
-        let line = format!("{prefix}{l}");
-        match style {
-            Some(style) => ui.line(&ui.paint(style, &line))?,
-            None => ui.line(&line)?,
-        }
-    }
-    Ok(())
-}
-
-/// A tool call's line: its result's mark, its name, what it acted on; with `--full`, its input
-/// and output.
-fn print_tool(
-    ui: &mut Ui,
-    call: &session::ToolCall<'_>,
-    full: bool,
-    hl: &Marker,
-) -> std::io::Result<()> {
-    let mark = match &call.result {
-        Some(r) if r.is_error => ui.paint(Style::Red, "✗"),
-        Some(_) => ui.paint(Style::Green, "✓"),
-        None => ui.paint(Style::Dim, "…"),
-    };
-    let summary = tool_summary(call.input);
-    ui.line(&format!(
-        "  {mark} {} {}",
-        ui.paint(Style::Cyan, call.name),
-        hl.mark(output::fit(&summary, TOOL_LINE_CHARS).trim_end())
-    ))?;
-    if !full {
-        return Ok(());
-    }
-    for l in pretty_json(call.input).lines() {
-        ui.line(&hl.mark(&ui.paint(Style::Dim, &format!("      {l}"))))?;
-    }
-    if let Some(out) = call.result.and_then(|r| r.output) {
-        ui.line(&ui.paint(Style::Dim, "      ── output ──"))?;
-        for l in out.lines() {
-            ui.line(&format!("      {}", hl.mark(l)))?;
-        }
-    }
-    Ok(())
-}
-
-/// One line describing a tool call: what it acted on (the renderer's rule, shared with
-/// exports, the web viewer and the TUI), or its whole input.
-fn tool_summary(input: &str) -> String {
-    output::one_line(&trail_render::tool_line(input))
-}
-
-fn pretty_json(s: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(s)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| s.to_string())
 }
 
 /// Marks the words of a search query in printed text: bold yellow on a terminal, `**` around

@@ -211,3 +211,49 @@ fn classification_reads_kind_once() {
     };
     assert_eq!(Part::of(&unknown, None, false), None);
 }
+
+/// A terminal that writes tones as `<Tone>` and marks `again` with `*`.
+#[derive(Default)]
+struct Screen(Vec<String>);
+
+impl terminal::Terminal for &mut Screen {
+    fn line(&mut self, text: &str) -> std::io::Result<()> {
+        self.0.push(text.to_string());
+        Ok(())
+    }
+
+    fn paint(&self, tone: crate::Tone, text: &str) -> String {
+        format!("<{tone:?}>{text}")
+    }
+
+    fn mark(&self, text: &str) -> String {
+        text.replace("again", "*again*")
+    }
+}
+
+#[test]
+fn the_terminal_transcript_paints_and_marks() {
+    let mut screen = Screen::default();
+    let mut sink = terminal::TerminalTranscript::new(&mut screen, false);
+    walk_messages(&session(), Walker::new(Subagents::none(), false), &mut sink).unwrap();
+    // A turn's rule is 60 columns wide.
+    let rule = |label: &str| format!("<Rule>{label}{}", "─".repeat(60 - label.chars().count()));
+    let (rule0, rule1) = (
+        rule("── Turn 0 · 2026-11-20 12:01 "),
+        rule("── Turn 1 · 2026-11-20 12:05 "),
+    );
+    let want = [
+        "",
+        &rule0,
+        "<Ok>❯ <Bold>hi",
+        "  <Ok>✓ <Tool>Bash ls",
+        "",
+        &rule1,
+        "<Ok>❯ <Bold>*again*",
+        "<Warn>  [Request interrupted by user]",
+        "  done",
+        "",
+        "<Dim>2 messages on abandoned branches (rewinds, retries) are kept; see --json.",
+    ];
+    assert_eq!(screen.0, want);
+}
