@@ -114,6 +114,11 @@ fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
             "The agent's file for this session is gone; this is trail's copy.",
         ))?;
     }
+    print_related(ui, d)
+}
+
+/// The header's last lines: the session's subagents, files, refs and checkpoints.
+fn print_related(ui: &mut Ui, d: &SessionDetail) -> CliResult {
     if !d.subagents.is_empty() {
         ui.line(&format!("Subagents ({}):", d.subagents.len()))?;
         for a in &d.subagents {
