@@ -57,6 +57,20 @@ pub enum Style {
 pub const RESET_MARK: &str = "\u{10FF0F}";
 
 impl Style {
+    /// The style a document's [`Tone`] is shown in (reports and transcripts alike).
+    pub fn of(tone: Tone) -> Style {
+        match tone {
+            Tone::Bold => Style::Bold,
+            Tone::Dim | Tone::Hunk => Style::Dim,
+            Tone::Rule => Style::Blue,
+            Tone::Ok | Tone::Added => Style::Green,
+            Tone::Error | Tone::Removed => Style::Red,
+            Tone::Warn => Style::Yellow,
+            Tone::Note => Style::Magenta,
+            Tone::Tool => Style::Cyan,
+        }
+    }
+
     /// Every style, in marker order: style `i` is marked by U+10FF00 + `i`.
     const ALL: [Style; 9] = [
         Style::Bold,
@@ -152,13 +166,7 @@ impl Ui {
     pub fn painter(&self) -> trail_render::doc::Painter<'static> {
         let color = self.color;
         Box::new(move |tone, text| {
-            let style = match tone {
-                Tone::Bold => Style::Bold,
-                Tone::Dim => Style::Dim,
-                Tone::Added => Style::Green,
-                Tone::Removed => Style::Red,
-                Tone::Hunk => Style::Cyan,
-            };
+            let style = Style::of(tone);
             if color && !text.is_empty() {
                 format!("{}{}{}", style.mark(), text, RESET_MARK)
             } else {

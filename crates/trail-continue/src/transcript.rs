@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use trail_model::{continuation, Role};
+use trail_model::{continuation, MessageKind, Role};
 use trail_query::SessionDetail;
 use trail_render::RedactionCounts;
 
@@ -82,8 +82,8 @@ impl Transcript {
             .iter()
             .filter(|m| m.on_main_chain && !m.is_sidechain)
         {
-            match m.kind.as_deref() {
-                Some("prompt") => {
+            match m.kind {
+                Some(MessageKind::Prompt) => {
                     let text = carry.text(m.text.as_deref().unwrap_or(""));
                     if !text.trim().is_empty() {
                         steps.push(Step::Prompt {
@@ -92,7 +92,7 @@ impl Transcript {
                         });
                     }
                 }
-                Some("text") if m.role == Some(Role::Assistant) => {
+                Some(MessageKind::Text) if m.role == Some(Role::Assistant) => {
                     let text = carry.text(m.text.as_deref().unwrap_or(""));
                     if !text.trim().is_empty() {
                         steps.push(Step::Answer {
@@ -101,7 +101,7 @@ impl Transcript {
                         });
                     }
                 }
-                Some("tool_call") => {
+                Some(MessageKind::ToolCall) => {
                     let call_id = m.tool_call_id.clone().unwrap_or_else(|| {
                         made_up += 1;
                         format!("call_trail_{made_up}")
@@ -117,7 +117,7 @@ impl Transcript {
                         timestamp: m.timestamp.clone(),
                     }));
                 }
-                Some("tool_result") => {
+                Some(MessageKind::ToolResult) => {
                     let raw = m.tool_output.as_deref().or(m.text.as_deref()).unwrap_or("");
                     let output = carry.output(raw);
                     let slot = m.tool_call_id.as_ref().and_then(|id| open.remove(id));

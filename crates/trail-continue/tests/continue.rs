@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use trail_continue::{continue_session, ContinueOptions, Target, TargetHomes};
 use trail_ingest::{IndexOptions, NoProgress};
-use trail_model::{continuation, Role};
+use trail_model::{continuation, MessageKind, Role};
 use trail_query::{DetailRequest, ListRequest, MessageRow, Query, SessionDetail};
 use trail_render::Redactor;
 use trail_store::Store;
@@ -103,7 +103,7 @@ fn main_chain(d: &SessionDetail) -> impl Iterator<Item = &MessageRow> {
 
 fn texts(d: &SessionDetail, kind: &str) -> Vec<String> {
     main_chain(d)
-        .filter(|m| m.kind.as_deref() == Some(kind))
+        .filter(|m| m.kind.map(MessageKind::as_str) == Some(kind))
         .filter(|m| kind != "text" || m.role == Some(Role::Assistant))
         .map(|m| m.text.clone().unwrap_or_default())
         .filter(|t| !t.trim().is_empty())
@@ -130,7 +130,7 @@ fn carried(d: &SessionDetail) -> Carried {
     }
     let mut by_turn: BTreeMap<i64, Vec<String>> = BTreeMap::new();
     for m in main_chain(d).filter(|m| {
-        m.kind.as_deref() == Some("text")
+        m.kind == Some(MessageKind::Text)
             && m.role == Some(Role::Assistant)
             && !m.text.as_deref().unwrap_or("").trim().is_empty()
             && !m.text.as_deref().unwrap_or("").starts_with("Tool output (")
@@ -141,10 +141,10 @@ fn carried(d: &SessionDetail) -> Carried {
             .push(m.text.clone().unwrap_or_default().trim().to_string());
     }
     let tool_calls = main_chain(d)
-        .filter(|m| m.kind.as_deref() == Some("tool_call"))
+        .filter(|m| m.kind == Some(MessageKind::ToolCall))
         .count();
     let tool_results = main_chain(d)
-        .filter(|m| m.kind.as_deref() == Some("tool_result"))
+        .filter(|m| m.kind == Some(MessageKind::ToolResult))
         .count();
     Carried {
         prompts: prompts.into_iter().map(|p| p.trim().to_string()).collect(),

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use proptest::prelude::*;
 use serde_json::Value;
 use trail_continue::{ContinueOptions, Target, TargetHomes, Transcript};
-use trail_model::{continuation, Role};
+use trail_model::{continuation, MessageKind, Role};
 use trail_query::{MessageRow, SessionDetail, SessionRow};
 
 fn row() -> SessionRow {
@@ -49,7 +49,7 @@ fn message() -> impl Strategy<Value = MessageRow> {
             |(kind, role, text, call_id, input, is_error, main)| MessageRow {
                 seq: 0,
                 role: Some(role),
-                kind: Some(kind.into()),
+                kind: MessageKind::parse(kind),
                 text: Some(text.clone()),
                 tool_name: Some("a tool.name".into()),
                 tool_call_id: call_id,
@@ -92,7 +92,7 @@ proptest! {
         let Ok(t) = Transcript::from_detail(&detail, opts) else {
             // Only a session with no prompt is refused.
             prop_assert!(!detail.messages.iter().any(|m| m.on_main_chain
-                && m.kind.as_deref() == Some("prompt")
+                && m.kind == Some(MessageKind::Prompt)
                 && !m.text.as_deref().unwrap_or("").trim().is_empty()));
             return Ok(());
         };

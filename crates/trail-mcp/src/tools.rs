@@ -857,7 +857,7 @@ fn full_message(redactor: &Redactor, m: trail_query::MessageRow, tool_io: bool) 
     let summary = m
         .tool_input
         .as_deref()
-        .filter(|_| m.kind.as_deref() == Some("tool_call"))
+        .filter(|_| m.kind == Some(trail_model::MessageKind::ToolCall))
         .map(trail_render::tool_summary)
         .filter(|s| !s.is_empty());
     let (tool_input, tool_output) = if tool_io {
@@ -870,7 +870,7 @@ fn full_message(redactor: &Redactor, m: trail_query::MessageRow, tool_io: bool) 
             seq: m.seq,
             turn: m.turn_index,
             role: m.role.map(|r| r.as_str().to_string()),
-            kind: m.kind,
+            kind: m.kind.map(|k| k.as_str().to_string()),
             tool: m.tool_name,
             summary: redact(summary),
             is_error: m.is_error,

@@ -634,6 +634,18 @@ pub enum Tone {
     Added,
     Removed,
     Hunk,
+    /// A transcript's turn rules.
+    Rule,
+    /// What went well: a prompt's mark, a tool call that succeeded.
+    Ok,
+    /// What failed: errors, a tool call that failed.
+    Error,
+    /// What the reader should notice: an interrupt, a record trail does not read.
+    Warn,
+    /// What the agent did to the conversation: summaries, compactions.
+    Note,
+    /// A tool's name.
+    Tool,
 }
 
 /// Paints text in a [`Tone`] (the CLI's `Ui::paint`); text given to it is terminal-safe already.

@@ -6,10 +6,11 @@
 
 use std::io::Write;
 
-use trail_store::{ExportMessage, SessionRow};
+use trail_store::SessionRow;
 
+use crate::session::{Part, SessionSink, Subagents, ToolCall};
 use crate::text::{self, escape_html, escape_html_marked, omitted, pretty_input};
-use crate::{file_name, for_each_turn_message, Exporter, Format, Result, Subagents};
+use crate::{file_name, Exporter, Format, RenderError, Result};
 
 /// HTML pages show more of a tool's output than Markdown (it is collapsed).
 const HTML_OUTPUT_LINES: usize = text::OUTPUT_LINES * 5;
@@ -109,113 +110,163 @@ fn write_nested(
     w.write_all(if depth == 0 { b"</h1>\n" } else { b"</h2>\n" })?;
     write_facts(ex, s, w)?;
     w.write_all(b"</header>\n")?;
-
     let store = ex.store;
-    let mut subagents = Subagents::load(store, &s.id)?;
-    let mut current: Option<i64> = None;
-    let off_chain = for_each_turn_message(store, &s.id, |turn, m: ExportMessage| -> Result<()> {
-        let msg = &m.message;
-        if current != Some(turn) {
-            if current.is_some() {
-                w.write_all(b"</section>\n")?;
-            }
-            current = Some(turn);
-            if ex.view.is_some() && depth == 0 {
-                // A viewer links to turns (search hits name them from 0).
-                write!(
-                    w,
-                    "<section class=\"turn\" id=\"turn-{turn}\">\n<h2><a href=\"#turn-{turn}\">Turn {}</a> <span class=\"when\">",
-                    turn + 1
-                )?;
-            } else {
-                write!(
-                    w,
-                    "<section class=\"turn\">\n<h2>Turn {} <span class=\"when\">",
-                    turn + 1
-                )?;
-            }
-            escape_html(&text::when(msg.timestamp.as_deref()), w)?;
-            w.write_all(b"</span></h2>\n")?;
-        }
-        let body = msg.text.as_deref().unwrap_or("");
-        match msg.kind.as_deref() {
-            Some("prompt") => {
-                let t = ex.redact(body);
-                w.write_all(
-                    b"<div class=\"msg user\"><div class=\"who\">User</div><div class=\"text\">",
-                )?;
-                text_out(ex, t.trim_end(), w)?;
-                w.write_all(b"</div></div>\n")?;
-            }
-            Some("text") if !body.trim().is_empty() => {
-                let t = ex.redact(body);
-                w.write_all(b"<div class=\"msg assistant\"><div class=\"text\">")?;
-                text_out(ex, t.trim_end(), w)?;
-                w.write_all(b"</div></div>\n")?;
-            }
-            Some("thinking") if ex.options.thinking && !body.trim().is_empty() => {
-                let t = ex.redact(body);
-                w.write_all(
-                    b"<details class=\"thinking\"><summary>Thinking</summary><div class=\"text\">",
-                )?;
-                text_out(ex, t.trim_end(), w)?;
-                w.write_all(b"</div></details>\n")?;
-            }
-            Some("tool_call") => {
-                write_tool(ex, &m, w)?;
-                for a in subagents.started_by(msg.tool_call_id.as_deref()) {
-                    write_subagent(ex, &a, w, depth)?;
-                }
-            }
-            Some("tool_result") if !m.joined => {
-                w.write_all(b"<details class=\"tool\"><summary>")?;
-                mark(w, Some(msg.is_error))?;
-                w.write_all(b" result of <code>")?;
-                escape_html(msg.tool_name.as_deref().unwrap_or("tool"), w)?;
-                w.write_all(b"</code></summary>")?;
-                write_pre(ex, w, "output", msg.tool_output.as_deref().unwrap_or(""))?;
-                w.write_all(b"</details>\n")?;
-            }
-            Some("error") => {
-                let t = ex.redact(body);
-                w.write_all(b"<div class=\"msg error\"><div class=\"who err\">Error</div><div class=\"text\">")?;
-                text_out(ex, t.trim_end(), w)?;
-                w.write_all(b"</div></div>\n")?;
-            }
-            Some("summary") if !body.trim().is_empty() => {
-                let t = ex.redact(body);
-                w.write_all(
-                    b"<details class=\"summary\"><summary>Summary</summary><div class=\"text\">",
-                )?;
-                text_out(ex, t.trim_end(), w)?;
-                w.write_all(b"</div></details>\n")?;
-            }
-            Some("compaction") => {
-                w.write_all(b"<p class=\"muted\">Context compacted.</p>\n")?;
-            }
-            _ => {}
-        }
-        Ok(())
-    })?;
-    if current.is_some() {
-        w.write_all(b"</section>\n")?;
-    }
-    write_changes(ex, s, w, depth)?;
-    let rest = subagents.rest();
-    if !rest.is_empty() {
-        w.write_all(b"<section class=\"turn\">\n<h2>Other subagents</h2>\n")?;
-        for a in &rest {
-            write_subagent(ex, a, w, depth)?;
-        }
-        w.write_all(b"</section>\n")?;
-    }
-    if off_chain > 0 {
-        writeln!(
-            w,
-            "<p class=\"muted\">{off_chain} messages on abandoned branches (rewinds, retries) are not shown.</p>"
-        )?;
-    }
+    let subagents = store.subagent_sessions(&s.id)?;
+    let mut sink = HtmlSession {
+        ex,
+        session: s,
+        w,
+        depth,
+        in_turn: false,
+    };
+    crate::walk_export(store, &s.id, Subagents::under_calls(&subagents), &mut sink)?;
     w.write_all(b"</article>\n")?;
+    Ok(())
+}
+
+/// A session's transcript as HTML (see [`SessionSink`]): a section per turn.
+struct HtmlSession<'e, 'x, 'w> {
+    ex: &'e mut Exporter<'x>,
+    session: &'e SessionRow,
+    w: &'w mut dyn Write,
+    depth: usize,
+    /// Whether a turn's section is open.
+    in_turn: bool,
+}
+
+impl SessionSink for HtmlSession<'_, '_, '_> {
+    type Error = RenderError;
+
+    fn turn(&mut self, turn: Option<i64>, at: Option<&str>) -> Result<()> {
+        let w = &mut *self.w;
+        if std::mem::replace(&mut self.in_turn, true) {
+            w.write_all(b"</section>\n")?;
+        }
+        match turn {
+            // A viewer links to turns (search hits name them from 0).
+            Some(turn) if self.ex.view.is_some() && self.depth == 0 => write!(
+                w,
+                "<section class=\"turn\" id=\"turn-{turn}\">\n<h2><a href=\"#turn-{turn}\">Turn {}</a> <span class=\"when\">",
+                turn + 1
+            )?,
+            Some(turn) => write!(
+                w,
+                "<section class=\"turn\">\n<h2>Turn {} <span class=\"when\">",
+                turn + 1
+            )?,
+            None => w.write_all(
+                b"<section class=\"turn\">\n<h2>Before the first prompt <span class=\"when\">",
+            )?,
+        }
+        escape_html(&text::when(at), w)?;
+        w.write_all(b"</span></h2>\n")?;
+        Ok(())
+    }
+
+    fn part(&mut self, _seq: i64, part: &Part<'_>) -> Result<()> {
+        let (ex, w) = (&mut *self.ex, &mut *self.w);
+        match *part {
+            Part::Prompt(body) => text_block(
+                ex,
+                w,
+                b"<div class=\"msg user\"><div class=\"who\">User</div><div class=\"text\">",
+                body,
+                b"</div></div>\n",
+            ),
+            Part::Answer(body) if !body.trim().is_empty() => text_block(
+                ex,
+                w,
+                b"<div class=\"msg assistant\"><div class=\"text\">",
+                body,
+                b"</div></div>\n",
+            ),
+            Part::Thinking(body) if ex.options.thinking && !body.trim().is_empty() => text_block(
+                ex,
+                w,
+                b"<details class=\"thinking\"><summary>Thinking</summary><div class=\"text\">",
+                body,
+                b"</div></details>\n",
+            ),
+            Part::ToolCall(call) => write_tool(ex, &call, w),
+            Part::ToolResult {
+                name,
+                output,
+                is_error,
+            } => {
+                w.write_all(b"<details class=\"tool\"><summary>")?;
+                mark(w, Some(is_error))?;
+                w.write_all(b" result of <code>")?;
+                escape_html(name, w)?;
+                w.write_all(b"</code></summary>")?;
+                write_pre(ex, w, "output", output)?;
+                w.write_all(b"</details>\n")?;
+                Ok(())
+            }
+            Part::Error(body) => text_block(
+                ex,
+                w,
+                b"<div class=\"msg error\"><div class=\"who err\">Error</div><div class=\"text\">",
+                body,
+                b"</div></div>\n",
+            ),
+            Part::Summary(body) if !body.trim().is_empty() => text_block(
+                ex,
+                w,
+                b"<details class=\"summary\"><summary>Summary</summary><div class=\"text\">",
+                body,
+                b"</div></details>\n",
+            ),
+            Part::Compaction => {
+                w.write_all(b"<p class=\"muted\">Context compacted.</p>\n")?;
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn subagent(&mut self, _index: usize, row: &SessionRow) -> Result<()> {
+        write_subagent(self.ex, row, self.w, self.depth)
+    }
+
+    fn end_of_turns(&mut self) -> Result<()> {
+        if self.in_turn {
+            self.w.write_all(b"</section>\n")?;
+        }
+        write_changes(self.ex, self.session, self.w, self.depth)
+    }
+
+    fn other_subagents(&mut self, rows: &[(usize, &SessionRow)]) -> Result<()> {
+        self.w
+            .write_all(b"<section class=\"turn\">\n<h2>Other subagents</h2>\n")?;
+        for (_, a) in rows {
+            write_subagent(self.ex, a, self.w, self.depth)?;
+        }
+        self.w.write_all(b"</section>\n")?;
+        Ok(())
+    }
+
+    fn off_branch(&mut self, n: u64) -> Result<()> {
+        writeln!(
+            self.w,
+            "<p class=\"muted\">{n} messages on abandoned branches (rewinds, retries) are not shown.</p>"
+        )?;
+        Ok(())
+    }
+}
+
+/// Writes transcript text `body` redacted, trimmed at its end and escaped, between `open` and
+/// `close`.
+fn text_block(
+    ex: &mut Exporter<'_>,
+    w: &mut dyn Write,
+    open: &[u8],
+    body: &str,
+    close: &[u8],
+) -> Result<()> {
+    let t = ex.redact(body);
+    w.write_all(open)?;
+    text_out(ex, t.trim_end(), w)?;
+    w.write_all(close)?;
     Ok(())
 }
 
@@ -308,24 +359,22 @@ fn mark(w: &mut dyn Write, error: Option<bool>) -> Result<()> {
     Ok(())
 }
 
-fn write_tool(ex: &mut Exporter<'_>, m: &ExportMessage, w: &mut dyn Write) -> Result<()> {
-    let msg = &m.message;
-    let input = msg.tool_input.as_deref().unwrap_or("");
+fn write_tool(ex: &mut Exporter<'_>, call: &ToolCall<'_>, w: &mut dyn Write) -> Result<()> {
     w.write_all(b"<details class=\"tool\"><summary>")?;
-    mark(w, m.result.as_ref().map(|r| r.is_error))?;
+    mark(w, call.result.as_ref().map(|r| r.is_error))?;
     w.write_all(b" <code>")?;
-    escape_html(msg.tool_name.as_deref().unwrap_or("tool"), w)?;
+    escape_html(call.name, w)?;
     w.write_all(b"</code> ")?;
-    let summary = text::tool_summary(input);
+    let summary = text::tool_summary(call.input);
     let summary = ex.redact(&summary).into_owned();
     text_out(ex, &summary, w)?;
     w.write_all(b"</summary>")?;
-    let pretty = pretty_input(input);
+    let pretty = pretty_input(call.input);
     if !pretty.trim().is_empty() {
         write_pre(ex, w, "input", &pretty)?;
     }
-    if let Some(r) = &m.result {
-        let out = r.tool_output.as_deref().unwrap_or("");
+    if let Some(r) = &call.result {
+        let out = r.output.unwrap_or("");
         if !out.trim().is_empty() {
             write_pre(ex, w, "output", out)?;
         }

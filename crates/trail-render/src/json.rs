@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::io::Write;
 
 use serde::Serialize;
-use trail_model::Role;
+use trail_model::{MessageKind, Role};
 use trail_store::{ExportMessage, SessionRow};
 
 use crate::{Exporter, Result};
@@ -109,7 +109,7 @@ fn write_body(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write) -> Resul
         let out = JsonMessage {
             seq: msg.seq,
             role: msg.role.map(Role::as_str),
-            kind: msg.kind.as_deref(),
+            kind: msg.kind.map(MessageKind::as_str),
             text: msg.text.as_deref().map(|t| redactor.redact(t, counts)),
             tool_name: msg.tool_name.as_deref(),
             tool_call_id: msg.tool_call_id.as_deref(),

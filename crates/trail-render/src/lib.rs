@@ -16,6 +16,7 @@ mod markdown;
 /// Transcript text made safe to write into Markdown (the exports' rule, for other renderings).
 pub use markdown::{inert as inert_markdown, inert_inline as inert_markdown_inline};
 pub mod redact;
+pub mod session;
 pub mod terminal;
 mod text;
 
@@ -23,7 +24,6 @@ mod text;
 pub use text::{tokens, tool_line, tool_summary, when};
 mod vscode;
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 use trail_store::{ExportMessage, SessionRow, Store, StoreError};
@@ -301,47 +301,28 @@ fn for_each_turn_message(
     Ok(off_chain)
 }
 
-/// A session's subagents, by the tool call that started them, for writers that show each one
-/// under its call.
-struct Subagents {
-    by_call: HashMap<String, Vec<SessionRow>>,
-    /// Subagents no tool call is known to have started.
-    loose: Vec<SessionRow>,
-}
-
-impl Subagents {
-    fn load(store: &Store, id: &str) -> Result<Subagents> {
-        let mut out = Subagents {
-            by_call: HashMap::new(),
-            loose: Vec::new(),
-        };
-        for a in store.subagent_sessions(id)? {
-            match a.parent_tool_call_id.clone() {
-                Some(t) => out.by_call.entry(t).or_default().push(a),
-                None => out.loose.push(a),
-            }
-        }
-        Ok(out)
-    }
-
-    /// The subagents tool call `call_id` started; each is handed out once.
-    fn started_by(&mut self, call_id: Option<&str>) -> Vec<SessionRow> {
-        call_id
-            .and_then(|id| self.by_call.remove(id))
-            .unwrap_or_default()
-    }
-
-    /// The subagents no call shown has taken, oldest first.
-    fn rest(self) -> Vec<SessionRow> {
-        let mut rest: Vec<SessionRow> = self
-            .by_call
-            .into_values()
-            .flatten()
-            .chain(self.loose)
-            .collect();
-        rest.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
-        rest
-    }
+/// Walks session `id` as streamed from the store (one message at a time, tool results joined
+/// to their calls) into `sink`, placing `subagents`: what the Markdown and HTML exports show.
+fn walk_export<S>(
+    store: &Store,
+    id: &str,
+    subagents: session::Subagents<'_>,
+    sink: &mut S,
+) -> std::result::Result<(), S::Error>
+where
+    S: session::SessionSink,
+    S::Error: From<StoreError>,
+{
+    let mut walker = session::Walker::new(subagents, false);
+    store.for_each_export_message(id, |m: ExportMessage| {
+        let result = m.result.as_ref().map(|r| session::Outcome {
+            seq: r.seq,
+            output: r.tool_output.as_deref(),
+            is_error: r.is_error,
+        });
+        walker.message(sink, &m.message, result, m.joined)
+    })?;
+    walker.finish(sink)
 }
 
 /// The CSS class of a unified diff's line in the HTML views (session export and web pages):

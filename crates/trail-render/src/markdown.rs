@@ -5,10 +5,11 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use trail_store::{ExportMessage, SessionRow};
+use trail_store::SessionRow;
 
+use crate::session::{Part, SessionSink, Subagents, ToolCall};
 use crate::text::{self, fence, omitted, pretty_input, LinePrefix};
-use crate::{for_each_turn_message, Exporter, RenderError, Result, Subagents};
+use crate::{Exporter, RenderError, Result};
 
 /// Nesting depth past which subagents are listed rather than quoted.
 const MAX_DEPTH: usize = 4;
@@ -31,94 +32,117 @@ fn write_nested(
     let title = ex.title(s);
     writeln!(w, "{hashes} {}\n", inert_inline(&one_line(&title)))?;
     write_header(ex, s, w)?;
-
     let store = ex.store;
-    let mut subagents = Subagents::load(store, &s.id)?;
-    let turn_hashes = "#".repeat((depth + 2).min(6));
-    let mut current: Option<i64> = None;
-    let mut last_was_text = false;
-    let off_chain = for_each_turn_message(store, &s.id, |turn, m: ExportMessage| -> Result<()> {
-        let msg = &m.message;
-        if current != Some(turn) {
-            current = Some(turn);
-            last_was_text = false;
-            writeln!(
-                w,
-                "{turn_hashes} Turn {} · {}\n",
-                turn + 1,
-                text::when(msg.timestamp.as_deref())
-            )?;
+    let subagents = store.subagent_sessions(&s.id)?;
+    let mut sink = MarkdownSession {
+        ex,
+        session: s,
+        w,
+        depth,
+        turn_hashes: "#".repeat((depth + 2).min(6)),
+        last_was_text: false,
+    };
+    crate::walk_export(store, &s.id, Subagents::under_calls(&subagents), &mut sink)
+}
+
+/// A session's transcript as Markdown (see [`SessionSink`]).
+struct MarkdownSession<'e, 'x, 'w> {
+    ex: &'e mut Exporter<'x>,
+    session: &'e SessionRow,
+    w: &'w mut dyn Write,
+    depth: usize,
+    /// The heading of a turn (one level under the session's title).
+    turn_hashes: String,
+    /// Whether the last part written was answer text (a run of them has one `**Assistant**`).
+    last_was_text: bool,
+}
+
+impl SessionSink for MarkdownSession<'_, '_, '_> {
+    type Error = RenderError;
+
+    fn turn(&mut self, turn: Option<i64>, at: Option<&str>) -> Result<()> {
+        self.last_was_text = false;
+        let hashes = &self.turn_hashes;
+        match turn {
+            Some(t) => writeln!(self.w, "{hashes} Turn {} · {}\n", t + 1, text::when(at))?,
+            None => writeln!(self.w, "{hashes} Before the first prompt\n")?,
         }
-        let body = msg.text.as_deref().unwrap_or("");
-        match msg.kind.as_deref() {
-            Some("prompt") => {
+        Ok(())
+    }
+
+    fn part(&mut self, _seq: i64, part: &Part<'_>) -> Result<()> {
+        let was_text = std::mem::replace(&mut self.last_was_text, false);
+        let (ex, w) = (&mut *self.ex, &mut *self.w);
+        match *part {
+            Part::Prompt(body) => {
                 let t = ex.redact(body);
                 writeln!(w, "**User**\n\n{}\n", inert(t.trim_end()))?;
-                last_was_text = false;
             }
-            Some("text") if !body.trim().is_empty() => {
+            Part::Answer(body) if !body.trim().is_empty() => {
                 let t = ex.redact(body);
-                if !last_was_text {
+                if !was_text {
                     writeln!(w, "**Assistant**\n")?;
                 }
                 writeln!(w, "{}\n", inert(t.trim_end()))?;
-                last_was_text = true;
+                self.last_was_text = true;
             }
-            Some("thinking") if ex.options.thinking && !body.trim().is_empty() => {
-                let t = ex.redact(body);
-                let mut q = LinePrefix::new(w, "> ");
-                writeln!(q, "*Thinking*\n\n{}", inert(t.trim_end()))?;
-                writeln!(w)?;
-                last_was_text = false;
+            Part::Answer(_) => self.last_was_text = was_text,
+            Part::Thinking(body) if ex.options.thinking && !body.trim().is_empty() => {
+                quoted(ex, w, "Thinking", body)?
             }
-            Some("tool_call") => {
-                write_tool(ex, &m, w)?;
-                last_was_text = false;
-                for a in subagents.started_by(msg.tool_call_id.as_deref()) {
-                    write_subagent(ex, &a, w, depth)?;
-                }
-            }
-            Some("tool_result") if !m.joined => {
-                let name = msg.tool_name.as_deref().unwrap_or("tool");
-                let mark = if msg.is_error { "✗ error" } else { "✓" };
+            Part::ToolCall(call) => write_tool(ex, &call, w)?,
+            Part::ToolResult {
+                name,
+                output,
+                is_error,
+            } => {
+                let mark = if is_error { "✗ error" } else { "✓" };
                 writeln!(w, "Result of `{}` {mark}\n", code_span(name))?;
-                write_fenced(ex, w, "text", msg.tool_output.as_deref().unwrap_or(""))?;
-                last_was_text = false;
+                write_fenced(ex, w, "text", output)?;
             }
-            Some("error") => {
+            Part::Error(body) => {
                 let t = ex.redact(body);
                 writeln!(w, "> **Error:** {}\n", inert_inline(&one_line(&t)))?;
-                last_was_text = false;
             }
-            Some("summary") if !body.trim().is_empty() => {
-                let t = ex.redact(body);
-                let mut q = LinePrefix::new(w, "> ");
-                writeln!(q, "*Summary*\n\n{}", inert(t.trim_end()))?;
-                writeln!(w)?;
-                last_was_text = false;
-            }
-            Some("compaction") => {
-                writeln!(w, "*— context compacted —*\n")?;
-                last_was_text = false;
-            }
-            _ => {}
+            Part::Summary(body) if !body.trim().is_empty() => quoted(ex, w, "Summary", body)?,
+            Part::Compaction => writeln!(w, "*— context compacted —*\n")?,
+            // Not shown: the flag stays as it was, as if the message were not there.
+            _ => self.last_was_text = was_text,
         }
         Ok(())
-    })?;
-    write_changes(ex, s, w, &turn_hashes)?;
-    let rest = subagents.rest();
-    if !rest.is_empty() {
-        writeln!(w, "{turn_hashes} Other subagents\n")?;
-        for a in &rest {
-            write_subagent(ex, a, w, depth)?;
+    }
+
+    fn subagent(&mut self, _index: usize, row: &SessionRow) -> Result<()> {
+        write_subagent(self.ex, row, self.w, self.depth)
+    }
+
+    fn end_of_turns(&mut self) -> Result<()> {
+        write_changes(self.ex, self.session, self.w, &self.turn_hashes)
+    }
+
+    fn other_subagents(&mut self, rows: &[(usize, &SessionRow)]) -> Result<()> {
+        writeln!(self.w, "{} Other subagents\n", self.turn_hashes)?;
+        for (_, a) in rows {
+            write_subagent(self.ex, a, self.w, self.depth)?;
         }
+        Ok(())
     }
-    if off_chain > 0 {
+
+    fn off_branch(&mut self, n: u64) -> Result<()> {
         writeln!(
-            w,
-            "*{off_chain} messages on abandoned branches (rewinds, retries) are not shown.*\n"
+            self.w,
+            "*{n} messages on abandoned branches (rewinds, retries) are not shown.*\n"
         )?;
+        Ok(())
     }
+}
+
+/// Writes `body` redacted in a quote under an italic `label` (thinking, summaries).
+fn quoted(ex: &mut Exporter<'_>, w: &mut dyn Write, label: &str, body: &str) -> Result<()> {
+    let t = ex.redact(body);
+    let mut q = LinePrefix::new(w, "> ");
+    writeln!(q, "*{label}*\n\n{}", inert(t.trim_end()))?;
+    writeln!(w)?;
     Ok(())
 }
 
@@ -194,16 +218,14 @@ fn write_header(ex: &mut Exporter<'_>, s: &SessionRow, w: &mut dyn Write) -> Res
     Ok(())
 }
 
-fn write_tool(ex: &mut Exporter<'_>, m: &ExportMessage, w: &mut dyn Write) -> Result<()> {
-    let msg = &m.message;
-    let name = msg.tool_name.as_deref().unwrap_or("tool");
-    let input = msg.tool_input.as_deref().unwrap_or("");
-    let mark = match &m.result {
+fn write_tool(ex: &mut Exporter<'_>, call: &ToolCall<'_>, w: &mut dyn Write) -> Result<()> {
+    let name = call.name;
+    let mark = match &call.result {
         Some(r) if r.is_error => "✗ error",
         Some(_) => "✓",
         None => "(no result)",
     };
-    let summary = text::tool_summary(input);
+    let summary = text::tool_summary(call.input);
     if summary.is_empty() {
         writeln!(w, "**Tool** `{}` {mark}\n", code_span(name))?;
     } else {
@@ -215,12 +237,12 @@ fn write_tool(ex: &mut Exporter<'_>, m: &ExportMessage, w: &mut dyn Write) -> Re
             escape_inline(&summary)
         )?;
     }
-    let pretty = pretty_input(input);
+    let pretty = pretty_input(call.input);
     if !pretty.trim().is_empty() {
         write_fenced(ex, w, "json", &pretty)?;
     }
-    if let Some(r) = &m.result {
-        let out = r.tool_output.as_deref().unwrap_or("");
+    if let Some(r) = &call.result {
+        let out = r.output.unwrap_or("");
         if !out.trim().is_empty() {
             write_fenced(ex, w, "text", out)?;
         }

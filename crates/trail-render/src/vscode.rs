@@ -13,7 +13,7 @@
 use std::io::Write;
 
 use serde_json::{json, Value};
-use trail_model::SourceKind;
+use trail_model::{MessageKind, SourceKind};
 use trail_store::{ExportMessage, SessionRow};
 
 use crate::{for_each_turn_message, Exporter, Result};
@@ -66,7 +66,7 @@ pub(crate) fn write_session(
                 w.write_all(b",")?;
             }
             count += 1;
-            let prompt = if msg.kind.as_deref() == Some("prompt") {
+            let prompt = if msg.kind == Some(MessageKind::Prompt) {
                 ex.redact(msg.text.as_deref().unwrap_or("")).into_owned()
             } else {
                 String::new()
@@ -88,8 +88,8 @@ pub(crate) fn write_session(
             }
         }
         let body = msg.text.as_deref().unwrap_or("");
-        match msg.kind.as_deref() {
-            Some("text") if !body.trim().is_empty() => {
+        match msg.kind {
+            Some(MessageKind::Text) if !body.trim().is_empty() => {
                 let t = ex.redact(body);
                 let value = if o.last == Part::Text {
                     format!("{}{}", trail_model::turns::RESPONSE_SEPARATOR, t)
@@ -103,7 +103,7 @@ pub(crate) fn write_session(
                     &json!({"value": value, "supportThemeIcons": false, "supportHtml": false}),
                 )?;
             }
-            Some("thinking") if !body.is_empty() => {
+            Some(MessageKind::Thinking) if !body.is_empty() => {
                 let t = ex.redact(body);
                 part(
                     w,
@@ -112,7 +112,7 @@ pub(crate) fn write_session(
                     &json!({"kind": "thinking", "value": t}),
                 )?;
             }
-            Some("tool_call") => {
+            Some(MessageKind::ToolCall) => {
                 let name = msg.tool_name.as_deref().unwrap_or("tool");
                 let id = msg
                     .tool_call_id
@@ -161,7 +161,7 @@ pub(crate) fn write_session(
                 }
                 part(w, &mut o.last, Part::Tool, &v)?;
             }
-            Some("error") if o.error.is_none() && !body.trim().is_empty() => {
+            Some(MessageKind::Error) if o.error.is_none() && !body.trim().is_empty() => {
                 o.error = Some(ex.redact(body).into_owned());
             }
             _ => {}

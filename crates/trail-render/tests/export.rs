@@ -778,7 +778,7 @@ fn stored_turns(store: &Store, id: &str) -> Vec<TurnView> {
         let msg = Message {
             seq: r.seq as u32,
             role: r.role,
-            kind: r.kind.as_deref().and_then(MessageKind::parse),
+            kind: r.kind,
             text: r.text.clone().unwrap_or_default(),
             tool_name: r.tool_name.clone(),
             tool_call_id: r.tool_call_id.clone(),
@@ -873,7 +873,7 @@ fn reuses_a_tool_call_id(store: &Store, id: &str) -> bool {
     let mut reused = false;
     store
         .for_each_export_message(id, |m| -> Result<(), trail_store::StoreError> {
-            if m.message.kind.as_deref() == Some("tool_call") {
+            if m.message.kind == Some(MessageKind::ToolCall) {
                 if let Some(call) = &m.message.tool_call_id {
                     reused |= !seen.insert(call.clone());
                 }

@@ -2,7 +2,7 @@
 
 use rusqlite::{params, OptionalExtension, ToSql};
 use serde::Serialize;
-use trail_model::{Role, SessionId, Source};
+use trail_model::{MessageKind, Role, SessionId, Source};
 
 use crate::filter::{like_escape, Filter, Where};
 use crate::{Result, Store, StoreError};
@@ -100,7 +100,8 @@ pub struct MessageRow {
     pub seq: i64,
     /// None when the stored role is one this version does not know.
     pub role: Option<Role>,
-    pub kind: Option<String>,
+    /// None when the stored kind is one this version does not know.
+    pub kind: Option<MessageKind>,
     pub text: Option<String>,
     pub tool_name: Option<String>,
     pub tool_call_id: Option<String>,
@@ -141,7 +142,10 @@ pub(crate) fn message_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Messag
             .get::<_, Option<String>>(1)?
             .as_deref()
             .and_then(Role::parse),
-        kind: r.get(2)?,
+        kind: r
+            .get::<_, Option<String>>(2)?
+            .as_deref()
+            .and_then(MessageKind::parse),
         text: r.get(3)?,
         tool_name: r.get(4)?,
         tool_call_id: r.get(5)?,

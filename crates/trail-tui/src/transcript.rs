@@ -2,11 +2,10 @@
 //! line (expandable one at a time or all at once), thinking folded, subagents and forks shown
 //! where they branch off; wrapped to the view's width, with the search words marked.
 
-use std::collections::HashMap;
-
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use trail_query::{MessageRow, SessionDetail, SessionRow};
+use trail_render::session::{self, Part};
 use unicode_width::UnicodeWidthChar;
 
 use crate::safe::{one_line, visible};
@@ -248,99 +247,83 @@ impl Transcript {
     }
 }
 
-/// Orders what a transcript shows: the main chain's messages turn by turn, each subagent right
+/// Lays out what a transcript shows, in the order the session walker gives it
+/// ([`trail_render::session`]): the main chain's messages turn by turn, each subagent right
 /// after the tool call that started it, and forks (no tool call) where their time falls.
 fn entries(d: &SessionDetail, header: bool) -> Vec<(Entry, Option<i64>)> {
-    let mut out = Vec::new();
+    let mut sink = EntrySink {
+        messages: &d.messages,
+        out: Vec::new(),
+        current: None,
+    };
     if header {
-        out.push((Entry::Header, None));
+        sink.out.push((Entry::Header, None));
     }
-    let results: HashMap<&str, usize> = d
-        .messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.kind.as_deref() == Some("tool_result"))
-        .filter_map(|(i, m)| m.tool_call_id.as_deref().map(|id| (id, i)))
-        .collect();
-    let mut by_call: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut unplaced: Vec<usize> = Vec::new();
-    let call_ids: std::collections::HashSet<&str> = d
-        .messages
-        .iter()
-        .filter(|m| m.kind.as_deref() == Some("tool_call"))
-        .filter_map(|m| m.tool_call_id.as_deref())
-        .collect();
-    for (i, s) in d.subagents.iter().enumerate() {
-        match s.parent_tool_call_id.as_deref() {
-            Some(call) if call_ids.contains(call) => by_call.entry(call).or_default().push(i),
-            _ => unplaced.push(i),
-        }
+    let subagents = session::Subagents::forks_by_time(&d.subagents, &d.messages);
+    let walker = session::Walker::new(subagents, false);
+    match session::walk_messages(&d.messages, walker, &mut sink) {
+        Ok(()) => sink.out,
+        Err(never) => match never {},
     }
-    let mut current: Option<i64> = None;
-    let mut off_branch = 0;
-    for (i, m) in d.messages.iter().enumerate() {
-        if !m.on_main_chain {
-            off_branch += 1;
-            continue;
+}
+
+/// Collects a transcript's entries, each with the turn it is in (see
+/// [`session::SessionSink`]); an entry names its message by place in `messages`.
+struct EntrySink<'d> {
+    messages: &'d [MessageRow],
+    out: Vec<(Entry, Option<i64>)>,
+    current: Option<i64>,
+}
+
+impl EntrySink<'_> {
+    /// The place of message `seq` (the messages are in `seq` order, one per `seq`).
+    fn index(&self, seq: i64) -> usize {
+        self.messages.partition_point(|m| m.seq < seq)
+    }
+}
+
+impl session::SessionSink for EntrySink<'_> {
+    type Error = std::convert::Infallible;
+
+    fn turn(&mut self, turn: Option<i64>, at: Option<&str>) -> Result<(), Self::Error> {
+        self.current = turn;
+        if let Some(turn) = turn {
+            let at = at.map(str::to_string);
+            self.out.push((Entry::Rule { turn, at }, self.current));
         }
-        let Some(turn) = m.turn_index else { continue };
-        // Forks started before this message go in before it.
-        if let Some(ts) = m.timestamp.as_deref() {
-            unplaced.retain(|&s| {
-                let before = d.subagents[s].created_at.as_deref().is_some_and(|c| c < ts);
-                if before {
-                    out.push((Entry::Subagent(s), current));
-                }
-                !before
-            });
-        }
-        if current != Some(turn) {
-            current = Some(turn);
-            out.push((
-                Entry::Rule {
-                    turn,
-                    at: m.timestamp.clone(),
-                },
-                current,
-            ));
-        }
-        let entry = match m.kind.as_deref() {
-            Some("prompt") => Entry::Prompt(i),
-            Some("text") => Entry::Text(i),
-            Some("thinking") if m.text.as_deref().is_some_and(|t| !t.is_empty()) => {
-                Entry::Thinking(i)
-            }
-            Some("tool_call") => Entry::Tool {
+        Ok(())
+    }
+
+    fn part(&mut self, seq: i64, part: &Part<'_>) -> Result<(), Self::Error> {
+        let i = self.index(seq);
+        let entry = match *part {
+            Part::Prompt(_) => Entry::Prompt(i),
+            Part::Answer(_) => Entry::Text(i),
+            Part::Thinking(text) if !text.is_empty() => Entry::Thinking(i),
+            Part::ToolCall(call) => Entry::Tool {
                 call: i,
-                result: m
-                    .tool_call_id
-                    .as_deref()
-                    .and_then(|id| results.get(id).copied()),
+                result: call.result.map(|r| self.index(r.seq)),
             },
-            Some("error") => Entry::Error(i),
-            Some("summary") => Entry::Summary(i),
-            Some("compaction") => Entry::Compaction,
-            Some("meta")
-                if m.text
-                    .as_deref()
-                    .is_some_and(|t| t.starts_with("[Request interrupted")) =>
-            {
-                Entry::Interrupt(i)
-            }
-            _ => continue,
+            Part::Error(_) => Entry::Error(i),
+            Part::Summary(_) => Entry::Summary(i),
+            Part::Compaction => Entry::Compaction,
+            Part::Interrupt(_) => Entry::Interrupt(i),
+            _ => return Ok(()),
         };
-        out.push((entry, current));
-        if let Some(subs) = m.tool_call_id.as_deref().and_then(|id| by_call.get(id)) {
-            if m.kind.as_deref() == Some("tool_call") {
-                out.extend(subs.iter().map(|&s| (Entry::Subagent(s), current)));
-            }
-        }
+        self.out.push((entry, self.current));
+        Ok(())
     }
-    out.extend(unplaced.into_iter().map(|s| (Entry::Subagent(s), current)));
-    if off_branch > 0 {
-        out.push((Entry::OffBranch(off_branch), None));
+
+    fn subagent(&mut self, index: usize, _row: &SessionRow) -> Result<(), Self::Error> {
+        self.out.push((Entry::Subagent(index), self.current));
+        Ok(())
     }
-    out
+
+    fn off_branch(&mut self, count: u64) -> Result<(), Self::Error> {
+        let count = usize::try_from(count).unwrap_or(usize::MAX);
+        self.out.push((Entry::OffBranch(count), None));
+        Ok(())
+    }
 }
 
 /// One entry's lines (before wrapping), each with whether it holds a match.
@@ -354,47 +337,31 @@ fn render_entry(
     let msg = |i: usize| -> &MessageRow { &d.messages[i] };
     let text_of = |i: usize| msg(i).text.as_deref().unwrap_or("");
     let mut out = Vec::new();
-    let block = |prefix: &'static str, text: &str, style: Style, out: &mut Vec<_>| {
-        for l in text.lines() {
+    // Each line of `text` after `prefix`, the first after `first` (a prompt's mark).
+    let lines = |first: &'static str, prefix: &'static str, text: &str, style, out: &mut Vec<_>| {
+        for (n, l) in text.lines().enumerate() {
             let (mut spans, m) = highlight(&visible(l), style, terms, theme);
-            spans.insert(0, Span::styled(prefix, style));
+            spans.insert(0, Span::styled(if n == 0 { first } else { prefix }, style));
             out.push((Line::from(spans), m));
         }
     };
+    let block =
+        |prefix, text: &str, style, out: &mut Vec<_>| lines(prefix, prefix, text, style, out);
     match entry {
         Entry::Header => header_lines(&d.session, theme, &mut out),
         Entry::Rule { turn, at } => {
             out.push((Line::default(), false));
             let label = format!("── turn {turn} · {} ", trail_render::when(at.as_deref()));
             let fill = "─".repeat(60usize.saturating_sub(label.chars().count()));
-            out.push((Line::from(Span::styled(label + &fill, theme.accent)), false));
+            out.push((note(label + &fill, theme.accent), false));
         }
-        Entry::Prompt(i) => {
-            let text = text_of(*i);
-            for (n, l) in text.lines().enumerate() {
-                let (mut spans, m) = highlight(&visible(l), theme.prompt, terms, theme);
-                spans.insert(
-                    0,
-                    Span::styled(if n == 0 { "❯ " } else { "  " }, theme.prompt),
-                );
-                out.push((Line::from(spans), m));
-            }
-        }
+        Entry::Prompt(i) => lines("❯ ", "  ", text_of(*i), theme.prompt, &mut out),
         Entry::Text(i) => block("  ", text_of(*i), Style::default(), &mut out),
+        Entry::Thinking(i) if open => block("  ┊ ", text_of(*i), theme.dim, &mut out),
         Entry::Thinking(i) => {
             let text = text_of(*i);
-            if open {
-                block("  ┊ ", text, theme.dim, &mut out);
-            } else {
-                let m = matches_any(text, terms);
-                out.push((
-                    Line::from(Span::styled(
-                        format!("  ┊ thinking ({} chars)", text.chars().count()),
-                        theme.dim,
-                    )),
-                    m,
-                ));
-            }
+            let line = format!("  ┊ thinking ({} chars)", text.chars().count());
+            out.push((note(line, theme.dim), matches_any(text, terms)));
         }
         Entry::Tool { call, result } => {
             tool_lines(msg(*call), result.map(msg), open, terms, theme, &mut out)
@@ -403,40 +370,34 @@ fn render_entry(
         Entry::Error(i) => block("  ! ", text_of(*i), theme.error, &mut out),
         Entry::Summary(i) => {
             let text = text_of(*i);
-            out.push((
-                Line::from(Span::styled(
-                    format!("  ≡ summary ({} chars)", text.chars().count()),
-                    theme.accent,
-                )),
-                !open && matches_any(text, terms),
-            ));
+            let line = format!("  ≡ summary ({} chars)", text.chars().count());
+            out.push((note(line, theme.accent), !open && matches_any(text, terms)));
             if open {
                 block("    ", text, Style::default(), &mut out);
             }
         }
         Entry::Compaction => out.push((
-            Line::from(Span::styled("  ≡ conversation compacted", theme.accent)),
+            note("  ≡ conversation compacted".into(), theme.accent),
             false,
         )),
         Entry::Interrupt(i) => out.push((
-            Line::from(Span::styled(
-                format!("  {}", one_line(text_of(*i))),
-                theme.error,
-            )),
+            note(format!("  {}", one_line(text_of(*i))), theme.error),
             false,
         )),
         Entry::OffBranch(n) => {
             out.push((Line::default(), false));
-            out.push((
-                Line::from(Span::styled(
-                    format!("{n} messages on abandoned branches (rewinds, retries) are kept in the store"),
-                    theme.dim,
-                )),
-                false,
-            ));
+            let line = format!(
+                "{n} messages on abandoned branches (rewinds, retries) are kept in the store"
+            );
+            out.push((note(line, theme.dim), false));
         }
     }
     out
+}
+
+/// A line of one styled text the program wrote.
+fn note(text: String, style: Style) -> Line<'static> {
+    Line::from(Span::styled(text, style))
 }
 
 /// The session's header: title, facts, time span and size, and its parent.

@@ -1,17 +1,14 @@
 //! `trail show`: a readable transcript, one line per tool call (`--full` for their input and
 //! output).
 
-use std::collections::HashMap;
-
-use trail_query::{DetailRequest, MessageRow, SessionDetail};
+use trail_query::{DetailRequest, SessionDetail};
+use trail_render::session::{self, terminal::Terminal, terminal::TerminalTranscript};
+use trail_render::Tone;
 
 use crate::commands::open_query;
 use crate::error::CliResult;
-use crate::output::{self, Style};
+use crate::output::{self, Style, Ui};
 use crate::Ctx;
-
-/// Characters of a tool call's input shown on its line.
-const TOOL_LINE_CHARS: usize = 100;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -117,6 +114,11 @@ fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
             "The agent's file for this session is gone; this is trail's copy.",
         ))?;
     }
+    print_related(ui, d)
+}
+
+/// The header's last lines: the session's subagents, files, refs and checkpoints.
+fn print_related(ui: &mut Ui, d: &SessionDetail) -> CliResult {
     if !d.subagents.is_empty() {
         ui.line(&format!("Subagents ({}):", d.subagents.len()))?;
         for a in &d.subagents {
@@ -142,171 +144,40 @@ fn print_header(ctx: &mut Ctx, d: &SessionDetail) -> CliResult {
     Ok(())
 }
 
+/// The transcript as the session walker lays it out, written by trail-render's terminal
+/// transcript in the CLI's colours: with `--full`, messages before the first prompt too.
 fn print_transcript(ctx: &mut Ctx, d: &SessionDetail, args: &Args) -> CliResult {
-    let results: HashMap<&str, &MessageRow> = d
-        .messages
-        .iter()
-        .filter(|m| m.kind.as_deref() == Some("tool_result"))
-        .filter_map(|m| m.tool_call_id.as_deref().map(|id| (id, m)))
-        .collect();
     let marker = Marker::new(args.highlight.as_deref(), ctx.ui.color);
-    let mut current: Option<i64> = None;
-    let mut off_branch = 0usize;
-    for m in &d.messages {
-        if !m.on_main_chain {
-            off_branch += 1;
-            continue;
-        }
-        if let Some(want) = args.turn {
-            if m.turn_index != Some(want) {
-                continue;
-            }
-        }
-        if m.turn_index.is_none() && !args.full {
-            continue;
-        }
-        if m.turn_index != current {
-            current = m.turn_index;
-            let label = match current {
-                Some(t) => format!("── Turn {t} · {} ", output::when(m.timestamp.as_deref())),
-                None => "── Before the first prompt ".to_string(),
-            };
-            let rule = format!(
-                "{label}{}",
-                "─".repeat(60usize.saturating_sub(label.chars().count()))
-            );
-            ctx.ui.line("")?;
-            ctx.ui.line(&ctx.ui.paint(Style::Blue, &rule))?;
-        }
-        print_message(ctx, m, &results, args.full, &marker)?;
-    }
-    if off_branch > 0 {
-        ctx.ui.line("")?;
-        ctx.ui.line(&ctx.ui.paint(
-            Style::Dim,
-            &format!("{off_branch} messages on abandoned branches (rewinds, retries) are kept; see --json."),
-        ))?;
-    }
+    let term = ShowTerminal {
+        ui: &mut ctx.ui,
+        marker,
+    };
+    let mut sink = TerminalTranscript::new(term, args.full);
+    // Subagents are listed in the header, not placed in the transcript.
+    let walker = session::Walker::new(session::Subagents::none(), args.full);
+    session::walk_messages(&d.messages, walker, &mut sink)?;
     Ok(())
 }
 
-fn print_message(
-    ctx: &mut Ctx,
-    m: &MessageRow,
-    results: &HashMap<&str, &MessageRow>,
-    full: bool,
-    hl: &Marker,
-) -> CliResult {
-    let ui = &mut ctx.ui;
-    let marked = hl.mark(m.text.as_deref().unwrap_or(""));
-    let text = marked.as_str();
-    match m.kind.as_deref() {
-        Some("prompt") => {
-            ui.line(&format!(
-                "{} {}",
-                ui.paint(Style::Green, "❯"),
-                ui.paint(Style::Bold, text)
-            ))?;
-        }
-        Some("text") => {
-            for l in text.lines() {
-                ui.line(&format!("  {l}"))?;
-            }
-        }
-        Some("thinking") => {
-            if full {
-                for l in text.lines() {
-                    ui.line(&ui.paint(Style::Dim, &format!("  ┊ {l}")))?;
-                }
-            } else if !text.is_empty() {
-                ui.line(&ui.paint(
-                    Style::Dim,
-                    &format!(
-                        "  ┊ thinking ({} chars; --full shows it)",
-                        text.chars().count()
-                    ),
-                ))?;
-            }
-        }
-        Some("tool_call") => {
-            let name = m.tool_name.as_deref().unwrap_or("tool");
-            let result = m.tool_call_id.as_deref().and_then(|id| results.get(id));
-            let mark = match result {
-                Some(r) if r.is_error => ui.paint(Style::Red, "✗"),
-                Some(_) => ui.paint(Style::Green, "✓"),
-                None => ui.paint(Style::Dim, "…"),
-            };
-            let summary = tool_summary(m.tool_input.as_deref().unwrap_or(""));
-            ui.line(&format!(
-                "  {mark} {} {}",
-                ui.paint(Style::Cyan, name),
-                hl.mark(output::fit(&summary, TOOL_LINE_CHARS).trim_end())
-            ))?;
-            if full {
-                if let Some(input) = &m.tool_input {
-                    for l in pretty_json(input).lines() {
-                        ui.line(&hl.mark(&ui.paint(Style::Dim, &format!("      {l}"))))?;
-                    }
-                }
-                if let Some(out) = result.and_then(|r| r.tool_output.as_deref()) {
-                    ui.line(&ui.paint(Style::Dim, "      ── output ──"))?;
-                    for l in out.lines() {
-                        ui.line(&format!("      {}", hl.mark(l)))?;
-                    }
-                }
-            }
-        }
-        Some("tool_result") => {}
-        Some("error") => {
-            ui.line(&ui.paint(Style::Red, &format!("  ! {}", output::one_line(text))))?;
-        }
-        Some("summary") => {
-            let n = text.chars().count();
-            ui.line(&ui.paint(Style::Magenta, &format!("  ≡ summary ({n} chars)")))?;
-            if full {
-                for l in text.lines() {
-                    ui.line(&format!("    {l}"))?;
-                }
-            }
-        }
-        Some("compaction") => {
-            ui.line(&ui.paint(Style::Magenta, "  ≡ conversation compacted"))?;
-        }
-        Some("meta") if full && !text.is_empty() => {
-            ui.line(&ui.paint(Style::Dim, &format!("  · {}", output::one_line(text))))?;
-        }
-        Some("meta") if text.starts_with("[Request interrupted") => {
-            ui.line(&ui.paint(Style::Yellow, &format!("  {text}")))?;
-        }
-        // A record trail does not read is shown, not hidden: the transcript has something
-        // there (issue 40). Its text names the record's type when the parser knows it.
-        Some("unknown") => {
-            let what = if text.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", output::one_line(text))
-            };
-            ui.line(&ui.paint(
-                Style::Yellow,
-                &format!("  ? unknown record{what} (--json shows it)"),
-            ))?;
-        }
-        _ => {}
+/// The CLI's terminal for a transcript: its lines, colours and search marks.
+struct ShowTerminal<'u> {
+    ui: &'u mut Ui,
+    marker: Marker,
+}
+
+impl Terminal for ShowTerminal<'_> {
+    fn line(&mut self, text: &str) -> std::io::Result<()> {
+        self.ui.line(text)
     }
-    Ok(())
-}
 
-/// One line describing a tool call: what it acted on (the renderer's rule, shared with
-/// exports, the web viewer and the TUI), or its whole input.
-fn tool_summary(input: &str) -> String {
-    output::one_line(&trail_render::tool_line(input))
-}
+    fn paint(&self, tone: Tone, text: &str) -> String {
+        let style = Style::of(tone);
+        self.ui.paint(style, text)
+    }
 
-fn pretty_json(s: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(s)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| s.to_string())
+    fn mark(&self, text: &str) -> String {
+        self.marker.mark(text)
+    }
 }
 
 /// Marks the words of a search query in printed text: bold yellow on a terminal, `**` around
