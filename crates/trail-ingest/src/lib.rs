@@ -387,8 +387,10 @@ fn detect_named_paths(
     options: &IndexOptions,
     summary: &mut IndexSummary,
 ) -> Result<Candidates, IngestError> {
+    let started = Instant::now();
     let walked: Vec<(&PathBuf, Vec<PathBuf>)> =
         options.paths.iter().map(|p| (p, files_at(p))).collect();
+    let walk_ms = started.elapsed().as_millis() as u64;
     let stored = if options.force {
         None
     } else {
@@ -421,6 +423,11 @@ fn detect_named_paths(
         }
         candidates.extend(found);
     }
+    tracing::info!(
+        walk_ms,
+        ms = started.elapsed().as_millis() as u64,
+        "named paths looked at"
+    );
     Ok(Candidates {
         found: candidates,
         stored,
