@@ -12,7 +12,7 @@
 //! words (any of them) and makes the snippet.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::types::Value;
 use rusqlite::{params, ToSql};
@@ -394,7 +394,8 @@ impl Store {
             .map(|p| whole_message_query(&p));
         let needles = Needles::of(query);
         self.with_hit_text(|| {
-            let owner = self.load_hit_text(needles.as_ref(), Keep::AnyWord, role, turns, None)?;
+            let owner =
+                self.load_hit_text(needles.as_ref(), Keep::AnyWord, role, turns, None, None)?;
             self.choose_best(&words, whole.as_deref(), owner, turns.len())
         })
     }
@@ -433,6 +434,7 @@ impl Store {
         role: Option<&str>,
         turns: &[HitTurn],
         columns: Option<&[u8]>,
+        mut whole: Option<&mut HashSet<usize>>,
     ) -> Result<HashMap<i64, (usize, BestMessage)>> {
         let mut read = self.conn.prepare_cached(&hit_messages_sql())?;
         let mut insert = self.conn.prepare_cached(
@@ -475,8 +477,22 @@ impl Store {
                 let kept = match (needles, keep) {
                     (None, _) => true,
                     (Some(n), Keep::AnyWord) => n.may_match(&fields, &mut lowered),
+                    // A message whose fields are ASCII is decided here (its turn goes into
+                    // `whole` when one field holds every word); only the others go into the
+                    // table for FTS5 to decide.
                     (Some(n), Keep::EveryWordInOneField) => {
-                        n.may_match_one_field(&fields, &mut lowered)
+                        match (
+                            n.one_field_holds_all(&fields, &mut lowered),
+                            whole.as_deref_mut(),
+                        ) {
+                            (Some(holds), Some(whole)) => {
+                                if holds {
+                                    whole.insert(i);
+                                }
+                                false
+                            }
+                            _ => n.may_match_one_field(&fields, &mut lowered),
+                        }
                     }
                 };
                 if !kept {

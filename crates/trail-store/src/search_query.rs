@@ -320,6 +320,87 @@ pub(crate) struct Needles {
     /// For each group of words (a word, or words joined by OR), one run of each of its words:
     /// a field that holds every group holds one of each group's.
     groups: Vec<Vec<String>>,
+    /// The groups again, each word as the tokenizer reads it (its runs, in order, the last a
+    /// prefix when the word ended with `*`): what one field must hold, exactly. `None` when a
+    /// word has no run (FTS5 drops it from the query, and the query's shape with it).
+    phrases: Option<Vec<Vec<Phrase>>>,
+}
+
+/// A word of the query as the index's tokenizer reads it: consecutive tokens.
+#[derive(Debug, Clone, PartialEq)]
+struct Phrase {
+    tokens: Vec<String>,
+    /// The last token is a prefix (`deploy*`).
+    prefix: bool,
+}
+
+/// A run of a field's text between ASCII separators, lowercased: `Sure` when it is ASCII (the
+/// tokenizer reads it as one token, as written), `Unsure` when it holds a character beyond
+/// ASCII (the tokenizer may fold it, drop its diacritics, or cut the run there).
+#[derive(Debug, Clone, Copy)]
+enum Run<'a> {
+    Sure(&'a [u8]),
+    Unsure(&'a str),
+}
+
+impl<'a> Run<'a> {
+    fn sure(&self) -> Option<&'a [u8]> {
+        match self {
+            Run::Sure(t) => Some(t),
+            Run::Unsure(_) => None,
+        }
+    }
+}
+
+impl Phrase {
+    /// Whether `runs` surely hold this phrase: consecutive sure runs.
+    fn found_in(&self, runs: &[Run<'_>]) -> bool {
+        let Some((last, head)) = self.tokens.split_last() else {
+            return false;
+        };
+        runs.windows(self.tokens.len()).any(|w| {
+            let (w_last, w_head) = w.split_last().expect("a window of one or more");
+            w_head
+                .iter()
+                .zip(head)
+                .all(|(a, b)| a.sure() == Some(b.as_bytes()))
+                && w_last.sure().is_some_and(|t| {
+                    if self.prefix {
+                        t.starts_with(last.as_bytes())
+                    } else {
+                        t == last.as_bytes()
+                    }
+                })
+        })
+    }
+
+    /// Whether `runs` may hold this phrase, read by the tokenizer: each of its tokens a sure
+    /// run, or somewhere in an unsure one where each character is the token's or beyond ASCII
+    /// (which folding may turn into it). Adjacency is not asked: false means surely not.
+    fn may_be_in(&self, runs: &[Run<'_>]) -> bool {
+        let last = self.tokens.len() - 1;
+        self.tokens.iter().enumerate().all(|(k, t)| {
+            let prefix = self.prefix && k == last;
+            runs.iter().any(|r| match r {
+                Run::Sure(s) if prefix => s.starts_with(t.as_bytes()),
+                Run::Sure(s) => *s == t.as_bytes(),
+                Run::Unsure(u) => may_fold_to(u, t),
+            })
+        })
+    }
+}
+
+/// Whether some stretch of `run` may fold into `token` (ASCII): each of its characters the
+/// token's, or one beyond ASCII.
+fn may_fold_to(run: &str, token: &str) -> bool {
+    let chars: Vec<char> = run.chars().collect();
+    let want = token.as_bytes();
+    chars.len() >= want.len()
+        && chars.windows(want.len()).any(|w| {
+            w.iter()
+                .zip(want)
+                .all(|(c, b)| !c.is_ascii() || *c == char::from(*b))
+        })
 }
 
 impl Needles {
@@ -339,6 +420,20 @@ impl Needles {
         any.dedup();
         // A word without a run (punctuation alone) is no word to FTS5: its group asks
         // nothing of a field here.
+        let phrases = groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|(t, prefix)| {
+                        let tokens = runs(t);
+                        (!tokens.is_empty()).then_some(Phrase {
+                            tokens,
+                            prefix: *prefix,
+                        })
+                    })
+                    .collect::<Option<Vec<Phrase>>>()
+            })
+            .collect::<Option<Vec<Vec<Phrase>>>>();
         let groups = groups
             .iter()
             .map(|g| {
@@ -348,7 +443,56 @@ impl Needles {
             })
             .filter_map(|g| g.filter(|g| !g.is_empty()))
             .collect();
-        (!any.is_empty()).then_some(Needles { any, groups })
+        (!any.is_empty()).then_some(Needles {
+            any,
+            groups,
+            phrases,
+        })
+    }
+
+    /// Whether one of `fields` holds every group of the query, read as the index's tokenizer
+    /// reads text: tokens are runs of letters and digits, ASCII folded to lowercase. That is
+    /// what FTS5's `{field} : (query)` says of it, without putting the field into a table. A
+    /// run with a character beyond ASCII is unsure (the tokenizer folds case and diacritics
+    /// there, and may cut the run): it matches no word, and a field that holds one answers
+    /// `None` (only the tokenizer can say) unless its sure runs hold every word. `None` too
+    /// when a word has no run.
+    pub(crate) fn one_field_holds_all(
+        &self,
+        fields: &[Option<&str>],
+        lowered: &mut Vec<u8>,
+    ) -> Option<bool> {
+        let phrases = self.phrases.as_ref()?;
+        let mut unsure = false;
+        for field in fields.iter().flatten() {
+            let ascii = field.is_ascii();
+            lower_into(field, lowered);
+            // The substring test first: most fields miss some group outright (sound only
+            // where folding is ASCII's).
+            if ascii
+                && !self
+                    .groups
+                    .iter()
+                    .all(|g| g.iter().any(|n| holds(lowered, n)))
+            {
+                continue;
+            }
+            let runs: Vec<Run<'_>> = lowered
+                .split(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
+                .filter(|r| !r.is_empty())
+                .map(|r| match std::str::from_utf8(r) {
+                    Ok(t) if !t.is_ascii() => Run::Unsure(t),
+                    _ => Run::Sure(r),
+                })
+                .collect();
+            if phrases.iter().all(|g| g.iter().any(|p| p.found_in(&runs))) {
+                return Some(true);
+            }
+            // Beyond ASCII, surely not only when some group cannot be there however the
+            // tokenizer reads the field.
+            unsure |= !ascii && phrases.iter().all(|g| g.iter().any(|p| p.may_be_in(&runs)));
+        }
+        (!unsure).then_some(false)
     }
 
     /// False only when no field can match: every field is ASCII and holds no needle.
@@ -472,6 +616,86 @@ pub(crate) fn fts_error(e: rusqlite::Error) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// FTS5's answer: whether `{field} : (positive)` matches one of `fields`, in a table with
+    /// the index's tokenizer.
+    fn fts_holds_all(q: &str, fields: &[&str]) -> bool {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE t USING fts5(text, tool_input, tool_output,
+                 tokenize = 'unicode61 remove_diacritics 2');",
+        )
+        .unwrap();
+        let mut row = [None, None, None];
+        for (slot, f) in row.iter_mut().zip(fields) {
+            *slot = Some(f.to_string());
+        }
+        conn.execute(
+            "INSERT INTO t VALUES (?1, ?2, ?3)",
+            rusqlite::params_from_iter(row),
+        )
+        .unwrap();
+        let Some(positive) = QueryShape::of(q).positive else {
+            return false;
+        };
+        conn.query_row(
+            "SELECT count(*) FROM t WHERE t MATCH ?1",
+            [whole_message_query(&positive)],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap()
+            > 0
+    }
+
+    proptest::proptest! {
+        /// Where the Rust reading of ASCII fields answers, it answers as FTS5 does: words,
+        /// phrases, prefixes, OR and NOT, in any case, among separators of every kind.
+        #[test]
+        fn one_field_holds_all_as_fts5_says(
+            q in "(deploy\\*|Build|fails|\"src/main\"|ab|a-b|x1|OR|NOT| ){1,12}",
+            fields in proptest::collection::vec("(build|fails|src|main|Deploy|deployment|ab|a|b|x1|x|1|é|Ü|—|bÜild|fäils|ßrc|日本|dÉploy|[-/. _:]){0,14}", 1..4),
+        ) {
+            // A query that does not translate is refused before anything is ranked.
+            if translate_query(&q).is_err() {
+                return Ok(());
+            }
+            let Some(n) = Needles::of(&q) else { return Ok(()) };
+            let refs: Vec<Option<&str>> = fields.iter().map(|f| Some(f.as_str())).collect();
+            let mut buf = Vec::new();
+            if let Some(ours) = n.one_field_holds_all(&refs, &mut buf) {
+                let strs: Vec<&str> = fields.iter().map(String::as_str).collect();
+                proptest::prop_assert_eq!(ours, fts_holds_all(&q, &strs), "{:?} {:?}", q, fields);
+            }
+        }
+    }
+
+    #[test]
+    fn a_field_that_is_not_ascii_leaves_it_to_fts5() {
+        let n = Needles::of("build fails").unwrap();
+        let mut buf = Vec::new();
+        assert_eq!(
+            n.one_field_holds_all(&[Some("Büild fails")], &mut buf),
+            None
+        );
+        assert_eq!(
+            n.one_field_holds_all(&[Some("Büild"), Some("build; it fails")], &mut buf),
+            Some(true)
+        );
+        assert_eq!(
+            n.one_field_holds_all(&[Some("build"), Some("fails")], &mut buf),
+            Some(false)
+        );
+        // Phrases are consecutive tokens; a prefix matches the start of a token.
+        let n = Needles::of("\"src/main\" deploy*").unwrap();
+        assert_eq!(
+            n.one_field_holds_all(&[Some("SRC main DEPLOYED")], &mut buf),
+            Some(true)
+        );
+        assert_eq!(
+            n.one_field_holds_all(&[Some("src x main deploy")], &mut buf),
+            Some(false)
+        );
+    }
 
     #[test]
     fn words_phrases_prefixes_and_operators() {

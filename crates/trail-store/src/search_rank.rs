@@ -595,15 +595,24 @@ impl Store {
                     .unwrap_or(ALL_COLUMNS)
             })
             .collect();
-        let whole: HashSet<usize> = self.with_hit_text(|| {
+        // Turns decided while their messages are read (ASCII fields, the tokenizer's reading
+        // done in Rust), then those FTS5 must decide.
+        let mut whole: HashSet<usize> = HashSet::new();
+        let by_fts: HashSet<usize> = self.with_hit_text(|| {
             let keep = Keep::EveryWordInOneField;
-            let owner = self.load_hit_text(needles, keep, role, &turns, Some(&columns))?;
+            let columns = Some(columns.as_slice());
+            let owner =
+                self.load_hit_text(needles, keep, role, &turns, columns, Some(&mut whole))?;
+            if owner.is_empty() {
+                return Ok(HashSet::new());
+            }
             let ids = self.hit_text_matches(check)?;
             Ok(ids
                 .iter()
                 .filter_map(|id| owner.get(id).map(|(i, _)| *i))
                 .collect())
         })?;
+        whole.extend(by_fts);
         for (k, &i) in batch.iter().enumerate() {
             let t = if whole.contains(&k) { 1 } else { 2 };
             p.rows[i].tier = Some(t);
