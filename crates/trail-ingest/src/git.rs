@@ -20,28 +20,31 @@ pub fn branch_of(cwd: &Path) -> Option<String> {
     (!branch.is_empty()).then(|| branch.to_string())
 }
 
+/// The checkout holding `start`: the nearest folder at or above it with a `.git` (a folder, or
+/// a file in a worktree or submodule).
+pub fn checkout_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .take(64)
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
 fn find_git_dir(start: &Path) -> Option<PathBuf> {
-    let mut dir = Some(start);
-    for _ in 0..64 {
-        let d = dir?;
-        let dot = d.join(".git");
-        if dot.is_dir() {
-            return Some(dot);
-        }
-        if dot.is_file() {
-            // A worktree or submodule: `gitdir: <path>`.
-            let text = std::fs::read_to_string(&dot).ok()?;
-            let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-            let p = Path::new(target);
-            return Some(if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                d.join(p)
-            });
-        }
-        dir = d.parent();
+    let root = checkout_root(start)?;
+    let dot = root.join(".git");
+    if dot.is_dir() {
+        return Some(dot);
     }
-    None
+    // A worktree or submodule: `gitdir: <path>`.
+    let text = std::fs::read_to_string(&dot).ok()?;
+    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    let p = Path::new(target);
+    Some(if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        root.join(p)
+    })
 }
 
 /// A worktree's git dir names its shared repository in `commondir`.

@@ -280,7 +280,7 @@ impl Place {
         if let Some(abs) = &absolute {
             // The checkout holding the file, when there is one on this machine.
             let start = abs.parent().unwrap_or(abs);
-            if let Some(root) = checkout_root(start) {
+            if let Some(root) = trail_ingest::git::checkout_root(start) {
                 if let Ok(rel) = abs.strip_prefix(&root) {
                     place.relative = Some(slash(rel));
                     place.root = Some(slash(&root));
@@ -331,15 +331,6 @@ impl Place {
 fn file_name(path: &str) -> String {
     let path = path.trim().trim_end_matches(['/', '\\']);
     path.rsplit(['/', '\\']).next().unwrap_or(path).to_string()
-}
-
-/// The folder holding `.git` (a folder, or a file in a worktree) above `start`.
-fn checkout_root(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .take(64)
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
 }
 
 /// Resolves `.` and `..` without touching the file system (the file may be gone).
