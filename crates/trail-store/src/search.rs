@@ -495,6 +495,11 @@ impl Store {
                         }
                     }
                 };
+                if whole.as_deref().is_some_and(|w| w.contains(&i)) {
+                    // The turn holds every word in one message: its other messages need not
+                    // be read.
+                    break;
+                }
                 if !kept {
                     continue;
                 }
