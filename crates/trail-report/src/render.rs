@@ -186,6 +186,7 @@ pub fn blocks(r: &BlocksReport, sink: &mut dyn Sink) {
     let mut columns = vec![
         Column::left(format!("Block start ({})", r.time_zone)),
         Column::left("End"),
+        Column::right("Span"),
     ];
     for title in [
         "Requests",
@@ -208,29 +209,33 @@ pub fn blocks(r: &BlocksReport, sink: &mut dyn Sink) {
                 ]),
                 Cell::text(b.end_local.as_str()),
             ];
-            cells.extend(std::iter::repeat_n(Cell::Absent, 7));
+            cells.extend(std::iter::repeat_n(Cell::Absent, 8));
             sink.row(RowKind::Gap, &cells);
             continue;
         }
         let mark = if b.is_active { " (active)" } else { "" };
         let name = Run::text(format!("{}{mark}", b.start_local));
-        block_row(
-            sink,
-            RowKind::Body,
-            name,
-            Cell::text(b.end_local.as_str()),
-            &b.sums,
-        );
+        // From the block's first request to its last.
+        let span = Cell::text(hours_minutes(b.active_minutes));
+        let end = Cell::text(b.end_local.as_str());
+        block_row(sink, RowKind::Body, name, [end, span], &b.sums);
         for m in &b.breakdown {
             let name = Run::text(format!("└ {}", m.model));
-            block_row(sink, RowKind::Sub, name, Cell::text(""), &m.sums);
+            block_row(
+                sink,
+                RowKind::Sub,
+                name,
+                [Cell::text(""), Cell::text("")],
+                &m.sums,
+            );
         }
     }
+    let name = Run::strong("Total");
     block_row(
         sink,
         RowKind::Total,
-        Run::strong("Total"),
-        Cell::Absent,
+        name,
+        [Cell::Absent, Cell::Absent],
         &r.totals,
     );
     sink.end_table();
@@ -239,8 +244,16 @@ pub fn blocks(r: &BlocksReport, sink: &mut dyn Sink) {
 }
 
 /// One row of the blocks table (the totals row marks no unpriced requests).
-fn block_row(sink: &mut dyn Sink, kind: RowKind, name: Run<'_>, end: Cell<'_>, s: &BlockSums) {
-    let mut cells = vec![Cell::Runs(vec![name]), end];
+/// `when` is the block's end and span.
+fn block_row(
+    sink: &mut dyn Sink,
+    kind: RowKind,
+    name: Run<'_>,
+    when: [Cell<'_>; 2],
+    s: &BlockSums,
+) {
+    let mut cells = vec![Cell::Runs(vec![name])];
+    cells.extend(when);
     for n in [
         s.requests,
         s.input_tokens,
