@@ -139,11 +139,7 @@ impl Ui {
     /// Returns `text` marked to be shown in `style` when colour is on (the markers become
     /// escapes only in [`Ui::line`], after the text is made terminal-safe).
     pub fn paint(&self, style: Style, text: &str) -> String {
-        if self.color && !text.is_empty() {
-            format!("{}{}{}", style.mark(), text, RESET_MARK)
-        } else {
-            text.to_string()
-        }
+        painted(self.color, style, text)
     }
 
     /// Returns what opens and closes a `style` span inside text, for callers that mark parts
@@ -165,14 +161,7 @@ impl Ui {
     /// styles (colour only when it is on, as [`Ui::paint`]).
     pub fn painter(&self) -> trail_render::doc::Painter<'static> {
         let color = self.color;
-        Box::new(move |tone, text| {
-            let style = Style::of(tone);
-            if color && !text.is_empty() {
-                format!("{}{}{}", style.mark(), text, RESET_MARK)
-            } else {
-                text.to_string()
-            }
-        })
+        Box::new(move |tone, text| painted(color, Style::of(tone), text))
     }
 
     /// Writes a document a [`trail_render::TerminalSink`] wrote, line by line.
@@ -214,6 +203,15 @@ impl Ui {
     /// Writes a status message to stderr (never stdout), terminal-safe and unstyled.
     pub fn status(&self, text: &str) {
         let _ = writeln!(io::stderr(), "{}", render(text, false));
+    }
+}
+
+/// `text` marked to be shown in `style` when `color` is on (see [`Ui::paint`]).
+fn painted(color: bool, style: Style, text: &str) -> String {
+    if color && !text.is_empty() {
+        format!("{}{}{}", style.mark(), text, RESET_MARK)
+    } else {
+        text.to_string()
     }
 }
 

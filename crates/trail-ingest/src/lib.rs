@@ -394,13 +394,10 @@ fn detect_named_paths(
     let stored = if options.force {
         None
     } else {
-        let files = walked.iter().flat_map(|(_, fs)| fs);
-        Some(if files.clone().count() > STORED_LOOKUPS_MAX {
-            store.stored_files()?
-        } else {
-            let keys: Vec<String> = files.map(|f| path_key(f)).collect();
-            stored_rows(store, &keys, false)?
-        })
+        let files = walked
+            .iter()
+            .flat_map(|(_, fs)| fs.iter().map(PathBuf::as_path));
+        Some(stored_rows(store, files, false)?)
     };
     let empty = StoredRows::new();
     let known = Known {
@@ -438,13 +435,19 @@ fn detect_named_paths(
 /// table (20,000 lookups took longer than one read of 20,000 rows).
 const STORED_LOOKUPS_MAX: usize = 200;
 
-/// The stored rows of the files at `keys`: every row when `all`, or when there are many keys
-/// (one read of the whole table beats a lookup each), else each looked up.
-fn stored_rows(store: &Store, keys: &[String], all: bool) -> Result<StoredRows, IngestError> {
-    Ok(if all || keys.len() > STORED_LOOKUPS_MAX {
+/// The stored rows of `files`: every row when `all`, or when there are many files (one read of
+/// the whole table beats a lookup each), else each looked up by its key (the keys are made only
+/// then).
+fn stored_rows<'a>(
+    store: &Store,
+    files: impl Iterator<Item = &'a Path> + Clone,
+    all: bool,
+) -> Result<StoredRows, IngestError> {
+    Ok(if all || files.clone().count() > STORED_LOOKUPS_MAX {
         store.stored_files()?
     } else {
-        store.stored_files_at(keys)?
+        let keys: Vec<String> = files.map(path_key).collect();
+        store.stored_files_at(&keys)?
     })
 }
 
@@ -612,8 +615,8 @@ fn plan_files(
         let stored = match stored {
             Some(rows) => Ok(rows),
             None => {
-                let keys: Vec<String> = candidates.iter().map(|(_, p)| path_key(p)).collect();
-                stored_rows(store, &keys, options.paths.is_empty())
+                let files = candidates.iter().map(|(_, p)| p.as_path());
+                stored_rows(store, files, options.paths.is_empty())
             }
         };
         (

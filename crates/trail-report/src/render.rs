@@ -387,62 +387,64 @@ fn stream(st: &Stream, sink: &mut dyn Sink) {
     done_and_open(st, sink);
 }
 
+/// A paragraph of `label` then each item's runs, `sep` between them; none without items.
+fn listed<'a, T>(
+    sink: &mut dyn Sink,
+    label: &'a str,
+    sep: &'a str,
+    items: impl IntoIterator<Item = T>,
+    runs_of: impl Fn(T) -> Vec<Run<'a>>,
+) {
+    let mut runs = vec![Run::text(label)];
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            runs.push(Run::text(sep));
+        }
+        runs.extend(runs_of(item));
+    }
+    if runs.len() > 1 {
+        sink.paragraph(&runs);
+    }
+}
+
 /// `Key files: `a` (2 edits), ...`.
 fn key_files(st: &Stream, sink: &mut dyn Sink) {
-    if st.key_files.is_empty() {
-        return;
-    }
-    let mut runs = vec![Run::text("Key files: ")];
-    for (i, f) in st.key_files.iter().enumerate() {
-        if i > 0 {
-            runs.push(Run::text(", "));
-        }
-        runs.push(Run::code(f.path.as_str()));
+    listed(sink, "Key files: ", ", ", &st.key_files, |f| {
         let s = if f.edits == 1 { "" } else { "s" };
-        runs.push(Run::text(format!(" ({} edit{s})", f.edits)));
-    }
-    sink.paragraph(&runs);
+        vec![
+            Run::code(f.path.as_str()),
+            Run::text(format!(" ({} edit{s})", f.edits)),
+        ]
+    });
 }
 
 /// `Refs: [PR 12](url), issue 3, commit abc`.
 fn refs(st: &Stream, sink: &mut dyn Sink) {
-    if st.refs.is_empty() {
-        return;
-    }
-    let mut runs = vec![Run::text("Refs: ")];
-    for (i, r) in st.refs.iter().enumerate() {
-        if i > 0 {
-            runs.push(Run::text(", "));
-        }
+    listed(sink, "Refs: ", ", ", &st.refs, |r| {
         let text = match r.kind.as_str() {
             "pr" => format!("PR {}", r.value),
             "issue" => format!("issue {}", r.value),
             _ => format!("commit {}", &r.value[..r.value.len().min(10)]),
         };
-        runs.push(match &r.url {
+        vec![match &r.url {
             Some(u) => Run::link(text, u.as_str()),
             None => Run::text(text),
-        });
-    }
-    sink.paragraph(&runs);
+        }]
+    });
 }
 
 /// `Done: title (`id`); ...` and `In progress: ...`.
 fn done_and_open(st: &Stream, sink: &mut dyn Sink) {
     for (done, label) in [(true, "Done: "), (false, "In progress: ")] {
-        let mut runs = vec![Run::text(label)];
-        for x in st.sessions.iter().filter(|x| x.in_progress != done) {
-            if runs.len() > 1 {
-                runs.push(Run::text("; "));
-            }
-            runs.push(quote(x.title.as_deref().unwrap_or("(untitled)"), 60));
-            runs.push(Run::text(" ("));
-            runs.push(Run::session(x.id.as_str(), x.short_id.as_str(), None));
-            runs.push(Run::text(")"));
-        }
-        if runs.len() > 1 {
-            sink.paragraph(&runs);
-        }
+        let sessions = st.sessions.iter().filter(|x| x.in_progress != done);
+        listed(sink, label, "; ", sessions, |x| {
+            vec![
+                quote(x.title.as_deref().unwrap_or("(untitled)"), 60),
+                Run::text(" ("),
+                Run::session(x.id.as_str(), x.short_id.as_str(), None),
+                Run::text(")"),
+            ]
+        });
     }
 }
 

@@ -485,21 +485,17 @@ impl Store {
                             n.one_field_holds_all(&fields, &mut lowered),
                             whole.as_deref_mut(),
                         ) {
-                            (Some(holds), Some(whole)) => {
-                                if holds {
-                                    whole.insert(i);
-                                }
-                                false
+                            (Some(true), Some(whole)) => {
+                                // The turn holds every word in one message: its other
+                                // messages need not be read.
+                                whole.insert(i);
+                                break;
                             }
+                            (Some(false), Some(_)) => false,
                             _ => n.may_match_one_field(&fields, &mut lowered),
                         }
                     }
                 };
-                if whole.as_deref().is_some_and(|w| w.contains(&i)) {
-                    // The turn holds every word in one message: its other messages need not
-                    // be read.
-                    break;
-                }
                 if !kept {
                     continue;
                 }

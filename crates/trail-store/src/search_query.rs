@@ -393,14 +393,14 @@ impl Phrase {
 /// Whether some stretch of `run` may fold into `token` (ASCII): each of its characters the
 /// token's, or one beyond ASCII.
 fn may_fold_to(run: &str, token: &str) -> bool {
-    let chars: Vec<char> = run.chars().collect();
-    let want = token.as_bytes();
-    chars.len() >= want.len()
-        && chars.windows(want.len()).any(|w| {
-            w.iter()
-                .zip(want)
-                .all(|(c, b)| !c.is_ascii() || *c == char::from(*b))
+    run.char_indices().any(|(at, _)| {
+        let mut chars = run[at..].chars();
+        token.bytes().all(|b| {
+            chars
+                .next()
+                .is_some_and(|c| !c.is_ascii() || c == char::from(b))
         })
+    })
 }
 
 impl Needles {
@@ -450,6 +450,14 @@ impl Needles {
         })
     }
 
+    /// Whether `lowered` (a field, ASCII folded to lowercase) holds, as a substring, a needle
+    /// of each group of words.
+    fn holds_a_needle_of_every_group(&self, lowered: &[u8]) -> bool {
+        self.groups
+            .iter()
+            .all(|g| g.iter().any(|n| holds(lowered, n)))
+    }
+
     /// Whether one of `fields` holds every group of the query, read as the index's tokenizer
     /// reads text: tokens are runs of letters and digits, ASCII folded to lowercase. That is
     /// what FTS5's `{field} : (query)` says of it, without putting the field into a table. A
@@ -469,12 +477,7 @@ impl Needles {
             lower_into(field, lowered);
             // The substring test first: most fields miss some group outright (sound only
             // where folding is ASCII's).
-            if ascii
-                && !self
-                    .groups
-                    .iter()
-                    .all(|g| g.iter().any(|n| holds(lowered, n)))
-            {
+            if ascii && !self.holds_a_needle_of_every_group(lowered) {
                 continue;
             }
             let runs: Vec<Run<'_>> = lowered
@@ -515,9 +518,7 @@ impl Needles {
         fields.iter().flatten().any(|field| {
             !field.is_ascii() || {
                 lower_into(field, lowered);
-                self.groups
-                    .iter()
-                    .all(|g| g.iter().any(|n| holds(lowered, n)))
+                self.holds_a_needle_of_every_group(lowered)
             }
         })
     }

@@ -232,14 +232,9 @@ struct Progress {
 }
 
 impl Progress {
-    /// The tier of the next row read (none for a tier-1 candidate, checked later) and its
-    /// key in tier 0; counts it.
-    fn place(
-        &mut self,
-        rowid: i64,
-        prompt: &HashSet<i64>,
-        rest: usize,
-    ) -> (Option<usize>, Option<(f64, u8)>) {
+    /// Adds the next row read with its tier (none for a tier-1 candidate, checked later) and
+    /// its key in tier 0; counts it.
+    fn push(&mut self, rowid: i64, score: f64, prompt: &HashSet<i64>, rest: usize) {
         let mut key = None;
         let tier = if prompt.contains(&rowid) {
             if let Some(order) = &self.order {
@@ -257,7 +252,12 @@ impl Progress {
         if let Some(t) = tier {
             self.counts[t] += 1;
         }
-        (tier, key)
+        self.rows.push(Row {
+            rowid,
+            score,
+            tier,
+            key,
+        });
     }
 }
 
@@ -321,13 +321,7 @@ impl Store {
             let scores = self.scores_of(r, &needed)?;
             let read = scores.len();
             for (rowid, score) in scores {
-                let (tier, key) = p.place(rowid, &prompt, tiers.rest);
-                p.rows.push(Row {
-                    rowid,
-                    score,
-                    tier,
-                    key,
-                });
+                p.push(rowid, score, &prompt, tiers.rest);
             }
             return Ok((self.select(p, r.limit)?, read));
         }
@@ -339,13 +333,7 @@ impl Store {
             if decided_at.is_some_and(|s| s != score) {
                 break;
             }
-            let (tier, key) = p.place(rowid, &prompt, tiers.rest);
-            p.rows.push(Row {
-                rowid,
-                score,
-                tier,
-                key,
-            });
+            p.push(rowid, score, &prompt, tiers.rest);
             if decided_at.is_none() && self.decided(&mut p, r, check, needles.as_ref(), false)? {
                 decided_at = Some(score);
             }

@@ -248,6 +248,28 @@ impl<'a> Builder<'a> {
         });
     }
 
+    /// A tool's result, with the refs its output names (a shell's output read as git's).
+    fn push_result(
+        &mut self,
+        ctx: &RequestCtx,
+        name: String,
+        id: String,
+        output: String,
+        is_error: bool,
+        ts: Option<String>,
+    ) {
+        self.add_refs(&output, is_shell_tool(&name), &ts);
+        self.push(
+            Message::new(Role::Tool, MessageKind::ToolResult, "")
+                .with_native_id(ctx.native_id.clone())
+                .with_tool_name(name)
+                .with_call_id(id)
+                .with_output(output)
+                .with_error(is_error)
+                .with_timestamp(ts),
+        );
+    }
+
     fn add_refs(&mut self, text: &str, git_output: bool, ts: &Option<String>) {
         for r in refs::session_refs(text, git_output, Some(self.turn), ts.as_deref()) {
             self.session.add_ref(r);
@@ -346,16 +368,7 @@ impl<'a> Builder<'a> {
             .get("isError")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        self.add_refs(&output, is_shell_tool(&name), &ts);
-        self.push(
-            Message::new(Role::Tool, MessageKind::ToolResult, "")
-                .with_native_id(ctx.native_id.clone())
-                .with_tool_name(name)
-                .with_call_id(id)
-                .with_output(output)
-                .with_error(is_error)
-                .with_timestamp(ts),
-        );
+        self.push_result(ctx, name, id, output, is_error, ts);
     }
 
     /// A tool invocation part (`toolInvocationSerialized`), used when the request carries no
@@ -443,16 +456,7 @@ impl<'a> Builder<'a> {
                 output = t.to_string();
             }
         }
-        self.add_refs(&output, is_shell_tool(&name), &ctx.ts);
-        self.push(
-            Message::new(Role::Tool, MessageKind::ToolResult, "")
-                .with_native_id(ctx.native_id.clone())
-                .with_tool_name(name)
-                .with_call_id(id)
-                .with_output(output)
-                .with_error(is_error)
-                .with_timestamp(ctx.ts.clone()),
-        );
+        self.push_result(ctx, name, id, output, is_error, ctx.ts.clone());
     }
 
     fn emit_other(
