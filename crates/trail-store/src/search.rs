@@ -379,7 +379,10 @@ impl Store {
 
     /// Chooses each hit turn's best message and makes its snippet, with FTS5 itself on an
     /// in-memory table of those turns' messages: a message that holds all the query's words
-    /// (the prompt first), then the best bm25 for any of them.
+    /// (the prompt first), then the best bm25 for any of them. A turn with one prompt that
+    /// holds every word (known in Rust, [`Store::lone_whole_prompt`]) has its best message
+    /// already, and only that prompt goes into the table, for its snippet: its other messages,
+    /// tool outputs among them, are not read.
     fn best_messages(
         &self,
         query: &str,
@@ -394,10 +397,79 @@ impl Store {
             .map(|p| whole_message_query(&p));
         let needles = Needles::of(query);
         self.with_hit_text(|| {
-            let owner =
-                self.load_hit_text(needles.as_ref(), Keep::AnyWord, role, turns, None, None)?;
+            let mut rows = Vec::new();
+            let mut owner = HashMap::new();
+            let mut rest = Vec::new();
+            let mut lowered = Vec::new();
+            for (i, t) in turns.iter().enumerate() {
+                let lone = match &needles {
+                    Some(n) if role.is_none_or(|r| r == "user") => {
+                        self.lone_whole_prompt(n, role, t, &mut lowered)?
+                    }
+                    _ => None,
+                };
+                match lone {
+                    Some((row, best)) => {
+                        owner.insert(row.0, (i, best));
+                        rows.push(row);
+                    }
+                    None => rest.push(i),
+                }
+            }
+            let others: Vec<HitTurn> = rest.iter().map(|&i| turns[i].clone()).collect();
+            let (more, of_others) =
+                self.read_hit_text(needles.as_ref(), Keep::AnyWord, role, &others, None, None)?;
+            rows.extend(more);
+            owner.extend(of_others.into_iter().map(|(id, (k, m))| (id, (rest[k], m))));
+            self.insert_hit_text(rows)?;
             self.choose_best(&words, whole.as_deref(), owner, turns.len())
         })
+    }
+
+    /// The row for `temp.hit_text` and the best message of turn `t` when its prompts decide
+    /// it: exactly one of them holds every word, as [`Needles::one_field_holds_all`] reads it
+    /// (surely), and none other does or may. A prompt that holds every word is the best a
+    /// turn can show; among two or more, bm25 decides, on the table.
+    fn lone_whole_prompt(
+        &self,
+        needles: &Needles,
+        role: Option<&str>,
+        t: &HitTurn,
+        lowered: &mut Vec<u8>,
+    ) -> Result<Option<(HitTextRow, BestMessage)>> {
+        let mut read = self.conn.prepare_cached(
+            "SELECT id, seq, role, tool_name, timestamp, text FROM main.messages
+             WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt'
+               AND (?3 IS NULL OR role = ?3)
+             ORDER BY +seq",
+        )?;
+        let turn = (t.turn >= 0).then_some(t.turn);
+        let mut rows = read.query(params![t.session_id, turn, role])?;
+        let mut found = None;
+        while let Some(r) = rows.next()? {
+            let text: Option<String> = r.get(5)?;
+            let text = text.map(|s| crate::text::strip_ansi(&s).into_owned());
+            match needles.one_field_holds_all(&[text.as_deref()], lowered) {
+                Some(false) => continue,
+                Some(true) if found.is_none() => {}
+                // A second whole prompt, or one only FTS5 can read.
+                _ => return Ok(None),
+            }
+            let id: i64 = r.get(0)?;
+            let best = BestMessage {
+                score: f64::INFINITY,
+                class: WHOLE_NONE,
+                seq: r.get(1)?,
+                role: r.get(2)?,
+                kind: Some("prompt".to_string()),
+                tool_name: r.get(3)?,
+                timestamp: r.get(4)?,
+                field: "text",
+                snippet: String::new(),
+            };
+            found = Some(((id, text, None, None), best));
+        }
+        Ok(found)
     }
 
     /// Runs `f` with `temp.hit_text` to fill, inside a savepoint rolled back at the end:
@@ -434,18 +506,26 @@ impl Store {
         role: Option<&str>,
         turns: &[HitTurn],
         columns: Option<&[u8]>,
+        whole: Option<&mut HashSet<usize>>,
+    ) -> Result<Owners> {
+        let (rows, owner) = self.read_hit_text(needles, keep, role, turns, columns, whole)?;
+        self.insert_hit_text(rows)?;
+        Ok(owner)
+    }
+
+    /// The rows [`Store::load_hit_text`] inserts, and what it returns.
+    fn read_hit_text(
+        &self,
+        needles: Option<&Needles>,
+        keep: Keep,
+        role: Option<&str>,
+        turns: &[HitTurn],
+        columns: Option<&[u8]>,
         mut whole: Option<&mut HashSet<usize>>,
-    ) -> Result<HashMap<i64, (usize, BestMessage)>> {
+    ) -> Result<(Vec<HitTextRow>, Owners)> {
         let mut read = self.conn.prepare_cached(&hit_messages_sql())?;
-        let mut insert = self.conn.prepare_cached(
-            "INSERT INTO temp.hit_text (rowid, text, tool_input, tool_output)
-             VALUES (?1, ?2, ?3, ?4)",
-        )?;
-        let mut owner: HashMap<i64, (usize, BestMessage)> = HashMap::new();
-        // The rows for the table, inserted in rowid order once all are read: FTS5 writes its
-        // pending terms out as a segment whenever a rowid is lower than the one before, and
-        // the hits come in rank order, so inserted as read, nearly every turn made a segment
-        // of its own (a tenth of a two-word search's time went to those writes).
+        let mut owner: Owners = HashMap::new();
+        // The rows for the table, inserted once all are read (`insert_hit_text`).
         let mut rows_in = Vec::new();
         let mut lowered = Vec::new();
         for (i, t) in turns.iter().enumerate() {
@@ -520,11 +600,23 @@ impl Store {
                 );
             }
         }
-        rows_in.sort_unstable_by_key(|row| row.0);
-        for (id, text, input, output) in rows_in {
+        Ok((rows_in, owner))
+    }
+
+    /// Inserts rows (id, text, tool input, tool output) into `temp.hit_text`, in rowid order:
+    /// FTS5 writes its pending terms out as a segment whenever a rowid is lower than the one
+    /// before, and hits come in rank order, so inserted as read, nearly every turn made a
+    /// segment of its own (a tenth of a two-word search's time went to those writes).
+    fn insert_hit_text(&self, mut rows: Vec<HitTextRow>) -> Result<()> {
+        let mut insert = self.conn.prepare_cached(
+            "INSERT INTO temp.hit_text (rowid, text, tool_input, tool_output)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        rows.sort_unstable_by_key(|row| row.0);
+        for (id, text, input, output) in rows {
             insert.execute(params![id, text, input, output])?;
         }
-        Ok(owner)
+        Ok(())
     }
 
     /// The messages of `temp.hit_text` that match `expr` (FTS5 text).
@@ -548,7 +640,7 @@ impl Store {
         &self,
         words: &str,
         whole: Option<&str>,
-        mut owner: HashMap<i64, (usize, BestMessage)>,
+        mut owner: Owners,
         turns: usize,
     ) -> Result<Vec<Option<BestMessage>>> {
         let whole = match whole {
@@ -612,6 +704,13 @@ impl Store {
         Ok(best)
     }
 }
+
+/// The messages in `temp.hit_text`, by id: each one's turn (an index into the hit turns) and
+/// what a hit would show of it.
+pub(crate) type Owners = HashMap<i64, (usize, BestMessage)>;
+
+/// A row of `temp.hit_text`: the message id, its text, tool input and tool output.
+type HitTextRow = (i64, Option<String>, Option<String>, Option<String>);
 
 /// A best message's class: a prompt that holds every word of the query, another message that
 /// does, one that holds only some (lower is better).

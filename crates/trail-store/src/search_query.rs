@@ -374,6 +374,18 @@ impl Phrase {
         })
     }
 
+    /// How many times `runs` (all sure) hold this phrase: each run where it starts counts,
+    /// as FTS5 counts a phrase's instances.
+    fn count_in(&self, runs: &[Run<'_>]) -> usize {
+        let n = self.tokens.len();
+        if n == 0 || runs.len() < n {
+            return 0;
+        }
+        (0..=runs.len() - n)
+            .filter(|&at| self.found_in(&runs[at..at + n]))
+            .count()
+    }
+
     /// Whether `runs` may hold this phrase, read by the tokenizer: each of its tokens a sure
     /// run, or somewhere in an unsure one where each character is the token's or beyond ASCII
     /// (which folding may turn into it). Adjacency is not asked: false means surely not.
@@ -496,6 +508,82 @@ impl Needles {
             unsure |= !ascii && phrases.iter().all(|g| g.iter().any(|p| p.may_be_in(&runs)));
         }
         (!unsure).then_some(false)
+    }
+
+    /// The score FTS5's `bm25()` gives each of `texts` that matches the query's words (its
+    /// positive part, each word a phrase, in the query's order), on a table that holds these
+    /// texts alone, one row each, in one column: what an in-memory FTS5 table of them would
+    /// answer, without building one. `None` for a text that does not match; `None` for all
+    /// when a text is not ASCII or a word has no run (only the tokenizer can read them then).
+    ///
+    /// FTS5's formula (`fts5Bm25Function`): for each phrase, `idf * f * (k1 + 1) / (f + k1 *
+    /// (1 - b + b * D / avgdl))` summed in phrase order and negated, with k1 = 1.2, b = 0.75,
+    /// `f` the phrase's occurrences in the row, `D` the row's tokens, `avgdl` the table's mean,
+    /// and `idf = ln((N - n + 0.5) / (n + 0.5))` over the N rows, `n` of which hold the phrase
+    /// (1e-6 when that is not positive). The same operations in the same order give the same
+    /// bits (`bm25_alone_is_fts5s_bm25`).
+    pub(crate) fn bm25_alone(&self, texts: &[&str]) -> Option<Vec<Option<f64>>> {
+        const K1: f64 = 1.2;
+        const B: f64 = 0.75;
+        let groups = self.phrases.as_ref()?;
+        if texts.iter().any(|t| !t.is_ascii()) {
+            return None;
+        }
+        let phrases: Vec<&Phrase> = groups.iter().flatten().collect();
+        // Each row's length in tokens and each phrase's occurrences in it.
+        let mut lowered = Vec::new();
+        let rows: Vec<(usize, Vec<usize>)> = texts
+            .iter()
+            .map(|t| {
+                lower_into(t, &mut lowered);
+                let runs: Vec<Run<'_>> = lowered
+                    .split(|b| !b.is_ascii_alphanumeric())
+                    .filter(|r| !r.is_empty())
+                    .map(Run::Sure)
+                    .collect();
+                let freqs = phrases.iter().map(|p| p.count_in(&runs)).collect();
+                (runs.len(), freqs)
+            })
+            .collect();
+        let n_rows = rows.len() as i64;
+        let tokens: usize = rows.iter().map(|(d, _)| d).sum();
+        let avgdl = tokens as f64 / n_rows as f64;
+        let idf: Vec<f64> = (0..phrases.len())
+            .map(|i| {
+                let hits = rows.iter().filter(|(_, f)| f[i] > 0).count() as i64;
+                let idf = (((n_rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+                if idf <= 0.0 {
+                    1e-6
+                } else {
+                    idf
+                }
+            })
+            .collect();
+        // A row FTS5 would not match (some group missing) gets no score.
+        let holds_every_group = |freqs: &[usize]| {
+            let mut rest = freqs;
+            groups.iter().all(|g| {
+                let (group, next) = rest.split_at(g.len());
+                rest = next;
+                group.iter().any(|&f| f > 0)
+            })
+        };
+        Some(
+            rows.iter()
+                .map(|(d, freqs)| {
+                    holds_every_group(freqs).then(|| {
+                        let d = *d as f64;
+                        let mut score = 0.0;
+                        for (idf, &f) in idf.iter().zip(freqs) {
+                            let f = f as f64;
+                            score +=
+                                idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
+                        }
+                        -score
+                    })
+                })
+                .collect(),
+        )
     }
 
     /// False only when no field can match: every field is ASCII and holds no needle.
@@ -668,6 +756,69 @@ mod tests {
                 proptest::prop_assert_eq!(ours, fts_holds_all(&q, &strs), "{:?} {:?}", q, fields);
             }
         }
+    }
+
+    /// FTS5's own scores of `texts`, one row each of a table like `temp.hit_text`, against
+    /// `{text} : (positive)`: what `search_rank::prompt_scores` asked FTS5 before.
+    fn fts_bm25_alone(q: &str, texts: &[&str]) -> Vec<Option<f64>> {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE t USING fts5(text, tool_input, tool_output,
+                 tokenize = 'unicode61 remove_diacritics 2');",
+        )
+        .unwrap();
+        for (i, text) in texts.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO t (rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![i as i64, text],
+            )
+            .unwrap();
+        }
+        let positive = QueryShape::of(q).positive.unwrap();
+        let mut stmt = conn
+            .prepare("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?1")
+            .unwrap();
+        let mut scores = vec![None; texts.len()];
+        let rows = stmt
+            .query_map([format!("{{text}} : ({positive})")], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
+            })
+            .unwrap();
+        for row in rows {
+            let (i, score) = row.unwrap();
+            scores[i as usize] = Some(score);
+        }
+        scores
+    }
+
+    proptest::proptest! {
+        /// Where the Rust score answers, it is FTS5's to the bit, and it scores the rows FTS5
+        /// matches: words, phrases, prefixes, OR, NOT, repeated words, empty rows.
+        #[test]
+        fn bm25_alone_is_fts5s_bm25(
+            q in "(deploy\\*|Build|fails|\"src/main\"|\"fails build\"|ab|a-b|x1|OR|NOT| ){1,12}",
+            texts in proptest::collection::vec("(build|fails|src|main|Deploy|deployment|ab|a|b|x1|x|1|\n|[-/. _:]){0,24}", 1..8),
+        ) {
+            if translate_query(&q).is_err() || QueryShape::of(&q).positive.is_none() {
+                return Ok(());
+            }
+            let Some(n) = Needles::of(&q) else { return Ok(()) };
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            if let Some(ours) = n.bm25_alone(&refs) {
+                let theirs = fts_bm25_alone(&q, &refs);
+                let bits = |v: &[Option<f64>]| v.iter().map(|s| s.map(f64::to_bits)).collect::<Vec<_>>();
+                proptest::prop_assert_eq!(bits(&ours), bits(&theirs), "{:?} {:?}", q, texts);
+            }
+        }
+    }
+
+    #[test]
+    fn the_rust_score_leaves_text_beyond_ascii_to_fts5() {
+        let n = Needles::of("build fails").unwrap();
+        assert_eq!(n.bm25_alone(&["build fails", "Büild fails"]), None);
+        let scores = n.bm25_alone(&["build fails", "build", ""]).unwrap();
+        assert!(scores[0].is_some_and(|s| s < 0.0));
+        assert_eq!(scores[1..], [None, None]);
     }
 
     #[test]

@@ -40,6 +40,7 @@ use crate::search_query::{fts_error, whole_message_query, Keep, Needles, QuerySh
 use crate::{Result, Store};
 
 /// A hit turn before its best message is chosen.
+#[derive(Clone)]
 pub(crate) struct HitTurn {
     pub(crate) session_id: String,
     pub(crate) turn: i64,
@@ -281,11 +282,12 @@ impl Store {
             }
         }
         columns.retain(|id, _| !prompt.contains(id));
+        let needles = Needles::of(r.query);
         let order = match tiers.prompt_score.as_deref() {
             Some(expr) if !prompt.is_empty() => {
                 let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
                 let scores = if prompt.len() <= PROMPT_SCORE_MAX {
-                    self.prompt_scores(&prompt, expr)?
+                    self.prompt_scores(&prompt, expr, needles.as_ref())?
                 } else {
                     // Every member's score is the same (none): proximity, then bm25, decide.
                     HashMap::new()
@@ -305,7 +307,6 @@ impl Store {
             columns,
         };
         let check = tiers.one_message.as_ref().map(|t| t.1.as_str());
-        let needles = Needles::of(r.query);
         if check.is_some() {
             // Created before the ranked rows are read: no schema change while they are.
             self.ensure_hit_text()?;
@@ -610,46 +611,34 @@ impl Store {
     }
 
     /// Each member of tier 0's prompt score: FTS5's bm25 of the turn's prompt column (its
-    /// prompt messages, as the index holds them: without escape sequences, one per line) on an
-    /// in-memory table of the members' prompts alone, against `expr`. Every such prompt holds
-    /// every word, so each word weighs the same (FTS5 gives a word found in every row the same
-    /// tiny weight) and the score is bm25's saturated term frequency against the prompt's length
-    /// (normalised by the members' mean length).
-    fn prompt_scores(&self, members: &HashSet<i64>, expr: &str) -> Result<HashMap<i64, f64>> {
-        let mut ids: Vec<i64> = members.iter().copied().collect();
-        // In rowid order: FTS5 writes a segment whenever a rowid is lower than the one before.
-        ids.sort_unstable();
+    /// prompt messages, as the index holds them: without escape sequences, one per line) on a
+    /// table of the members' prompts alone, against `expr`. Every such prompt holds every
+    /// word, so each word weighs the same (FTS5 gives a word found in every row the same tiny
+    /// weight) and the score is bm25's saturated term frequency against the prompt's length
+    /// (normalised by the members' mean length). Computed in Rust when every prompt is ASCII
+    /// ([`Needles::bm25_alone`], FTS5's bits), else by FTS5 on an in-memory table: filling
+    /// one was most of the scoring's time.
+    fn prompt_scores(
+        &self,
+        members: &HashSet<i64>,
+        expr: &str,
+        needles: Option<&Needles>,
+    ) -> Result<HashMap<i64, f64>> {
+        let prompts = self.member_prompts(members)?;
+        let texts: Vec<&str> = prompts.iter().map(|(_, text)| text.as_str()).collect();
+        if let Some(scores) = needles.and_then(|n| n.bm25_alone(&texts)) {
+            return Ok(prompts
+                .iter()
+                .zip(scores)
+                .filter_map(|((id, _), score)| Some((*id, score?)))
+                .collect());
+        }
         self.with_hit_text(|| {
-            let mut turn = self.conn.prepare_cached(
-                "SELECT session_id, turn_index FROM search.turn_docs WHERE id = ?1",
-            )?;
-            let mut prompts = self.conn.prepare_cached(
-                "SELECT text FROM main.messages
-                 WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt'
-                 ORDER BY +seq",
-            )?;
             let mut insert = self
                 .conn
                 .prepare_cached("INSERT INTO temp.hit_text (rowid, text) VALUES (?1, ?2)")?;
-            let mut column = String::new();
-            for id in ids {
-                let (session, index): (String, i64) =
-                    turn.query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
-                column.clear();
-                let mut rows =
-                    prompts.query(rusqlite::params![session, (index >= 0).then_some(index)])?;
-                while let Some(row) = rows.next()? {
-                    let text: Option<String> = row.get(0)?;
-                    let text = crate::text::strip_ansi(text.as_deref().unwrap_or_default());
-                    if text.is_empty() {
-                        continue;
-                    }
-                    if !column.is_empty() {
-                        column.push('\n');
-                    }
-                    column.push_str(&text);
-                }
-                insert.execute(rusqlite::params![id, column])?;
+            for (id, text) in &prompts {
+                insert.execute(rusqlite::params![id, text])?;
             }
             let mut score = self.conn.prepare_cached(
                 "SELECT rowid, bm25(hit_text) FROM temp.hit_text WHERE hit_text MATCH ?1",
@@ -664,6 +653,42 @@ impl Store {
                 Err(e) => Err(e),
             }
         })
+    }
+
+    /// Each member's prompt column, in rowid order (FTS5 writes a segment whenever a rowid is
+    /// lower than the one before).
+    fn member_prompts(&self, members: &HashSet<i64>) -> Result<Vec<(i64, String)>> {
+        let mut ids: Vec<i64> = members.iter().copied().collect();
+        ids.sort_unstable();
+        let mut turn = self
+            .conn
+            .prepare_cached("SELECT session_id, turn_index FROM search.turn_docs WHERE id = ?1")?;
+        let mut prompts = self.conn.prepare_cached(
+            "SELECT text FROM main.messages
+             WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt'
+             ORDER BY +seq",
+        )?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let (session, index): (String, i64) =
+                turn.query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            let mut column = String::new();
+            let mut rows =
+                prompts.query(rusqlite::params![session, (index >= 0).then_some(index)])?;
+            while let Some(row) = rows.next()? {
+                let text: Option<String> = row.get(0)?;
+                let text = crate::text::strip_ansi(text.as_deref().unwrap_or_default());
+                if text.is_empty() {
+                    continue;
+                }
+                if !column.is_empty() {
+                    column.push('\n');
+                }
+                column.push_str(&text);
+            }
+            out.push((id, column));
+        }
+        Ok(out)
     }
 }
 
