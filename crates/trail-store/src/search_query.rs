@@ -377,13 +377,18 @@ impl Phrase {
     /// How many times `runs` (all sure) hold this phrase: each run where it starts counts,
     /// as FTS5 counts a phrase's instances.
     fn count_in(&self, runs: &[Run<'_>]) -> usize {
+        self.starts_in(runs).len()
+    }
+
+    /// Where in `runs` (all sure) this phrase starts, in order.
+    fn starts_in(&self, runs: &[Run<'_>]) -> Vec<usize> {
         let n = self.tokens.len();
         if n == 0 || runs.len() < n {
-            return 0;
+            return Vec::new();
         }
         (0..=runs.len() - n)
             .filter(|&at| self.found_in(&runs[at..at + n]))
-            .count()
+            .collect()
     }
 
     /// Whether `runs` may hold this phrase, read by the tokenizer: each of its tokens a sure
@@ -584,6 +589,40 @@ impl Needles {
                 })
                 .collect(),
         )
+    }
+
+    /// Whether every word of the query stands near the others in each of `texts`, as FTS5's
+    /// `NEAR(words, NEAR_TOKENS)` ([`QueryShape::near`]) says of a column holding the text:
+    /// some instance of each word starts at most its own length plus `NEAR_TOKENS` tokens
+    /// before the last of them starts (`fts5ExprNearIsMatch`). For a query without OR. `None`
+    /// when a text is not ASCII or a word has no run.
+    pub(crate) fn near_in(&self, texts: &[&str]) -> Option<Vec<bool>> {
+        let groups = self.phrases.as_ref()?;
+        if texts.iter().any(|t| !t.is_ascii()) {
+            return None;
+        }
+        let phrases: Vec<&Phrase> = groups.iter().flatten().collect();
+        let mut lowered = Vec::new();
+        let near = texts
+            .iter()
+            .map(|t| {
+                lower_into(t, &mut lowered);
+                let runs: Vec<Run<'_>> = lowered
+                    .split(|b| !b.is_ascii_alphanumeric())
+                    .filter(|r| !r.is_empty())
+                    .map(Run::Sure)
+                    .collect();
+                let starts: Vec<Vec<usize>> = phrases.iter().map(|p| p.starts_in(&runs)).collect();
+                // The last word to start, at `last`: every word has an instance in its window.
+                starts.iter().flatten().any(|&last| {
+                    phrases.iter().zip(&starts).all(|(p, at)| {
+                        let from = last.saturating_sub(p.tokens.len() + NEAR_TOKENS);
+                        at.iter().any(|&s| (from..=last).contains(&s))
+                    })
+                })
+            })
+            .collect();
+        Some(near)
     }
 
     /// False only when no field can match: every field is ASCII and holds no needle.
@@ -808,6 +847,59 @@ mod tests {
                 let theirs = fts_bm25_alone(&q, &refs);
                 let bits = |v: &[Option<f64>]| v.iter().map(|s| s.map(f64::to_bits)).collect::<Vec<_>>();
                 proptest::prop_assert_eq!(bits(&ours), bits(&theirs), "{:?} {:?}", q, texts);
+            }
+        }
+    }
+
+    /// FTS5's answer to `{text} : NEAR(...)` for each of `texts` (one row each).
+    fn fts_near(q: &str, texts: &[&str]) -> Vec<bool> {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE t USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');",
+        )
+        .unwrap();
+        for (i, text) in texts.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO t (rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![i as i64, text],
+            )
+            .unwrap();
+        }
+        let near = QueryShape::of(q).near.unwrap();
+        let mut stmt = conn
+            .prepare("SELECT rowid FROM t WHERE t MATCH ?1")
+            .unwrap();
+        let ids: Vec<i64> = stmt
+            .query_map([format!("{{text}} : {near}")], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        (0..texts.len() as i64).map(|i| ids.contains(&i)).collect()
+    }
+
+    proptest::proptest! {
+        /// Where the Rust reading answers, it is FTS5's NEAR: words and phrases far apart,
+        /// close, repeated, overlapping, in either order.
+        #[test]
+        fn near_in_is_fts5s_near(
+            q in "(build|fails|ab|x1|\"src/main\"|\"fails build\"|deploy\\*|a-b)( (build|fails|ab|x1|\"src/main\"|deploy\\*|a-b)){1,2}",
+            parts in proptest::collection::vec(
+                proptest::collection::vec(("(build|fails|src|main|deployment|ab|a-b|x1)[ /\n]", 0usize..14), 0..6),
+                1..6,
+            ),
+        ) {
+            if translate_query(&q).is_err() || QueryShape::of(&q).near.is_none() {
+                return Ok(());
+            }
+            let Some(n) = Needles::of(&q) else { return Ok(()) };
+            // Words with runs of filler between them: every distance around the window's edge.
+            let texts: Vec<String> = parts
+                .iter()
+                .map(|p| p.iter().map(|(w, gap)| format!("{w}{}", "w ".repeat(*gap))).collect())
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            if let Some(ours) = n.near_in(&refs) {
+                proptest::prop_assert_eq!(ours, fts_near(&q, &refs), "{:?} {:?}", q, texts);
             }
         }
     }

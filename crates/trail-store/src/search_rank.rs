@@ -21,9 +21,10 @@
 //! read in that order until the best `limit` are known; which turn a row is, and how recent,
 //! is looked up only for the rows the choice needs. What puts a
 //! turn in tier 0 is a column filter, so tier 0 is a set of rowids read off the index (its size
-//! says when it is complete). Its prompts are scored up front, on an in-memory FTS5 table (the
-//! index's tokenizer) that holds them alone, so the members that can be among the best `limit`
-//! are known before the ranked rows are read, which stop once those are all read. Tier 1 cannot
+//! says when it is complete). Its prompts are scored up front, as FTS5 would on a table that
+//! holds them alone (computed in Rust to FTS5's bits where they are ASCII, else on an in-memory
+//! FTS5 table), so the members that can be among the best `limit` are known before the ranked
+//! rows are read, which stop once those are all read. Tier 1 cannot
 //! be read off a turn's row (a column holds all of the turn's messages of its kind), so the
 //! index gives its candidates (a column holding every word) and each candidate is checked
 //! against its messages, in rank order and only when tier 0 is complete, on the in-memory
@@ -285,14 +286,7 @@ impl Store {
         let needles = Needles::of(r.query);
         let order = match tiers.prompt_score.as_deref() {
             Some(expr) if !prompt.is_empty() => {
-                let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
-                let scores = if prompt.len() <= PROMPT_SCORE_MAX {
-                    self.prompt_scores(&prompt, expr, needles.as_ref())?
-                } else {
-                    // Every member's score is the same (none): proximity, then bm25, decide.
-                    HashMap::new()
-                };
-                Some(PromptOrder::of(scores, &prompt, &near, r.limit))
+                Some(self.prompt_order(r, &tiers, &prompt, expr, needles.as_ref())?)
             }
             _ => None,
         };
@@ -610,8 +604,45 @@ impl Store {
         Ok(())
     }
 
-    /// Each member of tier 0's prompt score: FTS5's bm25 of the turn's prompt column (its
-    /// prompt messages, as the index holds them: without escape sequences, one per line) on a
+    /// Tier 0's order: each member's prompt score and whether its words are near each other.
+    /// Both are read off the members' prompts in Rust when they are ASCII (FTS5's answers,
+    /// [`Needles::bm25_alone`] and [`Needles::near_in`]); else FTS5 scores them on an
+    /// in-memory table and the index says which are near. A tier 0 of more than
+    /// [`PROMPT_SCORE_MAX`] members is not scored: proximity, then bm25 of the turn, decide.
+    fn prompt_order(
+        &self,
+        r: &Ranking<'_>,
+        tiers: &Tiers,
+        members: &HashSet<i64>,
+        expr: &str,
+        needles: Option<&Needles>,
+    ) -> Result<PromptOrder> {
+        if members.len() > PROMPT_SCORE_MAX {
+            let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
+            return Ok(PromptOrder::of(HashMap::new(), members, &near, r.limit));
+        }
+        let prompts = self.member_prompts(members)?;
+        let texts: Vec<&str> = prompts.iter().map(|(_, text)| text.as_str()).collect();
+        let read_here = match &tiers.prompt_near {
+            None => Some(HashSet::new()),
+            Some(_) => needles.and_then(|n| n.near_in(&texts)).map(|near| {
+                prompts
+                    .iter()
+                    .zip(near)
+                    .filter_map(|((id, _), near)| near.then_some(*id))
+                    .collect()
+            }),
+        };
+        let near = match read_here {
+            Some(near) => near,
+            None => self.rowid_set(r, tiers.prompt_near.as_deref())?,
+        };
+        let scores = self.prompt_scores(&prompts, expr, needles)?;
+        Ok(PromptOrder::of(scores, members, &near, r.limit))
+    }
+
+    /// Each member of tier 0's prompt score (`prompts`: their prompt columns, as
+    /// [`Store::member_prompts`] reads them): FTS5's bm25 of the turn's prompt column on a
     /// table of the members' prompts alone, against `expr`. Every such prompt holds every
     /// word, so each word weighs the same (FTS5 gives a word found in every row the same tiny
     /// weight) and the score is bm25's saturated term frequency against the prompt's length
@@ -620,11 +651,10 @@ impl Store {
     /// one was most of the scoring's time.
     fn prompt_scores(
         &self,
-        members: &HashSet<i64>,
+        prompts: &[(i64, String)],
         expr: &str,
         needles: Option<&Needles>,
     ) -> Result<HashMap<i64, f64>> {
-        let prompts = self.member_prompts(members)?;
         let texts: Vec<&str> = prompts.iter().map(|(_, text)| text.as_str()).collect();
         if let Some(scores) = needles.and_then(|n| n.bm25_alone(&texts)) {
             return Ok(prompts
@@ -637,7 +667,7 @@ impl Store {
             let mut insert = self
                 .conn
                 .prepare_cached("INSERT INTO temp.hit_text (rowid, text) VALUES (?1, ?2)")?;
-            for (id, text) in &prompts {
+            for (id, text) in prompts {
                 insert.execute(rusqlite::params![id, text])?;
             }
             let mut score = self.conn.prepare_cached(
