@@ -496,25 +496,11 @@ impl Store {
         Ok(())
     }
 
-    /// Puts the indexed messages of `turns` into `temp.hit_text` (rowid: the message id),
-    /// leaving out those `needles` say cannot match; returns each message's turn (its index in
-    /// `turns`) and what a hit would show of it.
-    pub(crate) fn load_hit_text(
-        &self,
-        needles: Option<&Needles>,
-        keep: Keep,
-        role: Option<&str>,
-        turns: &[HitTurn],
-        columns: Option<&[u8]>,
-        whole: Option<&mut HashSet<usize>>,
-    ) -> Result<Owners> {
-        let (rows, owner) = self.read_hit_text(needles, keep, role, turns, columns, whole)?;
-        self.insert_hit_text(rows)?;
-        Ok(owner)
-    }
-
-    /// The rows [`Store::load_hit_text`] inserts, and what it returns.
-    fn read_hit_text(
+    /// Reads the indexed messages of `turns` as rows for `temp.hit_text` (rowid: the message
+    /// id; [`Store::insert_hit_text`] puts them in), leaving out those `needles` say cannot
+    /// match; returns them with each message's turn (its index in `turns`) and what a hit
+    /// would show of it.
+    pub(crate) fn read_hit_text(
         &self,
         needles: Option<&Needles>,
         keep: Keep,
@@ -607,7 +593,7 @@ impl Store {
     /// FTS5 writes its pending terms out as a segment whenever a rowid is lower than the one
     /// before, and hits come in rank order, so inserted as read, nearly every turn made a
     /// segment of its own (a tenth of a two-word search's time went to those writes).
-    fn insert_hit_text(&self, mut rows: Vec<HitTextRow>) -> Result<()> {
+    pub(crate) fn insert_hit_text(&self, mut rows: Vec<HitTextRow>) -> Result<()> {
         let mut insert = self.conn.prepare_cached(
             "INSERT INTO temp.hit_text (rowid, text, tool_input, tool_output)
              VALUES (?1, ?2, ?3, ?4)",
@@ -710,7 +696,7 @@ impl Store {
 pub(crate) type Owners = HashMap<i64, (usize, BestMessage)>;
 
 /// A row of `temp.hit_text`: the message id, its text, tool input and tool output.
-type HitTextRow = (i64, Option<String>, Option<String>, Option<String>);
+pub(crate) type HitTextRow = (i64, Option<String>, Option<String>, Option<String>);
 
 /// A best message's class: a prompt that holds every word of the query, another message that
 /// does, one that holds only some (lower is better).

@@ -531,29 +531,16 @@ impl Needles {
         const K1: f64 = 1.2;
         const B: f64 = 0.75;
         let groups = self.phrases.as_ref()?;
-        if texts.iter().any(|t| !t.is_ascii()) {
-            return None;
-        }
-        let phrases: Vec<&Phrase> = groups.iter().flatten().collect();
         // Each row's length in tokens and each phrase's occurrences in it.
-        let mut lowered = Vec::new();
-        let rows: Vec<(usize, Vec<usize>)> = texts
-            .iter()
-            .map(|t| {
-                lower_into(t, &mut lowered);
-                let runs: Vec<Run<'_>> = lowered
-                    .split(|b| !b.is_ascii_alphanumeric())
-                    .filter(|r| !r.is_empty())
-                    .map(Run::Sure)
-                    .collect();
-                let freqs = phrases.iter().map(|p| p.count_in(&runs)).collect();
-                (runs.len(), freqs)
-            })
-            .collect();
+        let rows: Vec<(usize, Vec<usize>)> = self.over_ascii_texts(texts, |phrases, runs| {
+            let freqs = phrases.iter().map(|p| p.count_in(runs)).collect();
+            (runs.len(), freqs)
+        })?;
+        let phrases = groups.iter().map(Vec::len).sum::<usize>();
         let n_rows = rows.len() as i64;
         let tokens: usize = rows.iter().map(|(d, _)| d).sum();
         let avgdl = tokens as f64 / n_rows as f64;
-        let idf: Vec<f64> = (0..phrases.len())
+        let idf: Vec<f64> = (0..phrases)
             .map(|i| {
                 let hits = rows.iter().filter(|(_, f)| f[i] > 0).count() as i64;
                 let idf = (((n_rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
@@ -597,13 +584,33 @@ impl Needles {
     /// before the last of them starts (`fts5ExprNearIsMatch`). For a query without OR. `None`
     /// when a text is not ASCII or a word has no run.
     pub(crate) fn near_in(&self, texts: &[&str]) -> Option<Vec<bool>> {
+        self.over_ascii_texts(texts, |phrases, runs| {
+            let starts: Vec<Vec<usize>> = phrases.iter().map(|p| p.starts_in(runs)).collect();
+            // The last word to start, at `last`: every word has an instance in its window.
+            starts.iter().flatten().any(|&last| {
+                phrases.iter().zip(&starts).all(|(p, at)| {
+                    let from = last.saturating_sub(p.tokens.len() + NEAR_TOKENS);
+                    at.iter().any(|&s| (from..=last).contains(&s))
+                })
+            })
+        })
+    }
+
+    /// `f` of each of `texts` as the index's tokenizer reads ASCII text (its tokens: runs of
+    /// letters and digits, lowercased, all sure), with the query's phrases in the query's
+    /// order; `None` when a text is not ASCII or a word has no run.
+    fn over_ascii_texts<T>(
+        &self,
+        texts: &[&str],
+        mut f: impl FnMut(&[&Phrase], &[Run<'_>]) -> T,
+    ) -> Option<Vec<T>> {
         let groups = self.phrases.as_ref()?;
         if texts.iter().any(|t| !t.is_ascii()) {
             return None;
         }
         let phrases: Vec<&Phrase> = groups.iter().flatten().collect();
         let mut lowered = Vec::new();
-        let near = texts
+        let out = texts
             .iter()
             .map(|t| {
                 lower_into(t, &mut lowered);
@@ -612,17 +619,10 @@ impl Needles {
                     .filter(|r| !r.is_empty())
                     .map(Run::Sure)
                     .collect();
-                let starts: Vec<Vec<usize>> = phrases.iter().map(|p| p.starts_in(&runs)).collect();
-                // The last word to start, at `last`: every word has an instance in its window.
-                starts.iter().flatten().any(|&last| {
-                    phrases.iter().zip(&starts).all(|(p, at)| {
-                        let from = last.saturating_sub(p.tokens.len() + NEAR_TOKENS);
-                        at.iter().any(|&s| (from..=last).contains(&s))
-                    })
-                })
+                f(&phrases, &runs)
             })
             .collect();
-        Some(near)
+        Some(out)
     }
 
     /// False only when no field can match: every field is ASCII and holds no needle.
@@ -797,9 +797,8 @@ mod tests {
         }
     }
 
-    /// FTS5's own scores of `texts`, one row each of a table like `temp.hit_text`, against
-    /// `{text} : (positive)`: what `search_rank::prompt_scores` asked FTS5 before.
-    fn fts_bm25_alone(q: &str, texts: &[&str]) -> Vec<Option<f64>> {
+    /// A table like `temp.hit_text` with each of `texts` in its own row (rowid: its index).
+    fn one_row_each(texts: &[&str]) -> rusqlite::Connection {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         conn.execute_batch(
             "CREATE VIRTUAL TABLE t USING fts5(text, tool_input, tool_output,
@@ -813,6 +812,13 @@ mod tests {
             )
             .unwrap();
         }
+        conn
+    }
+
+    /// FTS5's own scores of `texts`, one row each of a table like `temp.hit_text`, against
+    /// `{text} : (positive)`: what `search_rank::prompt_scores` asked FTS5 before.
+    fn fts_bm25_alone(q: &str, texts: &[&str]) -> Vec<Option<f64>> {
+        let conn = one_row_each(texts);
         let positive = QueryShape::of(q).positive.unwrap();
         let mut stmt = conn
             .prepare("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?1")
@@ -853,18 +859,7 @@ mod tests {
 
     /// FTS5's answer to `{text} : NEAR(...)` for each of `texts` (one row each).
     fn fts_near(q: &str, texts: &[&str]) -> Vec<bool> {
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE VIRTUAL TABLE t USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');",
-        )
-        .unwrap();
-        for (i, text) in texts.iter().enumerate() {
-            conn.execute(
-                "INSERT INTO t (rowid, text) VALUES (?1, ?2)",
-                rusqlite::params![i as i64, text],
-            )
-            .unwrap();
-        }
+        let conn = one_row_each(texts);
         let near = QueryShape::of(q).near.unwrap();
         let mut stmt = conn
             .prepare("SELECT rowid FROM t WHERE t MATCH ?1")

@@ -584,8 +584,9 @@ impl Store {
         let by_fts: HashSet<usize> = self.with_hit_text(|| {
             let keep = Keep::EveryWordInOneField;
             let columns = Some(columns.as_slice());
-            let owner =
-                self.load_hit_text(needles, keep, role, &turns, columns, Some(&mut whole))?;
+            let (rows, owner) =
+                self.read_hit_text(needles, keep, role, &turns, columns, Some(&mut whole))?;
+            self.insert_hit_text(rows)?;
             if owner.is_empty() {
                 return Ok(HashSet::new());
             }
