@@ -964,6 +964,50 @@ mod tests {
         }
     }
 
+    /// Each turn's best message, by each way it is chosen: the one prompt that holds every
+    /// word (decided in Rust, its other messages unread); three such prompts (bm25 decides,
+    /// on the table: the shortest); a prompt only FTS5 can read (beyond ASCII); no whole prompt, so the
+    /// answer that holds every word; and a tool output that holds only one of them.
+    #[test]
+    fn the_best_message_of_each_kind_of_turn() {
+        let store = Store::open_in_memory().unwrap();
+        store
+            .connection()
+            .execute_batch(
+                "INSERT INTO sessions (id, source, summary, updated_at) VALUES ('s1', 'codex', 'T', '2026-01-02T00:00:00.000Z');
+                 INSERT INTO messages (session_id, seq, role, kind, turn_index, text, tool_output) VALUES
+                   ('s1', 0, 'user', 'prompt', 0, 'lone: the build fails', NULL),
+                   ('s1', 1, 'assistant', 'text', 0, 'build fails build fails build fails', NULL),
+                   ('s1', 2, 'user', 'prompt', 1, 'thrice: the build fails again and again while we wait for it', NULL),
+                   ('s1', 3, 'user', 'prompt', 1, 'thrice: build fails', NULL),
+                   ('s1', 4, 'user', 'prompt', 1, 'thrice: and the build fails once more, as it did the day before', NULL),
+                   ('s1', 5, 'user', 'prompt', 2, 'wide: the Büild fails, build fails', NULL),
+                   ('s1', 6, 'user', 'prompt', 3, 'answered: why does it fail', NULL),
+                   ('s1', 7, 'assistant', 'text', 3, 'answered: the build fails here', NULL),
+                   ('s1', 8, 'tool', 'tool_result', 3, NULL, 'build log'),
+                   ('s1', 9, 'user', 'prompt', 4, 'spread: build it', NULL),
+                   ('s1', 10, 'tool', 'tool_result', 4, NULL, 'it fails');",
+            )
+            .unwrap();
+        rebuild(&store);
+        let hits = search(&store, "build fails").unwrap().hits;
+        let mut shown: Vec<(Option<i64>, i64)> = hits.iter().map(|h| (h.turn, h.seq)).collect();
+        shown.sort();
+        assert_eq!(
+            shown,
+            [
+                (Some(0), 0),
+                (Some(1), 3),
+                (Some(2), 5),
+                (Some(3), 7),
+                (Some(4), 9)
+            ]
+        );
+        for h in &hits {
+            assert!(h.snippet.contains(HIT_START), "{h:?}");
+        }
+    }
+
     #[test]
     fn the_words_a_hit_marks() {
         assert_eq!(
