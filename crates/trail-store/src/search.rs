@@ -254,10 +254,21 @@ impl Store {
             Some(Role::System) | None => fts.clone(),
         };
         let role = o.role.map(Role::as_str);
+        let mut conditions = o.conditions();
+        // A filter that only leaves out a few sessions (an agent's own conversation: the MCP
+        // server's default) leaves out their turns, checked in Rust as the matches are read:
+        // joining every match to its session to test it doubled a common word's search.
+        let excluded = match o.sort {
+            SearchSort::Relevance => self.excluded_turns(&conditions)?,
+            SearchSort::Recent => None,
+        };
+        if excluded.is_some() {
+            conditions.clear();
+        }
         // Filters are fixed SQL fragments with bound values; never the user's text in SQL.
         let mut filter = String::new();
         let mut args: Vec<Value> = vec![Value::Text(matched.clone())];
-        for c in o.conditions() {
+        for c in conditions {
             let (sql, value) = c.sql("d", "LIKE ? ESCAPE '\\'");
             args.push(Value::Text(value));
             filter.push_str(&sql.replace('?', &format!("?{}", args.len())));
@@ -269,6 +280,7 @@ impl Store {
                     matched: &matched,
                     filter: &filter,
                     args: &args,
+                    excluded: excluded.as_ref(),
                     role,
                     shape: &shape,
                     query: &o.query,
@@ -295,6 +307,56 @@ impl Store {
             capped: false,
             correction: None,
         })
+    }
+
+    /// The turns (index rowids) a filter of exclusions alone leaves out: those of sessions
+    /// updated since a time (or never; SQL's `updated_at < ?` is false for them too) and of
+    /// sessions named. `None` when the filter asks anything else, or leaves out more than
+    /// [`EXCLUDED_SESSIONS_MAX`] sessions or [`EXCLUDED_MAX`] turns (then SQL tests each
+    /// match).
+    fn excluded_turns(&self, conditions: &[SearchCondition]) -> Result<Option<HashSet<i64>>> {
+        let only_exclusions = conditions.iter().all(|c| {
+            matches!(
+                c,
+                SearchCondition::UpdatedBefore(_) | SearchCondition::NotSession(_)
+            )
+        });
+        if conditions.is_empty() || !only_exclusions {
+            return Ok(None);
+        }
+        let mut sessions: Vec<String> = Vec::new();
+        for c in conditions {
+            match c {
+                SearchCondition::UpdatedBefore(since) => {
+                    let mut stmt = self.conn.prepare_cached(
+                        "SELECT id FROM main.sessions WHERE updated_at >= ?1
+                         UNION ALL SELECT id FROM main.sessions WHERE updated_at IS NULL
+                         LIMIT ?2",
+                    )?;
+                    let most = EXCLUDED_SESSIONS_MAX as i64 + 1;
+                    let ids = stmt.query_map(rusqlite::params![since, most], |r| r.get(0))?;
+                    sessions.extend(ids.collect::<rusqlite::Result<Vec<String>>>()?);
+                }
+                SearchCondition::NotSession(id) => sessions.push(id.clone()),
+                _ => unreachable!("only exclusions"),
+            }
+        }
+        if sessions.len() > EXCLUDED_SESSIONS_MAX {
+            return Ok(None);
+        }
+        let mut turns = self
+            .conn
+            .prepare_cached("SELECT id FROM search.turn_docs WHERE session_id = ?1")?;
+        let mut out = HashSet::new();
+        for session in &sessions {
+            for id in turns.query_map([session], |r| r.get(0))? {
+                out.insert(id?);
+            }
+            if out.len() > EXCLUDED_MAX {
+                return Ok(None);
+            }
+        }
+        Ok(Some(out))
     }
 
     /// The newest matching turns first (`--sort recent`): no ranking to do.
@@ -698,6 +760,11 @@ pub(crate) type Owners = HashMap<i64, (usize, BestMessage)>;
 /// A row of `temp.hit_text`: the message id, its text, tool input and tool output.
 pub(crate) type HitTextRow = (i64, Option<String>, Option<String>, Option<String>);
 
+/// A filter of exclusions is checked in Rust up to this many sessions and turns left out (a
+/// set this size is read in a few milliseconds); more are left to SQL.
+const EXCLUDED_SESSIONS_MAX: usize = 256;
+const EXCLUDED_MAX: usize = 20_000;
+
 /// A best message's class: a prompt that holds every word of the query, another message that
 /// does, one that holds only some (lower is better).
 const WHOLE_PROMPT: u8 = 0;
@@ -1006,6 +1073,59 @@ mod tests {
         for h in &hits {
             assert!(h.snippet.contains(HIT_START), "{h:?}");
         }
+    }
+
+    /// Sessions left out by exclusions alone (checked in Rust, `Store::excluded_turns`) are
+    /// the ones SQL leaves out: updated since the time or never, or named; the hits match the
+    /// SQL path's (forced by a condition that keeps every session).
+    #[test]
+    fn exclusions_leave_out_what_sql_would() {
+        let store = Store::open_in_memory().unwrap();
+        let mut sql = String::new();
+        for (i, updated) in [
+            "'2026-01-01T00:00:00.000Z'",
+            "'2026-03-01T00:00:00.000Z'",
+            "NULL",
+            "'2026-01-05T00:00:00.000Z'",
+        ]
+        .iter()
+        .enumerate()
+        {
+            sql.push_str(&format!(
+                "INSERT INTO sessions (id, source, summary, updated_at) VALUES ('s{i}', 'codex', 'T', {updated});
+                 INSERT INTO messages (session_id, seq, role, kind, turn_index, text) VALUES
+                   ('s{i}', 0, 'user', 'prompt', 0, 'deploy the build {i}'),
+                   ('s{i}', 1, 'user', 'prompt', 1, 'deploy again {i}');"
+            ));
+        }
+        store.connection().execute_batch(&sql).unwrap();
+        rebuild(&store);
+        let found = |o: SearchOptions| -> Vec<(String, Option<i64>)> {
+            let mut hits: Vec<_> = store
+                .search(&o)
+                .unwrap()
+                .hits
+                .into_iter()
+                .map(|h| (h.session_id, h.turn))
+                .collect();
+            hits.sort();
+            hits
+        };
+        let options = SearchOptions {
+            query: "deploy".into(),
+            limit: 10,
+            exclude_updated_since: Some("2026-02-01T00:00:00.000Z".into()),
+            exclude_sessions: vec!["s3".into()],
+            ..SearchOptions::default()
+        };
+        let in_rust = found(options.clone());
+        assert_eq!(
+            in_rust,
+            [("s0".to_string(), Some(0)), ("s0".to_string(), Some(1))]
+        );
+        let mut through_sql = options;
+        through_sql.filter.source = Some(trail_model::SourceKind::Codex);
+        assert_eq!(found(through_sql), in_rust);
     }
 
     #[test]

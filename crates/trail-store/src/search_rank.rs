@@ -70,6 +70,8 @@ pub(crate) struct Ranking<'a> {
     pub filter: &'a str,
     /// ... and their values; `?1` is the match expression.
     pub args: &'a [Value],
+    /// Turns the filter leaves out, checked here instead of in SQL (`Store::excluded_turns`).
+    pub excluded: Option<&'a HashSet<i64>>,
     pub role: Option<&'a str>,
     pub shape: &'a QueryShape,
     /// The query as the user wrote it.
@@ -363,6 +365,9 @@ impl Store {
             .query_map(refs.as_slice(), |row| Ok((row.get(0)?, row.get(1)?)))
             .and_then(|rows| rows.collect::<rusqlite::Result<_>>())
             .map_err(fts_error)?;
+        if let Some(excluded) = r.excluded {
+            ranked.retain(|(id, _)| !excluded.contains(id));
+        }
         ranked.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         Ok(ranked)
     }
@@ -469,9 +474,14 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let ids = stmt
             .query_map(refs.as_slice(), |row| row.get(0))
-            .and_then(|rows| rows.collect::<rusqlite::Result<_>>());
+            .and_then(|rows| rows.collect::<rusqlite::Result<HashSet<i64>>>());
         match ids.map_err(fts_error) {
-            Ok(ids) => Ok(ids),
+            Ok(mut ids) => {
+                if let Some(excluded) = r.excluded {
+                    ids.retain(|id| !excluded.contains(id));
+                }
+                Ok(ids)
+            }
             // A tier FTS5 cannot read is a tier without members (the query itself was read).
             Err(crate::StoreError::InvalidQuery(_)) => Ok(HashSet::new()),
             Err(e) => Err(e),
