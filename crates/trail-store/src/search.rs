@@ -143,6 +143,25 @@ impl SearchCondition {
     }
 }
 
+impl SearchCondition {
+    /// For a condition that only leaves sessions out, the query of the ids of those it
+    /// leaves out (`?1`: its value), each answered by an index: a filter of these alone is
+    /// checked without testing each match in SQL (`Store::excluded_turns`). What it leaves
+    /// out is what [`SearchCondition::sql`] does not keep: `updated_at < ?` keeps no session
+    /// updated since, nor one never updated.
+    pub(crate) fn left_out(&self) -> Option<(&'static str, &str)> {
+        match self {
+            SearchCondition::UpdatedBefore(since) => Some((
+                "SELECT id FROM main.sessions WHERE updated_at >= ?1
+                 UNION ALL SELECT id FROM main.sessions WHERE updated_at IS NULL",
+                since,
+            )),
+            SearchCondition::NotSession(id) => Some(("SELECT ?1", id)),
+            _ => None,
+        }
+    }
+}
+
 /// One hit: the best matching message of a turn.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SearchHit {
@@ -273,17 +292,19 @@ impl Store {
             args.push(Value::Text(value));
             filter.push_str(&sql.replace('?', &format!("?{}", args.len())));
         }
+        // The query read once for the ranking and the best messages.
+        let shape = QueryShape::of(&o.query);
+        let needles = Needles::of(&o.query);
         let (turns, ranked) = match o.sort {
             SearchSort::Relevance => {
-                let shape = QueryShape::of(&o.query);
                 let ranking = crate::search_rank::Ranking {
                     matched: &matched,
                     filter: &filter,
                     args: &args,
+                    needles: needles.as_ref(),
                     excluded: excluded.as_ref(),
                     role,
                     shape: &shape,
-                    query: &o.query,
                     implied: shape.positive.as_deref() == Some(fts.as_str()),
                     limit: o.limit,
                 };
@@ -295,7 +316,7 @@ impl Store {
                 (turns, n)
             }
         };
-        let best = self.best_messages(&o.query, role, &turns)?;
+        let best = self.best_messages(&o.query, &shape, needles.as_ref(), role, &turns)?;
         let mut hits = Vec::with_capacity(turns.len());
         for (t, best) in turns.iter().zip(best) {
             hits.push(self.hit(t, best)?);
@@ -309,40 +330,29 @@ impl Store {
         })
     }
 
-    /// The turns (index rowids) a filter of exclusions alone leaves out: those of sessions
-    /// updated since a time (or never; SQL's `updated_at < ?` is false for them too) and of
-    /// sessions named. `None` when the filter asks anything else, or leaves out more than
+    /// The turns (index rowids) a filter of exclusions alone leaves out (each condition's
+    /// [`SearchCondition::left_out`]). `None` when the filter asks anything else, or leaves out more than
     /// [`EXCLUDED_SESSIONS_MAX`] sessions or [`EXCLUDED_MAX`] turns (then SQL tests each
     /// match).
     fn excluded_turns(&self, conditions: &[SearchCondition]) -> Result<Option<HashSet<i64>>> {
-        let only_exclusions = conditions.iter().all(|c| {
-            matches!(
-                c,
-                SearchCondition::UpdatedBefore(_) | SearchCondition::NotSession(_)
-            )
-        });
-        if conditions.is_empty() || !only_exclusions {
+        let Some(left_out) = conditions
+            .iter()
+            .map(SearchCondition::left_out)
+            .collect::<Option<Vec<_>>>()
+            .filter(|l| !l.is_empty())
+        else {
             return Ok(None);
-        }
+        };
         let mut sessions: Vec<String> = Vec::new();
-        for c in conditions {
-            match c {
-                SearchCondition::UpdatedBefore(since) => {
-                    let mut stmt = self.conn.prepare_cached(
-                        "SELECT id FROM main.sessions WHERE updated_at >= ?1
-                         UNION ALL SELECT id FROM main.sessions WHERE updated_at IS NULL
-                         LIMIT ?2",
-                    )?;
-                    let most = EXCLUDED_SESSIONS_MAX as i64 + 1;
-                    let ids = stmt.query_map(rusqlite::params![since, most], |r| r.get(0))?;
-                    sessions.extend(ids.collect::<rusqlite::Result<Vec<String>>>()?);
+        for (sql, value) in left_out {
+            let mut stmt = self.conn.prepare_cached(sql)?;
+            let mut ids = stmt.query([value])?;
+            while let Some(row) = ids.next()? {
+                sessions.push(row.get(0)?);
+                if sessions.len() > EXCLUDED_SESSIONS_MAX {
+                    return Ok(None);
                 }
-                SearchCondition::NotSession(id) => sessions.push(id.clone()),
-                _ => unreachable!("only exclusions"),
             }
-        }
-        if sessions.len() > EXCLUDED_SESSIONS_MAX {
-            return Ok(None);
         }
         let mut turns = self
             .conn
@@ -383,6 +393,7 @@ impl Store {
                 Ok(HitTurn {
                     session_id: r.get(0)?,
                     turn: r.get(1)?,
+                    tier: None,
                     score: r.get(2)?,
                 })
             })
@@ -448,24 +459,25 @@ impl Store {
     fn best_messages(
         &self,
         query: &str,
+        shape: &QueryShape,
+        needles: Option<&Needles>,
         role: Option<&str>,
         turns: &[HitTurn],
     ) -> Result<Vec<Option<BestMessage>>> {
         let Some(words) = any_word_query(query) else {
             return Ok(turns.iter().map(|_| None).collect());
         };
-        let whole = QueryShape::of(query)
-            .positive
-            .map(|p| whole_message_query(&p));
-        let needles = Needles::of(query);
+        let whole = shape.positive.as_deref().map(whole_message_query);
         self.with_hit_text(|| {
             let mut rows = Vec::new();
             let mut owner = HashMap::new();
             let mut rest = Vec::new();
             let mut lowered = Vec::new();
             for (i, t) in turns.iter().enumerate() {
-                let lone = match &needles {
-                    Some(n) if role.is_none_or(|r| r == "user") => {
+                // A whole prompt puts its turn in tier 0: a turn ranked lower has none.
+                let may_have_one = t.tier.is_none_or(|tier| tier == 0);
+                let lone = match needles {
+                    Some(n) if may_have_one && role.is_none_or(|r| r == "user") => {
                         self.lone_whole_prompt(n, role, t, &mut lowered)?
                     }
                     _ => None,
@@ -480,7 +492,7 @@ impl Store {
             }
             let others: Vec<HitTurn> = rest.iter().map(|&i| turns[i].clone()).collect();
             let (more, of_others) =
-                self.read_hit_text(needles.as_ref(), Keep::AnyWord, role, &others, None, None)?;
+                self.read_hit_text(needles, Keep::AnyWord, role, &others, None, None)?;
             rows.extend(more);
             owner.extend(of_others.into_iter().map(|(id, (k, m))| (id, (rest[k], m))));
             self.insert_hit_text(rows)?;

@@ -362,7 +362,9 @@ fn text_column(kind: &str) -> usize {
     }
 }
 
-fn push_line(column: &mut String, text: &str) {
+/// Adds a message's text to a turn's column as the index holds it: without escape sequences,
+/// one message per line, empty ones left out.
+pub(crate) fn push_line(column: &mut String, text: &str) {
     let text = crate::text::strip_ansi(text);
     if text.is_empty() {
         return;

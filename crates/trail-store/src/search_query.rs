@@ -374,12 +374,6 @@ impl Phrase {
         })
     }
 
-    /// How many times `runs` (all sure) hold this phrase: each run where it starts counts,
-    /// as FTS5 counts a phrase's instances.
-    fn count_in(&self, runs: &[Run<'_>]) -> usize {
-        self.starts_in(runs).len()
-    }
-
     /// Where in `runs` (all sure) this phrase starts, in order.
     fn starts_in(&self, runs: &[Run<'_>]) -> Vec<usize> {
         let n = self.tokens.len();
@@ -515,102 +509,19 @@ impl Needles {
         (!unsure).then_some(false)
     }
 
-    /// The score FTS5's `bm25()` gives each of `texts` that matches the query's words (its
-    /// positive part, each word a phrase, in the query's order), on a table that holds these
-    /// texts alone, one row each, in one column: what an in-memory FTS5 table of them would
-    /// answer, without building one. `None` for a text that does not match; `None` for all
-    /// when a text is not ASCII or a word has no run (only the tokenizer can read them then).
-    ///
-    /// FTS5's formula (`fts5Bm25Function`): for each phrase, `idf * f * (k1 + 1) / (f + k1 *
-    /// (1 - b + b * D / avgdl))` summed in phrase order and negated, with k1 = 1.2, b = 0.75,
-    /// `f` the phrase's occurrences in the row, `D` the row's tokens, `avgdl` the table's mean,
-    /// and `idf = ln((N - n + 0.5) / (n + 0.5))` over the N rows, `n` of which hold the phrase
-    /// (1e-6 when that is not positive). The same operations in the same order give the same
-    /// bits (`bm25_alone_is_fts5s_bm25`).
-    pub(crate) fn bm25_alone(&self, texts: &[&str]) -> Option<Vec<Option<f64>>> {
-        const K1: f64 = 1.2;
-        const B: f64 = 0.75;
-        let groups = self.phrases.as_ref()?;
-        // Each row's length in tokens and each phrase's occurrences in it.
-        let rows: Vec<(usize, Vec<usize>)> = self.over_ascii_texts(texts, |phrases, runs| {
-            let freqs = phrases.iter().map(|p| p.count_in(runs)).collect();
-            (runs.len(), freqs)
-        })?;
-        let phrases = groups.iter().map(Vec::len).sum::<usize>();
-        let n_rows = rows.len() as i64;
-        let tokens: usize = rows.iter().map(|(d, _)| d).sum();
-        let avgdl = tokens as f64 / n_rows as f64;
-        let idf: Vec<f64> = (0..phrases)
-            .map(|i| {
-                let hits = rows.iter().filter(|(_, f)| f[i] > 0).count() as i64;
-                let idf = (((n_rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
-                if idf <= 0.0 {
-                    1e-6
-                } else {
-                    idf
-                }
-            })
-            .collect();
-        // A row FTS5 would not match (some group missing) gets no score.
-        let holds_every_group = |freqs: &[usize]| {
-            let mut rest = freqs;
-            groups.iter().all(|g| {
-                let (group, next) = rest.split_at(g.len());
-                rest = next;
-                group.iter().any(|&f| f > 0)
-            })
-        };
-        Some(
-            rows.iter()
-                .map(|(d, freqs)| {
-                    holds_every_group(freqs).then(|| {
-                        let d = *d as f64;
-                        let mut score = 0.0;
-                        for (idf, &f) in idf.iter().zip(freqs) {
-                            let f = f as f64;
-                            score +=
-                                idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
-                        }
-                        -score
-                    })
-                })
-                .collect(),
-        )
-    }
-
-    /// Whether every word of the query stands near the others in each of `texts`, as FTS5's
-    /// `NEAR(words, NEAR_TOKENS)` ([`QueryShape::near`]) says of a column holding the text:
-    /// some instance of each word starts at most its own length plus `NEAR_TOKENS` tokens
-    /// before the last of them starts (`fts5ExprNearIsMatch`). For a query without OR. `None`
-    /// when a text is not ASCII or a word has no run.
-    pub(crate) fn near_in(&self, texts: &[&str]) -> Option<Vec<bool>> {
-        self.over_ascii_texts(texts, |phrases, runs| {
-            let starts: Vec<Vec<usize>> = phrases.iter().map(|p| p.starts_in(runs)).collect();
-            // The last word to start, at `last`: every word has an instance in its window.
-            starts.iter().flatten().any(|&last| {
-                phrases.iter().zip(&starts).all(|(p, at)| {
-                    let from = last.saturating_sub(p.tokens.len() + NEAR_TOKENS);
-                    at.iter().any(|&s| (from..=last).contains(&s))
-                })
-            })
-        })
-    }
-
-    /// `f` of each of `texts` as the index's tokenizer reads ASCII text (its tokens: runs of
-    /// letters and digits, lowercased, all sure), with the query's phrases in the query's
-    /// order; `None` when a text is not ASCII or a word has no run.
-    fn over_ascii_texts<T>(
-        &self,
-        texts: &[&str],
-        mut f: impl FnMut(&[&Phrase], &[Run<'_>]) -> T,
-    ) -> Option<Vec<T>> {
+    /// Each of `texts` read once as the index's tokenizer reads ASCII text (its tokens: runs
+    /// of letters and digits, lowercased): its length in tokens and where each of the query's
+    /// phrases starts in it, enough for FTS5's score ([`AsciiReadings::bm25`]) and proximity
+    /// ([`AsciiReadings::near`]) of a table holding them. `None` when a text is not ASCII or a
+    /// word has no run (only the tokenizer can read them then).
+    pub(crate) fn read_ascii(&self, texts: &[&str]) -> Option<AsciiReadings<'_>> {
         let groups = self.phrases.as_ref()?;
         if texts.iter().any(|t| !t.is_ascii()) {
             return None;
         }
         let phrases: Vec<&Phrase> = groups.iter().flatten().collect();
         let mut lowered = Vec::new();
-        let out = texts
+        let texts = texts
             .iter()
             .map(|t| {
                 lower_into(t, &mut lowered);
@@ -619,10 +530,17 @@ impl Needles {
                     .filter(|r| !r.is_empty())
                     .map(Run::Sure)
                     .collect();
-                f(&phrases, &runs)
+                AsciiReading {
+                    tokens: runs.len(),
+                    starts: phrases.iter().map(|p| p.starts_in(&runs)).collect(),
+                }
             })
             .collect();
-        Some(out)
+        Some(AsciiReadings {
+            groups,
+            phrases,
+            texts,
+        })
     }
 
     /// False only when no field can match: every field is ASCII and holds no needle.
@@ -647,6 +565,99 @@ impl Needles {
                 lower_into(field, lowered);
                 self.holds_a_needle_of_every_group(lowered)
             }
+        })
+    }
+}
+
+/// Texts read by [`Needles::read_ascii`], for a table holding them alone, one row each.
+pub(crate) struct AsciiReadings<'a> {
+    groups: &'a [Vec<Phrase>],
+    /// The groups' phrases in the query's order (FTS5's phrase numbers).
+    phrases: Vec<&'a Phrase>,
+    texts: Vec<AsciiReading>,
+}
+
+/// One text of [`AsciiReadings`]: its length in tokens and where each phrase starts in it.
+struct AsciiReading {
+    tokens: usize,
+    starts: Vec<Vec<usize>>,
+}
+
+impl AsciiReadings<'_> {
+    /// The score FTS5's `bm25()` gives each text that matches the query's words (its positive
+    /// part, each word a phrase, in the query's order) on a table that holds these texts
+    /// alone, one row each, in one column: what an in-memory FTS5 table of them would answer,
+    /// without building one. `None` for a text that does not match.
+    ///
+    /// FTS5's formula (`fts5Bm25Function`): for each phrase, `idf * f * (k1 + 1) / (f + k1 *
+    /// (1 - b + b * D / avgdl))` summed in phrase order and negated, with k1 = 1.2, b = 0.75,
+    /// `f` the phrase's occurrences in the row, `D` the row's tokens, `avgdl` the table's mean,
+    /// and `idf = ln((N - n + 0.5) / (n + 0.5))` over the N rows, `n` of which hold the phrase
+    /// (1e-6 when that is not positive). The same operations in the same order give the same
+    /// bits (`bm25_alone_is_fts5s_bm25`).
+    pub(crate) fn bm25(&self) -> Vec<Option<f64>> {
+        const K1: f64 = 1.2;
+        const B: f64 = 0.75;
+        let n_rows = self.texts.len() as i64;
+        let tokens: usize = self.texts.iter().map(|t| t.tokens).sum();
+        let avgdl = tokens as f64 / n_rows as f64;
+        let idf: Vec<f64> = (0..self.phrases.len())
+            .map(|i| {
+                let hits = self
+                    .texts
+                    .iter()
+                    .filter(|t| !t.starts[i].is_empty())
+                    .count() as i64;
+                let idf = (((n_rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+                if idf <= 0.0 {
+                    1e-6
+                } else {
+                    idf
+                }
+            })
+            .collect();
+        self.texts
+            .iter()
+            .map(|t| {
+                self.holds_every_group(t).then(|| {
+                    let d = t.tokens as f64;
+                    let mut score = 0.0;
+                    for (idf, starts) in idf.iter().zip(&t.starts) {
+                        let f = starts.len() as f64;
+                        score += idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
+                    }
+                    -score
+                })
+            })
+            .collect()
+    }
+
+    /// Whether every word of the query stands near the others in each text, as FTS5's
+    /// `NEAR(words, NEAR_TOKENS)` ([`QueryShape::near`]) says of a column holding it: some
+    /// instance of each word starts at most its own length plus `NEAR_TOKENS` tokens before
+    /// the last of them starts (`fts5ExprNearIsMatch`). For a query without OR.
+    pub(crate) fn near(&self) -> Vec<bool> {
+        self.texts
+            .iter()
+            .map(|t| {
+                // The last word to start, at `last`: every word has an instance in its window.
+                t.starts.iter().flatten().any(|&last| {
+                    self.phrases.iter().zip(&t.starts).all(|(p, at)| {
+                        let from = last.saturating_sub(p.tokens.len() + NEAR_TOKENS);
+                        at.iter().any(|&s| (from..=last).contains(&s))
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// Whether FTS5 would match the text: some phrase of each group is in it.
+    fn holds_every_group(&self, t: &AsciiReading) -> bool {
+        let mut rest = t.starts.as_slice();
+        self.groups.iter().all(|g| {
+            let (group, next) = rest.split_at(g.len());
+            rest = next;
+            group.iter().any(|starts| !starts.is_empty())
         })
     }
 }
@@ -849,7 +860,7 @@ mod tests {
             }
             let Some(n) = Needles::of(&q) else { return Ok(()) };
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            if let Some(ours) = n.bm25_alone(&refs) {
+            if let Some(ours) = n.read_ascii(&refs).map(|r| r.bm25()) {
                 let theirs = fts_bm25_alone(&q, &refs);
                 let bits = |v: &[Option<f64>]| v.iter().map(|s| s.map(f64::to_bits)).collect::<Vec<_>>();
                 proptest::prop_assert_eq!(bits(&ours), bits(&theirs), "{:?} {:?}", q, texts);
@@ -893,7 +904,7 @@ mod tests {
                 .map(|p| p.iter().map(|(w, gap)| format!("{w}{}", "w ".repeat(*gap))).collect())
                 .collect();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            if let Some(ours) = n.near_in(&refs) {
+            if let Some(ours) = n.read_ascii(&refs).map(|r| r.near()) {
                 proptest::prop_assert_eq!(ours, fts_near(&q, &refs), "{:?} {:?}", q, texts);
             }
         }
@@ -902,8 +913,9 @@ mod tests {
     #[test]
     fn the_rust_score_leaves_text_beyond_ascii_to_fts5() {
         let n = Needles::of("build fails").unwrap();
-        assert_eq!(n.bm25_alone(&["build fails", "Büild fails"]), None);
-        let scores = n.bm25_alone(&["build fails", "build", ""]).unwrap();
+        let bm25 = |texts: &[&str]| n.read_ascii(texts).map(|r| r.bm25());
+        assert_eq!(bm25(&["build fails", "Büild fails"]), None);
+        let scores = bm25(&["build fails", "build", ""]).unwrap();
         assert!(scores[0].is_some_and(|s| s < 0.0));
         assert_eq!(scores[1..], [None, None]);
     }

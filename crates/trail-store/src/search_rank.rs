@@ -45,6 +45,8 @@ use crate::{Result, Store};
 pub(crate) struct HitTurn {
     pub(crate) session_id: String,
     pub(crate) turn: i64,
+    /// Its tier, when ranked by tiers.
+    pub(crate) tier: Option<usize>,
     pub(crate) score: f64,
 }
 /// Candidates of tier 1 checked against their messages at once.
@@ -70,12 +72,12 @@ pub(crate) struct Ranking<'a> {
     pub filter: &'a str,
     /// ... and their values; `?1` is the match expression.
     pub args: &'a [Value],
+    /// What a field must hold for each tier, read in Rust (`None`: FTS5 decides).
+    pub needles: Option<&'a Needles>,
     /// Turns the filter leaves out, checked here instead of in SQL (`Store::excluded_turns`).
     pub excluded: Option<&'a HashSet<i64>>,
     pub role: Option<&'a str>,
     pub shape: &'a QueryShape,
-    /// The query as the user wrote it.
-    pub query: &'a str,
     /// Whether whatever matches a tier's definition matches `matched` too (the query has no
     /// NOT: its positive part is all of it), so a tier need not repeat `matched`, which read
     /// the query's doclists once more per tier.
@@ -285,11 +287,8 @@ impl Store {
             }
         }
         columns.retain(|id, _| !prompt.contains(id));
-        let needles = Needles::of(r.query);
         let order = match tiers.prompt_score.as_deref() {
-            Some(expr) if !prompt.is_empty() => {
-                Some(self.prompt_order(r, &tiers, &prompt, expr, needles.as_ref())?)
-            }
+            Some(expr) if !prompt.is_empty() => Some(self.prompt_order(r, &tiers, &prompt, expr)?),
             _ => None,
         };
         let mut p = Progress {
@@ -331,12 +330,12 @@ impl Store {
                 break;
             }
             p.push(rowid, score, &prompt, tiers.rest);
-            if decided_at.is_none() && self.decided(&mut p, r, check, needles.as_ref(), false)? {
+            if decided_at.is_none() && self.decided(&mut p, r, check, false)? {
                 decided_at = Some(score);
             }
         }
         // Every match read (or the ties of the last): check what the choice may still need.
-        self.decided(&mut p, r, check, needles.as_ref(), true)?;
+        self.decided(&mut p, r, check, true)?;
         let read = p.rows.len();
         Ok((self.select(p, r.limit)?, read))
     }
@@ -445,6 +444,7 @@ impl Store {
                 HitTurn {
                     session_id: t.session_id,
                     turn: t.turn,
+                    tier: r.tier,
                     score: r.score,
                 }
             })
@@ -496,7 +496,6 @@ impl Store {
         p: &mut Progress,
         r: &Ranking<'_>,
         check: Option<&str>,
-        needles: Option<&Needles>,
         done: bool,
     ) -> Result<bool> {
         let mut need = r.limit;
@@ -530,7 +529,7 @@ impl Store {
                     .unchecked
                     .drain(..p.unchecked.len().min(CHECK_BATCH))
                     .collect();
-                self.check_one_message(p, &batch, check, needles, r.role)?;
+                self.check_one_message(p, &batch, check, r.needles, r.role)?;
             }
             if done {
                 // Candidates tied with the last row read: recency decides among them.
@@ -543,7 +542,7 @@ impl Store {
                     .collect();
                 p.unchecked.retain(|i| !tied.contains(i));
                 if !tied.is_empty() {
-                    self.check_one_message(p, &tied, check, needles, r.role)?;
+                    self.check_one_message(p, &tied, check, r.needles, r.role)?;
                 }
             }
             if p.counts[1] >= need {
@@ -575,6 +574,7 @@ impl Store {
                 HitTurn {
                     session_id: t.session_id,
                     turn: t.turn,
+                    tier: None,
                     score: p.rows[i].score,
                 }
             })
@@ -617,7 +617,7 @@ impl Store {
 
     /// Tier 0's order: each member's prompt score and whether its words are near each other.
     /// Both are read off the members' prompts in Rust when they are ASCII (FTS5's answers,
-    /// [`Needles::bm25_alone`] and [`Needles::near_in`]); else FTS5 scores them on an
+    /// [`Needles::read_ascii`], each prompt read once for both); else FTS5 scores them on an
     /// in-memory table and the index says which are near. A tier 0 of more than
     /// [`PROMPT_SCORE_MAX`] members is not scored: proximity, then bm25 of the turn, decide.
     fn prompt_order(
@@ -626,7 +626,6 @@ impl Store {
         tiers: &Tiers,
         members: &HashSet<i64>,
         expr: &str,
-        needles: Option<&Needles>,
     ) -> Result<PromptOrder> {
         if members.len() > PROMPT_SCORE_MAX {
             let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
@@ -634,21 +633,24 @@ impl Store {
         }
         let prompts = self.member_prompts(members)?;
         let texts: Vec<&str> = prompts.iter().map(|(_, text)| text.as_str()).collect();
-        let read_here = match &tiers.prompt_near {
-            None => Some(HashSet::new()),
-            Some(_) => needles.and_then(|n| n.near_in(&texts)).map(|near| {
-                prompts
-                    .iter()
-                    .zip(near)
-                    .filter_map(|((id, _), near)| near.then_some(*id))
-                    .collect()
-            }),
+        let read = r.needles.and_then(|n| n.read_ascii(&texts));
+        let near = match (&tiers.prompt_near, &read) {
+            (None, _) => HashSet::new(),
+            (Some(_), Some(read)) => prompts
+                .iter()
+                .zip(read.near())
+                .filter_map(|((id, _), near)| near.then_some(*id))
+                .collect(),
+            (Some(near), None) => self.rowid_set(r, Some(near))?,
         };
-        let near = match read_here {
-            Some(near) => near,
-            None => self.rowid_set(r, tiers.prompt_near.as_deref())?,
+        let scores = match read {
+            Some(read) => prompts
+                .iter()
+                .zip(read.bm25())
+                .filter_map(|((id, _), score)| Some((*id, score?)))
+                .collect(),
+            None => self.prompt_scores_by_fts5(&prompts, expr)?,
         };
-        let scores = self.prompt_scores(&prompts, expr, needles)?;
         Ok(PromptOrder::of(scores, members, &near, r.limit))
     }
 
@@ -657,23 +659,13 @@ impl Store {
     /// table of the members' prompts alone, against `expr`. Every such prompt holds every
     /// word, so each word weighs the same (FTS5 gives a word found in every row the same tiny
     /// weight) and the score is bm25's saturated term frequency against the prompt's length
-    /// (normalised by the members' mean length). Computed in Rust when every prompt is ASCII
-    /// ([`Needles::bm25_alone`], FTS5's bits), else by FTS5 on an in-memory table: filling
-    /// one was most of the scoring's time.
-    fn prompt_scores(
+    /// (normalised by the members' mean length). FTS5 itself, on an in-memory table, for the
+    /// prompts Rust cannot read surely ([`Store::prompt_order`]).
+    fn prompt_scores_by_fts5(
         &self,
         prompts: &[(i64, String)],
         expr: &str,
-        needles: Option<&Needles>,
     ) -> Result<HashMap<i64, f64>> {
-        let texts: Vec<&str> = prompts.iter().map(|(_, text)| text.as_str()).collect();
-        if let Some(scores) = needles.and_then(|n| n.bm25_alone(&texts)) {
-            return Ok(prompts
-                .iter()
-                .zip(scores)
-                .filter_map(|((id, _), score)| Some((*id, score?)))
-                .collect());
-        }
         self.with_hit_text(|| {
             let mut insert = self
                 .conn
@@ -696,8 +688,8 @@ impl Store {
         })
     }
 
-    /// Each member's prompt column, in rowid order (FTS5 writes a segment whenever a rowid is
-    /// lower than the one before).
+    /// Each member's prompt column as the index holds it (`search_db::push_line`), in rowid
+    /// order (FTS5 writes a segment whenever a rowid is lower than the one before).
     fn member_prompts(&self, members: &HashSet<i64>) -> Result<Vec<(i64, String)>> {
         let mut ids: Vec<i64> = members.iter().copied().collect();
         ids.sort_unstable();
@@ -718,14 +710,7 @@ impl Store {
                 prompts.query(rusqlite::params![session, (index >= 0).then_some(index)])?;
             while let Some(row) = rows.next()? {
                 let text: Option<String> = row.get(0)?;
-                let text = crate::text::strip_ansi(text.as_deref().unwrap_or_default());
-                if text.is_empty() {
-                    continue;
-                }
-                if !column.is_empty() {
-                    column.push('\n');
-                }
-                column.push_str(&text);
+                crate::search_db::push_line(&mut column, text.as_deref().unwrap_or_default());
             }
             out.push((id, column));
         }
