@@ -2,6 +2,7 @@
 //! `trail --version`. Outside a git checkout (a source tarball) the commit is `unknown`; a
 //! set `SOURCE_DATE_EPOCH` fixes the date, for reproducible builds.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -10,12 +11,11 @@ fn main() {
     println!("cargo:rustc-env=TRAIL_GIT_COMMIT={commit}");
     println!("cargo:rustc-env=TRAIL_BUILD_DATE={}", build_date());
     println!("cargo:rerun-if-env-changed=SOURCE_DATE_EPOCH");
-    // A new commit changes HEAD (a detached checkout) or the ref HEAD names (a branch).
-    for path in [git(&["rev-parse", "--git-path", "HEAD"]), head_ref_path()]
-        .into_iter()
-        .flatten()
-    {
-        println!("cargo:rerun-if-changed={path}");
+    // A new commit changes HEAD (a detached checkout) or the ref HEAD names (a branch). The
+    // files are found without git, so that a build where git failed once (not on the PATH,
+    // refusing the folder) is stamped again at the next commit instead of staying `unknown`.
+    for path in head_files(Path::new(env!("CARGO_MANIFEST_DIR"))) {
+        println!("cargo:rerun-if-changed={}", path.display());
     }
 }
 
@@ -30,10 +30,40 @@ fn git(args: &[&str]) -> Option<String> {
     (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
 }
 
-/// The file of the branch HEAD points at (`.git/refs/heads/main`), when HEAD is a branch.
-fn head_ref_path() -> Option<String> {
-    let name = git(&["symbolic-ref", "-q", "HEAD"])?;
-    git(&["rev-parse", "--git-path", &name])
+/// The files a commit or a checkout rewrites: the checkout's `HEAD`, the branch's ref file and
+/// `packed-refs`, those that exist (a missing file would re-run this script at every build).
+/// A linked worktree's `.git` is a file naming its own folder, whose `commondir` holds refs.
+fn head_files(crate_dir: &Path) -> Vec<PathBuf> {
+    let Some(dot_git) = crate_dir
+        .ancestors()
+        .map(|d| d.join(".git"))
+        .find(|p| p.exists())
+    else {
+        return Vec::new();
+    };
+    let git_dir = if dot_git.is_file() {
+        let text = std::fs::read_to_string(&dot_git).unwrap_or_default();
+        match text.trim().strip_prefix("gitdir:") {
+            Some(dir) => dot_git.parent().unwrap_or(crate_dir).join(dir.trim()),
+            None => return Vec::new(),
+        }
+    } else {
+        dot_git
+    };
+    let common = std::fs::read_to_string(git_dir.join("commondir"))
+        .map(|dir| git_dir.join(dir.trim()))
+        .unwrap_or_else(|_| git_dir.clone());
+    let head = git_dir.join("HEAD");
+    let branch = std::fs::read_to_string(&head).ok().and_then(|text| {
+        text.trim()
+            .strip_prefix("ref:")
+            .map(|r| common.join(r.trim()))
+    });
+    [Some(head), branch, Some(common.join("packed-refs"))]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.is_file())
+        .collect()
 }
 
 /// Today's date in UTC (or `SOURCE_DATE_EPOCH`'s) as `YYYY-MM-DD`.

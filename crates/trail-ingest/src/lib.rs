@@ -487,9 +487,13 @@ impl From<Vec<(SourceKind, PathBuf)>> for Candidates {
 /// Stored file rows by path key.
 type StoredRows = HashMap<String, StoredFile>;
 
-/// After a run that wrote sessions: compacts the search database and resolves the links
-/// between sessions and files the run wrote.
+/// After a run that wrote sessions: merges the turn index after a large run, compacts the
+/// search database and resolves the links between sessions and files the run wrote.
 fn tidy_after_writes(store: &mut Store, summary: &mut IndexSummary) -> Result<(), IngestError> {
+    let t = Instant::now();
+    if store.merge_search_index(summary.sessions_new + summary.sessions_updated)? {
+        tracing::info!(ms = t.elapsed().as_millis() as u64, "search index merged");
+    }
     let t = Instant::now();
     let freed = store.compact_search()?;
     if freed > 0 {

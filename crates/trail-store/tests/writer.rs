@@ -432,6 +432,33 @@ fn compaction_gives_every_free_page_of_the_search_database_back() {
     assert_eq!(freed as i64, before);
 }
 
+/// A run that wrote a quarter of the store's sessions or more leaves the turn index in one
+/// segment (a search reads each word once, not once per segment); a smaller run leaves its
+/// segments to FTS5's automerge. The index holds the same words at the same places either way.
+#[test]
+fn a_large_run_leaves_the_turn_index_in_one_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut files = twenty_sessions(40);
+    while !files.is_empty() {
+        let rest = files.split_off(5);
+        store.write_batch(files).unwrap();
+        files = rest;
+    }
+    assert_eq!(segments(&store, "turn_search"), 4, "a segment per batch");
+    let before = search_digest(&store);
+
+    assert!(!store.merge_search_index(4).unwrap(), "4 of 20 sessions");
+    assert_eq!(segments(&store, "turn_search"), 4);
+    assert!(store.merge_search_index(5).unwrap(), "5 of 20 sessions");
+    assert_eq!(segments(&store, "turn_search"), 1);
+    assert_eq!(search_digest(&store), before);
+    assert!(
+        !store.merge_search_index(0).unwrap(),
+        "a run that wrote nothing"
+    );
+}
+
 /// A setting of both full-text tables (Chronicle's `search_index`, in the store file since
 /// issue 45, and `turn_search`, in the search database), or FTS5's `default` where the table's
 /// config does not hold it.
