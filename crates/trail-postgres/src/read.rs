@@ -12,8 +12,8 @@ use rusqlite::types::Value;
 use trail_model::Role;
 use trail_query::{Need, QueryError, RemoteBackend};
 use trail_store::{
-    like_escape, Cell, ColumnDoc, SearchHit, SearchOptions, SearchResults, SearchSort, SqlError,
-    SqlLimits, SqlResult, Store, StoreError, TableDoc, HIT_END, HIT_START,
+    like_escape, number_placeholders, Cell, ColumnDoc, SearchHit, SearchOptions, SearchResults,
+    SearchSort, SqlError, SqlLimits, SqlResult, Store, StoreError, TableDoc, HIT_END, HIT_START,
 };
 
 use crate::search_text::{
@@ -558,9 +558,11 @@ struct Ranking {
 fn search_filter(o: &SearchOptions, params: &mut Vec<Box<dyn ToSql + Sync>>) -> String {
     let mut filter = String::new();
     for c in o.conditions() {
-        let (sql, value) = c.sql("t", "ILIKE ?");
-        params.push(Box::new(value));
-        filter.push_str(&sql.replace('?', &format!("${}", params.len())));
+        let (sql, values) = c.sql("t", "ILIKE ?");
+        filter.push_str(&number_placeholders(&sql, params.len() + 1, "$"));
+        for value in values {
+            params.push(Box::new(value));
+        }
     }
     filter
 }

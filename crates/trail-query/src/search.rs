@@ -13,6 +13,12 @@ use crate::{shell_quote, Need, Query, QueryError, Result};
 /// Hits a search returns at most, whatever the caller asks.
 pub const MAX_HITS: usize = 500;
 
+/// A session last updated up to this long after now still counts as active (a clock ahead of
+/// this one, a local time written as UTC: at most 14 hours); one dated later is not the
+/// conversation going on now (the benchmark corpora date half their sessions up to two years
+/// ahead, and all of those were left out).
+const ACTIVE_AHEAD: Duration = Duration::days(1);
+
 /// A search.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -29,7 +35,8 @@ pub struct SearchRequest {
     pub recent: bool,
     /// At most this many hits (0: 20).
     pub limit: usize,
-    /// Leave out sessions active within this many minutes (agents: 10).
+    /// Leave out sessions active within this many minutes (agents: 10): last updated since
+    /// then, up to a day ahead of now ([`ACTIVE_AHEAD`]), or never.
     pub exclude_active_minutes: Option<i64>,
     /// Leave out these sessions (ids or unique prefixes).
     pub exclude_sessions: Vec<String>,
@@ -70,21 +77,22 @@ impl Query {
                 Err(e) => return Err(e),
             }
         }
-        let exclude_updated_since =
-            match r.exclude_active_minutes {
-                Some(m) if m > 0 => {
-                    Some(clock.ago(Duration::try_minutes(m).ok_or_else(|| {
+        let exclude_updated_within = match r.exclude_active_minutes {
+            Some(m) if m > 0 => {
+                let since =
+                    clock.ago(Duration::try_minutes(m).ok_or_else(|| {
                         QueryError::Invalid(format!("{m} minutes is out of range"))
-                    })?))
-                }
-                _ => None,
-            };
+                    })?);
+                Some((since, clock.ahead(ACTIVE_AHEAD)))
+            }
+            _ => None,
+        };
         let options = SearchOptions {
             query: r.query.clone(),
             filter,
             role,
             session,
-            exclude_updated_since,
+            exclude_updated_within,
             exclude_sessions,
             sort: if r.recent {
                 SearchSort::Recent

@@ -31,6 +31,11 @@ impl Clock {
     pub fn ago(&self, d: Duration) -> Timestamp {
         Timestamp::from_utc(self.now - d)
     }
+
+    /// The store time `d` after now.
+    pub fn ahead(&self, d: Duration) -> Timestamp {
+        Timestamp::from_utc(self.now + d)
+    }
 }
 
 /// Parses `since`/`until`: a duration back from now (`30m`, `24h`, `7d`, `2w`), a date

@@ -182,6 +182,20 @@ fn search_leaves_out_active_and_named_sessions() {
     // Long after, the same session is found again.
     let later = q.search(&active, &clock("2027-01-01T00:00:00Z")).unwrap();
     assert!(later.hits.iter().any(|h| h.session_id == id));
+    // Dated a few hours ahead of now (a clock ahead, a local time written as UTC), it is
+    // still taken for active; dated days ahead, it is not the conversation going on now.
+    let before = |d: chrono::Duration| {
+        let t = DateTime::parse_from_rfc3339(&updated).unwrap() - d;
+        clock(&t.to_rfc3339())
+    };
+    let ahead = q
+        .search(&active, &before(chrono::Duration::hours(14)))
+        .unwrap();
+    assert!(ahead.hits.iter().all(|h| h.session_id != id));
+    let far_ahead = q
+        .search(&active, &before(chrono::Duration::days(3)))
+        .unwrap();
+    assert!(far_ahead.hits.iter().any(|h| h.session_id == id));
     // A session the caller names is skipped whatever its age.
     let named = SearchRequest {
         exclude_sessions: vec![id[..8].to_string()],

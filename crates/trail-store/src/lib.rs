@@ -44,8 +44,8 @@ pub use read::{
     SessionDetail, SessionRow, SourceStats, LAST_INDEX_AT, SHORT_ID_MIN,
 };
 pub use search::{
-    Correction, SearchCondition, SearchHit, SearchOptions, SearchResults, SearchSort, HIT_END,
-    HIT_START,
+    number_placeholders, Correction, SearchCondition, SearchHit, SearchOptions, SearchResults,
+    SearchSort, HIT_END, HIT_START,
 };
 pub use search_db::{search_path, SearchBatch, SearchWriter};
 pub use search_query::{lex as lex_query, translate_query, Lexeme as QueryLexeme};

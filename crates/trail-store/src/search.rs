@@ -57,9 +57,9 @@ pub struct SearchOptions {
     pub role: Option<Role>,
     /// A full session id.
     pub session: Option<String>,
-    /// Leaves out sessions updated at or after this time (an agent must not find the
-    /// conversation it is having).
-    pub exclude_updated_since: Option<Timestamp>,
+    /// Leaves out sessions updated within this window, from its start up to (not at) its end,
+    /// and those never updated (an agent must not find the conversation it is having).
+    pub exclude_updated_within: Option<(Timestamp, Timestamp)>,
     /// Leaves out these sessions (full ids).
     pub exclude_sessions: Vec<String>,
     pub sort: SearchSort,
@@ -86,8 +86,8 @@ pub enum SearchCondition {
     /// One of the session's models holds this.
     Model(String),
     Session(String),
-    /// The session was last updated before this.
-    UpdatedBefore(String),
+    /// The session was last updated before the first time, or at or after the second.
+    UpdatedOutside(String, String),
     NotSession(String),
 }
 
@@ -106,9 +106,9 @@ impl SearchOptions {
         out.extend(f.model.clone().map(C::Model));
         out.extend(self.session.clone().map(C::Session));
         out.extend(
-            self.exclude_updated_since
+            self.exclude_updated_within
                 .as_ref()
-                .map(|v| C::UpdatedBefore(v.to_string())),
+                .map(|(since, until)| C::UpdatedOutside(since.to_string(), until.to_string())),
         );
         out.extend(self.exclude_sessions.iter().cloned().map(C::NotSession));
         out
@@ -116,47 +116,62 @@ impl SearchOptions {
 }
 
 impl SearchCondition {
-    /// The condition as ` AND ...` SQL with one `?` for its value, and that value: `turn` is
-    /// the alias of the turn table (sessions are `s`), `contains` the dialect's substring
-    /// match with its `?` (the value is a pattern made with [`like_escape`]).
-    pub fn sql(&self, turn: &str, contains: &str) -> (String, String) {
+    /// The condition as ` AND ...` SQL with a `?` for each of its values, and those values:
+    /// `turn` is the alias of the turn table (sessions are `s`), `contains` the dialect's
+    /// substring match with its `?` (the value is a pattern made with [`like_escape`]).
+    pub fn sql(&self, turn: &str, contains: &str) -> (String, Vec<String>) {
         use SearchCondition as C;
         let pattern = |v: &str| format!("%{}%", like_escape(v));
+        let one = |sql: String, value: String| (sql, vec![value]);
         match self {
-            C::Source(v) => (" AND s.source = ?".into(), v.clone()),
-            C::Repository(v) => (format!(" AND s.repository {contains}"), pattern(v)),
-            C::Cwd(v) => (format!(" AND s.cwd {contains}"), pattern(v)),
-            C::Branch(v) => (" AND s.branch = ?".into(), v.clone()),
-            C::EndsSince(v) => (
+            C::Source(v) => one(" AND s.source = ?".into(), v.clone()),
+            C::Repository(v) => one(format!(" AND s.repository {contains}"), pattern(v)),
+            C::Cwd(v) => one(format!(" AND s.cwd {contains}"), pattern(v)),
+            C::Branch(v) => one(" AND s.branch = ?".into(), v.clone()),
+            C::EndsSince(v) => one(
                 format!(" AND coalesce({turn}.last_at, s.updated_at) >= ?"),
                 v.clone(),
             ),
-            C::StartsBefore(v) => (
+            C::StartsBefore(v) => one(
                 format!(" AND coalesce({turn}.first_at, s.created_at) < ?"),
                 v.clone(),
             ),
-            C::Model(v) => (format!(" AND s.models {contains}"), pattern(v)),
-            C::Session(v) => (format!(" AND {turn}.session_id = ?"), v.clone()),
-            C::UpdatedBefore(v) => (" AND s.updated_at < ?".into(), v.clone()),
-            C::NotSession(v) => (format!(" AND {turn}.session_id <> ?"), v.clone()),
+            C::Model(v) => one(format!(" AND s.models {contains}"), pattern(v)),
+            C::Session(v) => one(format!(" AND {turn}.session_id = ?"), v.clone()),
+            C::UpdatedOutside(since, until) => (
+                " AND (s.updated_at < ? OR s.updated_at >= ?)".into(),
+                vec![since.clone(), until.clone()],
+            ),
+            C::NotSession(v) => one(format!(" AND {turn}.session_id <> ?"), v.clone()),
         }
     }
 }
 
+/// `sql` with its `?`s numbered in order from `first`, each written as `mark` and its number
+/// (`?3` for SQLite, `$3` for PostgreSQL).
+pub fn number_placeholders(sql: &str, first: usize, mark: &str) -> String {
+    let mut parts = sql.split('?');
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for (n, part) in (first..).zip(parts) {
+        out.push_str(&format!("{mark}{n}{part}"));
+    }
+    out
+}
+
 impl SearchCondition {
     /// For a condition that only leaves sessions out, the query of the ids of those it
-    /// leaves out (`?1`: its value), each answered by an index: a filter of these alone is
-    /// checked without testing each match in SQL (`Store::excluded_turns`). What it leaves
-    /// out is what [`SearchCondition::sql`] does not keep: `updated_at < ?` keeps no session
-    /// updated since, nor one never updated.
-    pub(crate) fn left_out(&self) -> Option<(&'static str, &str)> {
+    /// leaves out (`?1`, `?2`: its values), each answered by an index: a filter of these alone
+    /// is checked without testing each match in SQL (`Store::excluded_turns`). What it leaves
+    /// out is what [`SearchCondition::sql`] does not keep: `updated_at < ? OR updated_at >= ?`
+    /// keeps no session updated within the window, nor one never updated.
+    pub(crate) fn left_out(&self) -> Option<(&'static str, Vec<&str>)> {
         match self {
-            SearchCondition::UpdatedBefore(since) => Some((
-                "SELECT id FROM main.sessions WHERE updated_at >= ?1
+            SearchCondition::UpdatedOutside(since, until) => Some((
+                "SELECT id FROM main.sessions WHERE updated_at >= ?1 AND updated_at < ?2
                  UNION ALL SELECT id FROM main.sessions WHERE updated_at IS NULL",
-                since,
+                vec![since, until],
             )),
-            SearchCondition::NotSession(id) => Some(("SELECT ?1", id)),
+            SearchCondition::NotSession(id) => Some(("SELECT ?1", vec![id])),
             _ => None,
         }
     }
@@ -288,9 +303,9 @@ impl Store {
         let mut filter = String::new();
         let mut args: Vec<Value> = vec![Value::Text(matched.clone())];
         for c in conditions {
-            let (sql, value) = c.sql("d", "LIKE ? ESCAPE '\\'");
-            args.push(Value::Text(value));
-            filter.push_str(&sql.replace('?', &format!("?{}", args.len())));
+            let (sql, values) = c.sql("d", "LIKE ? ESCAPE '\\'");
+            filter.push_str(&number_placeholders(&sql, args.len() + 1, "?"));
+            args.extend(values.into_iter().map(Value::Text));
         }
         // The query read once for the ranking and the best messages.
         let shape = QueryShape::of(&o.query);
@@ -344,9 +359,9 @@ impl Store {
             return Ok(None);
         };
         let mut sessions: Vec<String> = Vec::new();
-        for (sql, value) in left_out {
+        for (sql, values) in left_out {
             let mut stmt = self.conn.prepare_cached(sql)?;
-            let mut ids = stmt.query([value])?;
+            let mut ids = stmt.query(rusqlite::params_from_iter(values))?;
             while let Some(row) = ids.next()? {
                 sessions.push(row.get(0)?);
                 if sessions.len() > EXCLUDED_SESSIONS_MAX {
@@ -813,10 +828,10 @@ mod tests {
 
     use super::*;
 
-    /// Every filter becomes one condition with one placeholder, whatever the dialect; a
-    /// substring is a pattern with LIKE's characters escaped.
+    /// Every filter becomes one condition with a placeholder per value, whatever the dialect;
+    /// a substring is a pattern with LIKE's characters escaped.
     #[test]
-    fn each_filter_is_one_condition_with_one_placeholder() {
+    fn each_filter_is_one_condition_with_a_placeholder_per_value() {
         let mut o = SearchOptions {
             session: Some("s1".into()),
             exclude_sessions: vec!["a".into(), "b".into()],
@@ -824,23 +839,36 @@ mod tests {
         };
         o.filter.repo = Some("acme/50%_off".into());
         o.filter.branch = Some("main".into());
+        o.exclude_updated_within = Some((
+            "2026-01-01T00:00:00.000Z".into(),
+            "2026-01-02T00:00:00.000Z".into(),
+        ));
         let conditions = o.conditions();
-        assert_eq!(conditions.len(), 5);
+        assert_eq!(conditions.len(), 6);
         assert_eq!(
             conditions[0],
             SearchCondition::Repository("acme/50%_off".into())
         );
         for c in &conditions {
             for (turn, contains) in [("d", "LIKE ? ESCAPE '\\'"), ("t", "ILIKE ?")] {
-                let (sql, _) = c.sql(turn, contains);
-                assert_eq!(sql.matches('?').count(), 1, "{sql}");
+                let (sql, values) = c.sql(turn, contains);
+                assert_eq!(sql.matches('?').count(), values.len(), "{sql}");
                 assert!(sql.starts_with(" AND "), "{sql}");
             }
         }
         let (sql, value) = conditions[0].sql("t", "ILIKE ?");
         assert_eq!(sql, " AND s.repository ILIKE ?");
-        assert_eq!(value, "%acme/50\\%\\_off%");
-        assert_eq!(conditions[4].sql("d", "").0, " AND d.session_id <> ?");
+        assert_eq!(value, ["%acme/50\\%\\_off%"]);
+        assert_eq!(conditions[5].sql("d", "").0, " AND d.session_id <> ?");
+        let (sql, values) = conditions[3].sql("d", "");
+        assert_eq!(
+            number_placeholders(&sql, 7, "$"),
+            " AND (s.updated_at < $7 OR s.updated_at >= $8)"
+        );
+        assert_eq!(
+            values,
+            ["2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z"]
+        );
     }
 
     /// The plan reads one turn's messages through the (session, turn) index, not the whole
@@ -1088,7 +1116,7 @@ mod tests {
     }
 
     /// Sessions left out by exclusions alone (checked in Rust, `Store::excluded_turns`) are
-    /// the ones SQL leaves out: updated since the time or never, or named; the hits match the
+    /// the ones SQL leaves out: updated within the window or never, or named; the hits match the
     /// SQL path's (forced by a condition that keeps every session).
     #[test]
     fn exclusions_leave_out_what_sql_would() {
@@ -1099,6 +1127,7 @@ mod tests {
             "'2026-03-01T00:00:00.000Z'",
             "NULL",
             "'2026-01-05T00:00:00.000Z'",
+            "'2026-06-01T00:00:00.000Z'",
         ]
         .iter()
         .enumerate()
@@ -1126,14 +1155,23 @@ mod tests {
         let options = SearchOptions {
             query: "deploy".into(),
             limit: 10,
-            exclude_updated_since: Some("2026-02-01T00:00:00.000Z".into()),
+            exclude_updated_within: Some((
+                "2026-02-01T00:00:00.000Z".into(),
+                "2026-04-01T00:00:00.000Z".into(),
+            )),
             exclude_sessions: vec!["s3".into()],
             ..SearchOptions::default()
         };
         let in_rust = found(options.clone());
+        // s1 was updated within the window, s2 never, s3 is named; s4 after the window.
         assert_eq!(
             in_rust,
-            [("s0".to_string(), Some(0)), ("s0".to_string(), Some(1))]
+            [
+                ("s0".to_string(), Some(0)),
+                ("s0".to_string(), Some(1)),
+                ("s4".to_string(), Some(0)),
+                ("s4".to_string(), Some(1))
+            ]
         );
         let mut through_sql = options;
         through_sql.filter.source = Some(trail_model::SourceKind::Codex);
