@@ -90,8 +90,9 @@ impl Source for ClaudeCode {
                 discover::has_extension(p, "jsonl") && file_role(p) != FileRole::WorkflowJournal
             }));
         }
-        out.sort();
-        out.dedup();
+        // `Path`'s own order splits both paths into components at every comparison: a tenth
+        // of a no-change run over 20,000 files.
+        discover::sort_walked(&mut out);
         out
     }
 

@@ -22,9 +22,15 @@ pub fn walk_files(root: &Path, max_depth: usize, keep: impl Fn(&Path) -> bool) -
             out.push(entry.into_path());
         }
     }
-    out.sort_unstable_by(|a, b| walked_path_order(a, b));
-    out.dedup();
+    sort_walked(&mut out);
     out
+}
+
+/// Sorts the paths of one or more walks in [`walked_path_order`] and drops repeats (a file
+/// under two roots that overlap). A walk's own output comes sorted, so this is a pass over it.
+pub fn sort_walked(paths: &mut Vec<PathBuf>) {
+    paths.sort_unstable_by(|a, b| walked_path_order(a, b));
+    paths.dedup();
 }
 
 /// `Path`'s own order (component by component) for paths a walk yields, which have no `.`,
