@@ -86,8 +86,12 @@ impl Source for ClaudeCode {
             };
             // Workflow runs sit deeper (`<slug>/<session>/subagents/workflows/<run>/`); their
             // journals are read by the run's agents, not as files of their own.
+            // (Only a `journal.jsonl` can be one: the others skip `file_role`'s walk up the
+            // path, a tenth of the walk over 20,000 files.)
             out.extend(discover::walk_files(&projects, 8, |p| {
-                discover::has_extension(p, "jsonl") && file_role(p) != FileRole::WorkflowJournal
+                discover::has_extension(p, "jsonl")
+                    && (p.file_stem().is_none_or(|s| s != "journal")
+                        || file_role(p) != FileRole::WorkflowJournal)
             }));
         }
         // `Path`'s own order splits both paths into components at every comparison: a tenth
