@@ -655,11 +655,12 @@ fn plan_files(
         let src = sources.iter().find(|s| s.kind() == *kind);
         let appendable = src.is_some_and(|s| s.appendable(path));
         let version = src.map_or(0, |s| s.parser_version());
-        // Whether a resume state is stored matters only to a file that changed and may resume
-        // (`Store::stored_files` does not read it: a no-change run needs none).
+        // Whether a resume state is stored matters only to a file that changed (or came back)
+        // and may resume (`Store::stored_files` does not read it: a no-change run needs none).
         let prior = match stored.get_mut(key.as_ref()) {
             Some(p) => {
-                if appendable && p.fingerprint != fp && !p.has_state {
+                let unchanged = p.fingerprint == fp && !p.missing;
+                if appendable && !unchanged && !p.has_state {
                     p.has_state = store.has_file_state(key)?;
                 }
                 Some(&*p)
