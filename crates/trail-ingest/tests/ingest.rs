@@ -285,6 +285,28 @@ fn a_vanished_file_keeps_its_sessions() {
     assert_eq!((n, missing), (2, 2));
 }
 
+/// A file that goes away and comes back unchanged (its folder moved away and back: same size,
+/// time and inode) is not read again: its resume state is asked for, as the plan no longer
+/// reads every file's.
+#[test]
+fn a_file_that_comes_back_unchanged_is_not_read_again() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("projects");
+    copy_tree(&sample_projects(), &home);
+    let mut store = Store::open(&work.path().join("t.db")).unwrap();
+    let opts = options(&home);
+    index(&mut store, &opts, &NoProgress).unwrap();
+    let away = work.path().join("away");
+    std::fs::rename(&home, &away).unwrap();
+    assert_eq!(
+        index(&mut store, &opts, &NoProgress).unwrap().files_missing,
+        2
+    );
+    std::fs::rename(&away, &home).unwrap();
+    let s = index(&mut store, &opts, &NoProgress).unwrap();
+    assert_eq!((s.files_parsed, s.files_unchanged), (0, 2), "{s:?}");
+}
+
 #[test]
 fn two_indexers_at_once_agree_with_one() {
     let Some(corpus) = shared_claude() else {

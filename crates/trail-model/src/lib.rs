@@ -708,9 +708,13 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Returns input + output + cache write + cache read, the total ccusage compares.
+    /// Returns input + output + cache write + cache read, the total ccusage compares
+    /// (saturating: the counts are a file's, and a corrupt one can hold any number).
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens + self.cache_creation_tokens + self.cache_read_tokens
+        self.input_tokens
+            .saturating_add(self.output_tokens)
+            .saturating_add(self.cache_creation_tokens)
+            .saturating_add(self.cache_read_tokens)
     }
 }
 

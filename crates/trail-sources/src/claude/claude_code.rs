@@ -1425,8 +1425,14 @@ impl Parser<'_> {
             return;
         }
         let cache_creation = match &u.cache_creation {
-            Some(c) if c.ephemeral_5m_input_tokens + c.ephemeral_1h_input_tokens > 0 => {
-                c.ephemeral_5m_input_tokens + c.ephemeral_1h_input_tokens
+            Some(c)
+                if crate::shared::blocks::any_count(&[
+                    c.ephemeral_5m_input_tokens,
+                    c.ephemeral_1h_input_tokens,
+                ]) =>
+            {
+                c.ephemeral_5m_input_tokens
+                    .saturating_add(c.ephemeral_1h_input_tokens)
             }
             _ => u.cache_creation_input_tokens,
         };

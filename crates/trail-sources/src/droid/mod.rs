@@ -293,7 +293,7 @@ fn read_settings(path: &Path) -> Option<Usage> {
         cache_creation_tokens: write,
         cache_read_tokens: read,
         reasoning_tokens: thinking,
-        tokens_known: input + output + write + read + thinking > 0,
+        tokens_known: crate::shared::blocks::any_count(&[input, output, write, read, thinking]),
         ..Usage::default()
     })
 }

@@ -428,7 +428,14 @@ impl Builder<'_> {
             let (input, output, cached) = (n64("input"), n64("output"), n64("cached"));
             let (thoughts, tool) = (n64("thoughts"), n64("tool"));
             let cached = cached.min(input);
-            let known = input + output + cached + thoughts + tool + n64("total") > 0;
+            let known = crate::shared::blocks::any_count(&[
+                input,
+                output,
+                cached,
+                thoughts,
+                tool,
+                n64("total"),
+            ]);
             let key = native_id.clone().unwrap_or_else(|| format!("index:{n}"));
             self.session.usage.push(Usage {
                 request_key: key.clone(),
@@ -438,8 +445,8 @@ impl Builder<'_> {
                     .flatten(),
                 model: model.clone(),
                 timestamp: ts.map(str::to_string),
-                input_tokens: input - cached + tool,
-                output_tokens: output + thoughts,
+                input_tokens: (input - cached).saturating_add(tool),
+                output_tokens: output.saturating_add(thoughts),
                 cache_creation_tokens: 0,
                 cache_creation_1h_tokens: 0,
                 cache_read_tokens: cached,

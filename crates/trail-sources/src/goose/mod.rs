@@ -410,7 +410,7 @@ fn usage_of(key: String, v: &Value, prefix: &str) -> Usage {
         output_tokens: output,
         cache_read_tokens: read,
         cache_creation_tokens: write,
-        tokens_known: input + output + read + write > 0,
+        tokens_known: crate::shared::blocks::any_count(&[input, output, read, write]),
         ..Usage::default()
     }
 }

@@ -482,7 +482,7 @@ fn add_turn_usage(
                 .get("costUsdTicks")
                 .and_then(Value::as_f64)
                 .map(|t| t / 1e10),
-            tokens_known: input + output > 0,
+            tokens_known: crate::shared::blocks::any_count(&[input, output]),
             is_sidechain: session.meta.parent.is_some(),
             ..Usage::default()
         };

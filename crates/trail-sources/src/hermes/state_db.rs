@@ -252,7 +252,7 @@ fn usage_from(v: &Value, key: String, model: Option<String>, ts: Option<String>)
         cache_creation_tokens: write,
         reasoning_tokens: n("reasoning_tokens"),
         cost_usd: cost_of(v),
-        tokens_known: input + output + read + write > 0,
+        tokens_known: crate::shared::blocks::any_count(&[input, output, read, write]),
         ..Usage::default()
     }
 }

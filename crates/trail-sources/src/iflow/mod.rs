@@ -230,7 +230,7 @@ impl Parser {
         let output = count_of(u, &["output_tokens"]);
         let read = count_of(u, &["cache_read_input_tokens"]);
         let write = count_of(u, &["cache_creation_input_tokens"]);
-        if input + output + read + write == 0 {
+        if !crate::shared::blocks::any_count(&[input, output, read, write]) {
             return;
         }
         let key = native.unwrap_or_else(|| format!("seq:{}", self.session.messages.len()));

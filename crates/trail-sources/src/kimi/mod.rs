@@ -657,7 +657,7 @@ fn add_usage(b: &mut Building, key: &str, u: &Value, model: Option<String>, ts: 
         output_tokens: output,
         cache_read_tokens: read,
         cache_creation_tokens: write,
-        tokens_known: input + output + read + write > 0,
+        tokens_known: crate::shared::blocks::any_count(&[input, output, read, write]),
         ..Usage::default()
     });
 }

@@ -432,7 +432,7 @@ fn turn_usage(meta: &Value, model: Option<&str>) -> Vec<Usage> {
                 timestamp: jstr(t, "end_timestamp").and_then(time::normalize),
                 input_tokens: input,
                 output_tokens: output,
-                tokens_known: input + output > 0,
+                tokens_known: crate::shared::blocks::any_count(&[input, output]),
                 ..Usage::default()
             }
         })

@@ -1080,7 +1080,7 @@ fn usage_line(text: &str) -> Option<Usage> {
         cache_creation_tokens: cache_write,
         cache_read_tokens: cache_hit,
         cost_usd: cost,
-        tokens_known: sent + received + cache_write + cache_hit > 0,
+        tokens_known: crate::shared::blocks::any_count(&[sent, received, cache_write, cache_hit]),
         ..Usage::default()
     })
 }

@@ -443,7 +443,7 @@ fn usage_of(meta: &Value, model: Option<&str>) -> Option<Usage> {
         input_tokens: input,
         output_tokens: output,
         cost_usd: cost,
-        tokens_known: input + output > 0,
+        tokens_known: crate::shared::blocks::any_count(&[input, output]),
         ..Usage::default()
     })
 }

@@ -537,7 +537,7 @@ fn usage_row(u: &Value, key: &str) -> Usage {
         cache_read_tokens: cache_read,
         cache_creation_tokens: cache_write,
         cost_usd: cost.filter(|c| *c > 0.0),
-        tokens_known: input + output + cache_read + cache_write > 0,
+        tokens_known: crate::shared::blocks::any_count(&[input, output, cache_read, cache_write]),
         ..Usage::default()
     }
 }

@@ -519,11 +519,38 @@ fn usage_row(u: &Value, key: &str) -> Usage {
     Usage {
         request_key: key.to_string(),
         message_id: Some(key.to_string()),
-        input_tokens: prompt - cached + tool,
-        output_tokens: candidates + thoughts,
+        // Saturating: the counts are the file's, and a corrupt one can be near `u64::MAX`.
+        input_tokens: (prompt - cached).saturating_add(tool),
+        output_tokens: candidates.saturating_add(thoughts),
         cache_read_tokens: cached,
         reasoning_tokens: thoughts,
-        tokens_known: prompt + candidates + thoughts + tool + total > 0,
+        tokens_known: [prompt, candidates, thoughts, tool, total]
+            .iter()
+            .any(|&n| n > 0),
         ..Usage::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts near `u64::MAX` (a corrupt file; the fuzz harness found one) saturate instead of
+    /// overflowing.
+    #[test]
+    fn huge_usage_counts_saturate() {
+        let u = serde_json::json!({
+            "promptTokenCount": u64::MAX,
+            "cachedContentTokenCount": 1,
+            "toolUsePromptTokenCount": 5,
+            "candidatesTokenCount": u64::MAX,
+            "thoughtsTokenCount": 7,
+            "totalTokenCount": u64::MAX,
+        });
+        let row = usage_row(&u, "k");
+        assert_eq!(row.input_tokens, u64::MAX);
+        assert_eq!(row.output_tokens, u64::MAX);
+        assert_eq!(row.cache_read_tokens, 1);
+        assert!(row.tokens_known);
     }
 }

@@ -64,6 +64,12 @@ pub(crate) fn count_of(v: &Value, keys: &[&str]) -> u64 {
         .map_or(0, |x| jcount(Some(x)))
 }
 
+/// Whether any of a record's token counts is above zero (a sum could overflow: the counts are
+/// the file's, and the fuzz harness gives some near `u64::MAX`).
+pub(crate) fn any_count<T: Copy + Default + PartialOrd>(counts: &[T]) -> bool {
+    counts.iter().any(|&n| n > T::default())
+}
+
 /// Returns a one-line title from a prompt: its first non-blank line, at most `max` characters.
 pub(crate) fn title_from(text: &str, max: usize) -> Option<String> {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;

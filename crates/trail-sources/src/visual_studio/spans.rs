@@ -370,7 +370,7 @@ impl Builder {
             n("gen_ai.usage.input_tokens"),
             n("gen_ai.usage.output_tokens"),
         );
-        if input + output > 0 {
+        if crate::shared::blocks::any_count(&[input, output]) {
             self.session.usage.push(Usage {
                 request_key: format!("span:{}", s.span_id),
                 model,

@@ -921,7 +921,7 @@ impl<'a> Builder<'a> {
             output_tokens: output,
             cache_read_tokens: counts.cache_read.unwrap_or(0),
             reasoning_tokens: counts.reasoning.unwrap_or(0),
-            tokens_known: input + output > 0,
+            tokens_known: crate::shared::blocks::any_count(&[input, output]),
             ..Usage::default()
         });
     }

@@ -402,7 +402,7 @@ fn token_usage(key: String, v: &Value, model: &Option<String>) -> Usage {
         output_tokens: output,
         cache_creation_tokens: write,
         cache_read_tokens: read,
-        tokens_known: input + output + write + read > 0,
+        tokens_known: crate::shared::blocks::any_count(&[input, output, write, read]),
         ..Usage::default()
     }
 }
