@@ -234,12 +234,7 @@ fn appended_lines_are_parsed_alone_and_equal_a_full_index() {
 
 #[test]
 fn a_rewritten_file_is_reparsed_whole() {
-    let work = tempfile::tempdir().unwrap();
-    let home = work.path().join("projects");
-    copy_tree(&sample_projects(), &home);
-    let mut store = Store::open(&work.path().join("t.db")).unwrap();
-    let opts = options(&home);
-    index(&mut store, &opts, &NoProgress).unwrap();
+    let (_work, home, mut store, opts) = indexed_copy();
     let main_file = walkdir(&home)
         .into_iter()
         .find(|p| !p.to_string_lossy().contains("agent-"))
@@ -263,14 +258,21 @@ fn a_rewritten_file_is_reparsed_whole() {
     assert_eq!(n, 1);
 }
 
-#[test]
-fn a_vanished_file_keeps_its_sessions() {
+/// The sample projects copied into a scratch folder and indexed once: the folder, the copy's
+/// root, the store and the options that index it.
+fn indexed_copy() -> (tempfile::TempDir, PathBuf, Store, IndexOptions) {
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("projects");
     copy_tree(&sample_projects(), &home);
     let mut store = Store::open(&work.path().join("t.db")).unwrap();
     let opts = options(&home);
     index(&mut store, &opts, &NoProgress).unwrap();
+    (work, home, store, opts)
+}
+
+#[test]
+fn a_vanished_file_keeps_its_sessions() {
+    let (_work, home, mut store, opts) = indexed_copy();
     std::fs::remove_dir_all(&home).unwrap();
     let s = index(&mut store, &opts, &NoProgress).unwrap();
     assert_eq!(s.files_missing, 2);
@@ -290,12 +292,7 @@ fn a_vanished_file_keeps_its_sessions() {
 /// reads every file's.
 #[test]
 fn a_file_that_comes_back_unchanged_is_not_read_again() {
-    let work = tempfile::tempdir().unwrap();
-    let home = work.path().join("projects");
-    copy_tree(&sample_projects(), &home);
-    let mut store = Store::open(&work.path().join("t.db")).unwrap();
-    let opts = options(&home);
-    index(&mut store, &opts, &NoProgress).unwrap();
+    let (work, home, mut store, opts) = indexed_copy();
     let away = work.path().join("away");
     std::fs::rename(&home, &away).unwrap();
     assert_eq!(
