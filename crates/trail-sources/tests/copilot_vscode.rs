@@ -434,3 +434,38 @@ fn bundled_example_parses() {
     assert_eq!(s.files.len(), 1);
     assert!(s.refs.iter().any(|r| r.value == "demo/pantry#14"));
 }
+
+/// A request that is not an object is reported with the line of the mutation log that wrote
+/// it last: pushed, set alone, or set with the whole array (found by the fuzz harness).
+#[test]
+fn a_request_that_is_not_an_object_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{SID}.jsonl"));
+    let log = [
+        r#"{"kind":0,"v":{"version":3,"sessionId":"s","requests":[{"requestId":"r0","message":{"text":"hi"}}]}}"#,
+        r#"{"kind":2,"k":["requests"],"v":[{"requestId":"r1","message":{"text":"two"}}, 7]}"#,
+        r#"{"kind":1,"k":["requests",0],"v":"not a request"}"#,
+        r#"{"kind":1,"k":["customTitle"],"v":"Lines"}"#,
+    ];
+    std::fs::write(&path, log.join("\n") + "\n").unwrap();
+    let fp = parse(&path).unwrap();
+    let mut lines: Vec<(Option<u64>, String)> = fp
+        .issues
+        .iter()
+        .map(|i| (i.line, i.reason.clone()))
+        .collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            (
+                Some(2),
+                "request 2 is not an object; kept as an empty turn".to_string()
+            ),
+            (
+                Some(3),
+                "request 0 is not an object; kept as an empty turn".to_string()
+            )
+        ]
+    );
+}

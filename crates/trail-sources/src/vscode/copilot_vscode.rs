@@ -588,16 +588,20 @@ fn parse_snapshot_file(path: &Path) -> Result<FileParse, SourceError> {
         issues: doc.trailing.into_iter().collect(),
         ..FileParse::default()
     };
-    stored_session(path, &root, &mut out);
+    stored_session(path, &root, &[], &mut out);
     Ok(out)
 }
 
 fn parse_log_file(path: &Path) -> Result<FileParse, SourceError> {
     let display = path.display().to_string();
     let mut state: Option<Value> = None;
-    let outcome = jsonl::read_lines(path, 0, 0, |_pos, line| {
+    let mut request_lines: Vec<u64> = Vec::new();
+    let outcome = jsonl::read_lines(path, 0, 0, |pos, line| {
         let entry: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-        apply_entry(&mut state, entry)
+        let touched = requests_touched(&entry);
+        apply_entry(&mut state, entry)?;
+        note_request_lines(&mut request_lines, touched, state.as_ref(), pos.number);
+        Ok(())
     })?;
     let mut out = FileParse {
         bytes_parsed: outcome.bytes_parsed,
@@ -607,7 +611,7 @@ fn parse_log_file(path: &Path) -> Result<FileParse, SourceError> {
         ..FileParse::default()
     };
     match state {
-        Some(root) if root.is_object() => stored_session(path, &root, &mut out),
+        Some(root) if root.is_object() => stored_session(path, &root, &request_lines, &mut out),
         Some(_) => out.issues.push(file_issue(
             &display,
             "the replayed mutation log is not an object",
@@ -623,6 +627,56 @@ fn parse_log_file(path: &Path) -> Result<FileParse, SourceError> {
         }
     }
     Ok(out)
+}
+
+/// Which requests a mutation-log entry writes: all of them (the initial entry, or the whole
+/// `requests` array set or deleted), those it pushes onto the array, or one.
+enum RequestsTouched {
+    All,
+    Pushed(usize),
+    One(usize),
+}
+
+fn requests_touched(entry: &Value) -> Option<RequestsTouched> {
+    let kind = entry.get("kind").and_then(Value::as_u64);
+    if kind == Some(0) {
+        return Some(RequestsTouched::All);
+    }
+    let k = entry.get("k").and_then(Value::as_array)?;
+    if k.first().and_then(Value::as_str) != Some("requests") {
+        return None;
+    }
+    match (k.get(1), kind) {
+        (None, Some(2)) => Some(RequestsTouched::Pushed(
+            entry.get("v").and_then(Value::as_array).map_or(0, Vec::len),
+        )),
+        (None, _) => Some(RequestsTouched::All),
+        (Some(i), _) => Some(RequestsTouched::One(usize::try_from(i.as_u64()?).ok()?)),
+    }
+}
+
+/// Notes `line` as the last to write the requests `touched` names, once the entry is applied
+/// (`state`: the replayed document).
+fn note_request_lines(
+    lines: &mut Vec<u64>,
+    touched: Option<RequestsTouched>,
+    state: Option<&Value>,
+    line: u64,
+) {
+    let Some(touched) = touched else {
+        return;
+    };
+    let len = state
+        .and_then(|s| s.get("requests"))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    lines.resize(len, 0);
+    let range = match touched {
+        RequestsTouched::All => 0..len,
+        RequestsTouched::Pushed(n) => len.saturating_sub(n)..len,
+        RequestsTouched::One(i) => i.min(len)..i.saturating_add(1).min(len),
+    };
+    lines[range].fill(line);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -855,7 +909,9 @@ fn looks_like_uuid(s: &str) -> bool {
         })
 }
 
-fn stored_session(path: &Path, root: &Value, out: &mut FileParse) {
+/// `request_lines`: the line of the mutation log that last wrote each request (empty for a
+/// whole document), so that a problem with a request names its line.
+fn stored_session(path: &Path, root: &Value, request_lines: &[u64], out: &mut FileParse) {
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -874,7 +930,8 @@ fn stored_session(path: &Path, root: &Value, out: &mut FileParse) {
     };
     let mut meta = SessionMeta::new(SessionId::new(id), SourceKind::CopilotVscode, native);
     meta.cwd = workspace_cwd(path).or_else(|| root.get("workingDirectory").and_then(uri_to_path));
-    let (mut session, notes) = build_session(meta, root, &path.display().to_string(), out);
+    let (mut session, notes) =
+        build_session(meta, root, &path.display().to_string(), request_lines, out);
     out.notes.extend(notes);
     attach_editing_session(path, root, &mut session, &mut out.notes);
     out.sessions.push(session);

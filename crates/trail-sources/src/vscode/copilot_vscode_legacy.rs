@@ -149,7 +149,7 @@ pub(crate) fn parse_legacy(path: &Path) -> Result<FileParse, SourceError> {
             let mut meta = SessionMeta::new(SessionId::new(id), SourceKind::CopilotVscode, native);
             meta.cwd = cwd.clone();
             meta.metadata = Some(json!({ "storage": format!("{STATE_DB} {LEGACY_KEY}") }));
-            let (session, notes) = build_session(meta, s, &display, &mut out);
+            let (session, notes) = build_session(meta, s, &display, &[], &mut out);
             out.notes.extend(notes);
             if !session.messages.is_empty() {
                 out.sessions.push(session);

@@ -174,6 +174,8 @@ struct Builder<'a> {
     session: Session,
     issues: &'a mut Vec<ParseIssue>,
     path: &'a str,
+    /// The line of a mutation log that last wrote each request (0 or none: not a log).
+    request_lines: &'a [u64],
     seq: u32,
     /// The turn of the request being built (files and refs carry it).
     turn: u32,
@@ -480,7 +482,7 @@ impl<'a> Builder<'a> {
         let Value::Object(r) = req else {
             self.issues.push(ParseIssue {
                 path: self.path.to_string(),
-                line: None,
+                line: self.request_lines.get(index).copied().filter(|&l| l > 0),
                 byte_offset: None,
                 excerpt: Some(truncate_chars(&req.to_string(), jsonl::EXCERPT_CHARS).to_string()),
                 reason: format!("request {index} is not an object; kept as an empty turn"),
@@ -1001,6 +1003,7 @@ pub(crate) fn build_session(
     mut meta: SessionMeta,
     root: &Value,
     path: &str,
+    request_lines: &[u64],
     out: &mut FileParse,
 ) -> (Session, Vec<String>) {
     if let Some(title) = ["customTitle", "computedTitle"]
@@ -1020,6 +1023,7 @@ pub(crate) fn build_session(
         session: Session::new(meta),
         issues: &mut out.issues,
         path,
+        request_lines,
         seq: 0,
         turn: 0,
         prompts: 0,

@@ -118,7 +118,8 @@ impl Source for VscodeExport {
             issues: doc.trailing.into_iter().collect(),
             ..FileParse::default()
         };
-        let (session, notes) = build_session(meta, &root, &path.display().to_string(), &mut out);
+        let (session, notes) =
+            build_session(meta, &root, &path.display().to_string(), &[], &mut out);
         out.notes.extend(notes);
         out.sessions.push(session);
         Ok(out)
