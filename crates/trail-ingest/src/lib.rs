@@ -644,7 +644,7 @@ fn plan_files(
             on_disk.join().expect("looking at the candidates panicked"),
         )
     });
-    let mut stored = stored?;
+    let stored = stored?;
     let loaded = started.elapsed();
     let mut plan: Vec<Planned> = Vec::new();
     let mut total_bytes = 0u64;
@@ -655,22 +655,20 @@ fn plan_files(
         let src = sources.iter().find(|s| s.kind() == *kind);
         let appendable = src.is_some_and(|s| s.appendable(path));
         let version = src.map_or(0, |s| s.parser_version());
-        // Whether a resume state is stored matters only to a file that changed (or came back)
-        // and may resume (`Store::stored_files` does not read it: a no-change run needs none).
-        let prior = match stored.get_mut(key.as_ref()) {
-            Some(p) => {
-                let unchanged = p.fingerprint == fp && !p.missing;
-                if appendable && !unchanged && !p.has_state {
-                    p.has_state = store.has_file_state(key)?;
-                }
-                Some(&*p)
-            }
-            None => None,
-        };
+        let prior = stored.get(key.as_ref());
         if prior.is_some_and(|p| p.parser_version != version && !p.missing) && !options.force {
             summary.files_upgraded += 1;
         }
-        let resume = match decide(prior, fp, appendable, options.force, version, path) {
+        let has_state = || store.has_file_state(key);
+        let resume = match decide(
+            prior,
+            fp,
+            appendable,
+            options.force,
+            version,
+            path,
+            has_state,
+        )? {
             Decision::Skip => {
                 summary.files_unchanged += 1;
                 continue;
@@ -1109,6 +1107,9 @@ enum Decision {
     Resume,
 }
 
+/// What to do with a file the plan found. `has_state` says whether the store holds a resume
+/// state for it, asked only of a file that may resume (a lookup each; a no-change run asks
+/// none).
 fn decide(
     prior: Option<&StoredFile>,
     fp: Fingerprint,
@@ -1116,27 +1117,28 @@ fn decide(
     force: bool,
     parser_version: u32,
     path: &Path,
-) -> Decision {
+    has_state: impl FnOnce() -> trail_store::Result<bool>,
+) -> trail_store::Result<Decision> {
     let Some(prior) = prior else {
-        return Decision::Full;
+        return Ok(Decision::Full);
     };
     // A file read by another version of its parser is read again whole, changed or not: the
     // stored rows are what the old parser made of it.
     if force || prior.parser_version != parser_version {
-        return Decision::Full;
+        return Ok(Decision::Full);
     }
     if prior.fingerprint == fp && !prior.missing {
-        return Decision::Skip;
+        return Ok(Decision::Skip);
     }
     let grew = fp.size >= prior.bytes_parsed && prior.fingerprint.inode == fp.inode;
-    if appendable && grew && prior.has_state && prefix_unchanged(path, prior) {
+    if appendable && grew && has_state()? && prefix_unchanged(path, prior) {
         if fp.size == prior.bytes_parsed && prior.fingerprint.size == fp.size {
             // Touched but not changed.
-            return Decision::Skip;
+            return Ok(Decision::Skip);
         }
-        return Decision::Resume;
+        return Ok(Decision::Resume);
     }
-    Decision::Full
+    Ok(Decision::Full)
 }
 
 /// Confirms the first and last bytes of the indexed prefix still hash the same.

@@ -145,20 +145,7 @@ impl SearchCondition {
             C::NotSession(v) => one(format!(" AND {turn}.session_id <> ?"), v.clone()),
         }
     }
-}
 
-/// `sql` with its `?`s numbered in order from `first`, each written as `mark` and its number
-/// (`?3` for SQLite, `$3` for PostgreSQL).
-pub fn number_placeholders(sql: &str, first: usize, mark: &str) -> String {
-    let mut parts = sql.split('?');
-    let mut out = parts.next().unwrap_or_default().to_string();
-    for (n, part) in (first..).zip(parts) {
-        out.push_str(&format!("{mark}{n}{part}"));
-    }
-    out
-}
-
-impl SearchCondition {
     /// For a condition that only leaves sessions out, the query of the ids of those it
     /// leaves out (`?1`, `?2`: its values), each answered by an index: a filter of these alone
     /// is checked without testing each match in SQL (`Store::excluded_turns`). What it leaves
@@ -175,6 +162,17 @@ impl SearchCondition {
             _ => None,
         }
     }
+}
+
+/// `sql` with its `?`s numbered in order from `first`, each written as `mark` and its number
+/// (`?3` for SQLite, `$3` for PostgreSQL).
+pub fn number_placeholders(sql: &str, first: usize, mark: &str) -> String {
+    let mut parts = sql.split('?');
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for (n, part) in (first..).zip(parts) {
+        out.push_str(&format!("{mark}{n}{part}"));
+    }
+    out
 }
 
 /// One hit: the best matching message of a turn.

@@ -46,9 +46,6 @@ pub struct StoredFile {
     /// needs none, and parsing 20,000 of them was a tenth of a no-change run).
     pub sessions: Vec<String>,
     pub missing: bool,
-    /// Whether a resume state is stored (read it with `Store::file_state`). Left false by
-    /// [`Store::stored_files`]: [`Store::has_file_state`] says it.
-    pub has_state: bool,
     /// The version of the source's parser that read the file (`Source::parser_version`).
     pub parser_version: u32,
 }
@@ -129,15 +126,14 @@ impl WriteStats {
 }
 
 impl Store {
-    /// Returns what the store knows of every source file, by path, but for whether each has a
-    /// resume state (`has_state` is false: ask [`Store::has_file_state`] for a file that
-    /// changed; reading it for every file was a quarter of this read on 20,000 files).
+    /// Returns what the store knows of every source file, by path. Whether a file has a resume
+    /// state is not read ([`Store::has_file_state`] says it, for a file that may resume:
+    /// reading it for every file was a quarter of this read on 20,000 files), nor the state
+    /// itself (it can be large; [`Store::file_state`]).
     pub fn stored_files(&self) -> Result<HashMap<String, StoredFile>> {
-        // The resume state is left out (it can be large); `file_state` reads it for the few
-        // files that resume.
         let mut stmt = self.conn.prepare(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, NULL, missing, 0, parser_version
+                    NULL, NULL, missing, parser_version
              FROM source_files",
         )?;
         // Sized up front: grown row by row, the table moved every row it held at each doubling
@@ -168,9 +164,7 @@ impl Store {
     pub fn stored_files_at(&self, paths: &[String]) -> Result<HashMap<String, StoredFile>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, NULL, missing,
-                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
-                    parser_version
+                    NULL, NULL, missing, parser_version
              FROM source_files WHERE path = ?1",
         )?;
         let mut out = HashMap::new();
@@ -546,8 +540,7 @@ fn stored_file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
             .and_then(|s| serde_json::from_str(&s).ok())
             .unwrap_or_default(),
         missing: r.get::<_, i64>(11)? != 0,
-        has_state: r.get::<_, i64>(12)? != 0,
-        parser_version: r.get::<_, i64>(13)? as u32,
+        parser_version: r.get::<_, i64>(12)? as u32,
     })
 }
 
@@ -640,9 +633,7 @@ fn stored_file(tx: &Transaction<'_>, path: &str) -> Result<Option<StoredFile>> {
     Ok(tx
         .prepare_cached(
             "SELECT path, source, size, mtime_ns, inode, bytes_parsed, lines, head_hash, tail_hash,
-                    NULL, sessions, missing,
-                    EXISTS (SELECT 1 FROM source_file_state s WHERE s.path = source_files.path),
-                    parser_version
+                    NULL, sessions, missing, parser_version
              FROM source_files WHERE path = ?1",
         )?
         .query_row([path], stored_file_from_row)

@@ -86,12 +86,8 @@ impl Source for ClaudeCode {
             };
             // Workflow runs sit deeper (`<slug>/<session>/subagents/workflows/<run>/`); their
             // journals are read by the run's agents, not as files of their own.
-            // (Only a `journal.jsonl` can be one: the others skip `file_role`'s walk up the
-            // path, a tenth of the walk over 20,000 files.)
             out.extend(discover::walk_files(&projects, 8, |p| {
-                discover::has_extension(p, "jsonl")
-                    && (p.file_stem().is_none_or(|s| s != "journal")
-                        || file_role(p) != FileRole::WorkflowJournal)
+                discover::has_extension(p, "jsonl") && !is_workflow_journal(p)
             }));
         }
         // `Path`'s own order splits both paths into components at every comparison: a tenth
@@ -200,7 +196,25 @@ enum FileRole {
     WorkflowJournal,
 }
 
+/// `<session>/subagents/workflows/<run>/<file>`: the run folder and the `subagents` folder,
+/// borrowed from `path` (discovery asks this of every file it walks).
+fn workflow_dirs(path: &Path) -> Option<(&Path, &Path)> {
+    let run_dir = path.parent()?;
+    let workflows = run_dir.parent()?;
+    let subagents = workflows.parent()?;
+    (workflows.file_name()? == "workflows" && subagents.file_name()? == "subagents")
+        .then_some((run_dir, subagents))
+}
+
+/// Whether `path` is a workflow run's journal ([`FileRole::WorkflowJournal`]).
+fn is_workflow_journal(path: &Path) -> bool {
+    path.file_stem().is_some_and(|s| s == "journal") && workflow_dirs(path).is_some()
+}
+
 fn file_role(path: &Path) -> FileRole {
+    if is_workflow_journal(path) {
+        return FileRole::WorkflowJournal;
+    }
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -210,22 +224,13 @@ fn file_role(path: &Path) -> FileRole {
             .map(|n| n.to_string_lossy().into_owned())
     };
     let parent_dir = path.parent();
-    // `<session>/subagents/workflows/<run>/<file>`: the run folder, and the session folder.
-    let workflow = parent_dir.and_then(|run_dir| {
-        let workflows = run_dir.parent()?;
-        let subagents = workflows.parent()?;
-        (workflows.file_name()? == "workflows" && subagents.file_name()? == "subagents").then(
-            || {
-                (
-                    dir_name(Some(run_dir)).unwrap_or_default(),
-                    dir_name(subagents.parent()),
-                )
-            },
+    // The run folder's name, and the session folder's.
+    let workflow = workflow_dirs(path).map(|(run_dir, subagents)| {
+        (
+            dir_name(Some(run_dir)).unwrap_or_default(),
+            dir_name(subagents.parent()),
         )
     });
-    if stem == "journal" && workflow.is_some() {
-        return FileRole::WorkflowJournal;
-    }
     match stem.strip_prefix("agent-") {
         Some(agent_id) => match workflow {
             Some((run, session)) => FileRole::Subagent {

@@ -524,9 +524,9 @@ fn usage_row(u: &Value, key: &str) -> Usage {
         output_tokens: candidates.saturating_add(thoughts),
         cache_read_tokens: cached,
         reasoning_tokens: thoughts,
-        tokens_known: [prompt, candidates, thoughts, tool, total]
-            .iter()
-            .any(|&n| n > 0),
+        tokens_known: crate::shared::blocks::any_count(&[
+            prompt, candidates, thoughts, tool, total,
+        ]),
         ..Usage::default()
     }
 }
