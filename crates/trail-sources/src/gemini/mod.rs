@@ -32,6 +32,7 @@ use trail_model::{
     SessionMeta, SourceKind, UpdateMode, Usage,
 };
 
+use crate::shared::blocks::GeminiCounts;
 use crate::{discover, ids, jsonl, refs, FileParse, ParseRequest, Source, SourceError};
 
 /// Gemini CLI chat files.
@@ -425,38 +426,32 @@ impl Builder<'_> {
         }
         if let Some(tokens) = rec.get("tokens").filter(|t| t.is_object()) {
             let n64 = |k: &str| tokens.get(k).and_then(Value::as_u64).unwrap_or(0);
-            let (input, output, cached) = (n64("input"), n64("output"), n64("cached"));
-            let (thoughts, tool) = (n64("thoughts"), n64("tool"));
-            let cached = cached.min(input);
-            let known = crate::shared::blocks::any_count(&[
-                input,
-                output,
-                cached,
-                thoughts,
-                tool,
-                n64("total"),
-            ]);
+            let counts = GeminiCounts {
+                prompt: n64("input"),
+                cached: n64("cached"),
+                candidates: n64("output"),
+                thoughts: n64("thoughts"),
+                tool: n64("tool"),
+                total: n64("total"),
+            };
             let key = native_id.clone().unwrap_or_else(|| format!("index:{n}"));
-            self.session.usage.push(Usage {
-                request_key: key.clone(),
-                message_id: native_id.clone(),
-                message_seq: (self.messages.len() > start)
-                    .then(|| u32::try_from(start).ok())
-                    .flatten(),
-                model: model.clone(),
-                timestamp: ts.map(str::to_string),
-                input_tokens: (input - cached).saturating_add(tool),
-                output_tokens: output.saturating_add(thoughts),
-                cache_creation_tokens: 0,
-                cache_creation_1h_tokens: 0,
-                cache_read_tokens: cached,
-                reasoning_tokens: thoughts,
-                cost_usd: None,
-                is_sidechain: false,
-                tokens_known: known,
-                has_speed: false,
-                ..Usage::default()
-            });
+            self.session.usage.push(
+                counts.apply(Usage {
+                    request_key: key,
+                    message_id: native_id.clone(),
+                    message_seq: (self.messages.len() > start)
+                        .then(|| u32::try_from(start).ok())
+                        .flatten(),
+                    model: model.clone(),
+                    timestamp: ts.map(str::to_string),
+                    cache_creation_tokens: 0,
+                    cache_creation_1h_tokens: 0,
+                    cost_usd: None,
+                    is_sidechain: false,
+                    has_speed: false,
+                    ..Usage::default()
+                }),
+            );
         }
     }
 

@@ -510,25 +510,19 @@ fn compression_text(payload: &Value) -> String {
 
 /// A usage row from Gemini's `usageMetadata` (see the module's usage rule).
 fn usage_row(u: &Value, key: &str) -> Usage {
-    let prompt = count_of(u, &["promptTokenCount"]);
-    let cached = count_of(u, &["cachedContentTokenCount"]).min(prompt);
-    let candidates = count_of(u, &["candidatesTokenCount"]);
-    let thoughts = count_of(u, &["thoughtsTokenCount"]);
-    let tool = count_of(u, &["toolUsePromptTokenCount"]);
-    let total = count_of(u, &["totalTokenCount"]);
-    Usage {
+    let counts = crate::shared::blocks::GeminiCounts {
+        prompt: count_of(u, &["promptTokenCount"]),
+        cached: count_of(u, &["cachedContentTokenCount"]),
+        candidates: count_of(u, &["candidatesTokenCount"]),
+        thoughts: count_of(u, &["thoughtsTokenCount"]),
+        tool: count_of(u, &["toolUsePromptTokenCount"]),
+        total: count_of(u, &["totalTokenCount"]),
+    };
+    counts.apply(Usage {
         request_key: key.to_string(),
         message_id: Some(key.to_string()),
-        // Saturating: the counts are the file's, and a corrupt one can be near `u64::MAX`.
-        input_tokens: (prompt - cached).saturating_add(tool),
-        output_tokens: candidates.saturating_add(thoughts),
-        cache_read_tokens: cached,
-        reasoning_tokens: thoughts,
-        tokens_known: crate::shared::blocks::any_count(&[
-            prompt, candidates, thoughts, tool, total,
-        ]),
         ..Usage::default()
-    }
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use trail_model::{MessageKind, Session};
+use trail_model::{MessageKind, Session, Usage};
 
 use crate::json_fields::jcount;
 
@@ -68,6 +68,40 @@ pub(crate) fn count_of(v: &Value, keys: &[&str]) -> u64 {
 /// the file's, and the fuzz harness gives some near `u64::MAX`).
 pub(crate) fn any_count<T: Copy + Default + PartialOrd>(counts: &[T]) -> bool {
     counts.iter().any(|&n| n > T::default())
+}
+
+/// Gemini's token counts (Gemini CLI's `tokens`, and the `usageMetadata` Qwen Code's records
+/// carry): the prompt count includes the cached tokens and leaves out the tool-use prompt;
+/// thoughts are output.
+pub(crate) struct GeminiCounts {
+    pub prompt: u64,
+    pub cached: u64,
+    pub candidates: u64,
+    pub thoughts: u64,
+    pub tool: u64,
+    pub total: u64,
+}
+
+impl GeminiCounts {
+    /// `usage` with its token fields set from these counts (saturating: the counts are the
+    /// file's, and a corrupt one can be near `u64::MAX`).
+    pub(crate) fn apply(&self, usage: Usage) -> Usage {
+        let cached = self.cached.min(self.prompt);
+        Usage {
+            input_tokens: (self.prompt - cached).saturating_add(self.tool),
+            output_tokens: self.candidates.saturating_add(self.thoughts),
+            cache_read_tokens: cached,
+            reasoning_tokens: self.thoughts,
+            tokens_known: any_count(&[
+                self.prompt,
+                self.candidates,
+                self.thoughts,
+                self.tool,
+                self.total,
+            ]),
+            ..usage
+        }
+    }
 }
 
 /// Returns a one-line title from a prompt: its first non-blank line, at most `max` characters.
