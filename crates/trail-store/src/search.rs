@@ -1403,6 +1403,85 @@ mod tests {
         assert_eq!(store.chronicle_schema_version().unwrap(), 3);
     }
 
+    /// A search database made before `turn_prompts` is still searched (its prompts read from
+    /// the store, the same hits), and the next writer fills the table as an index writes it.
+    /// A turn without a row (indexed by an older trail) is read from the store too.
+    #[test]
+    fn a_version_1_search_database_is_read_and_upgraded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trail.db");
+        let prompts = |store: &Store| -> Vec<(i64, String)> {
+            let mut stmt = store
+                .connection()
+                .prepare("SELECT id, prompt FROM search.turn_prompts ORDER BY id")
+                .unwrap();
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let hits = |store: &Store| -> Vec<(String, Option<i64>, String)> {
+            let found = search(store, "cargo fails").unwrap().hits;
+            found
+                .into_iter()
+                .map(|h| (h.session_id, h.turn, h.snippet))
+                .collect()
+        };
+        let (indexed, before) = {
+            let store = Store::open(&path).unwrap();
+            store
+                .connection()
+                .execute_batch(&format!(
+                    "INSERT INTO sessions (id, source, updated_at) VALUES
+                       ('a', 'codex', '2026-01-02T00:00:00.000Z'),
+                       ('b', 'codex', '2026-01-03T00:00:00.000Z');
+                     INSERT INTO messages (session_id, seq, role, kind, turn_index, text) VALUES
+                       ('a', 0, 'user', 'prompt', 0, 'cargo fails'),
+                       ('a', 1, 'user', 'prompt', 0, NULL),
+                       ('a', 2, 'user', 'prompt', 0, '\x1b[31mcargo\x1b[0m fails'),
+                       ('a', 4, 'user', 'prompt', 1, 'no match here'),
+                       ('a', 5, 'assistant', 'text', 1, 'cargo fails'),
+                       ('b', 0, 'assistant', 'text', NULL, 'before any prompt'),
+                       ('b', 1, 'user', 'prompt', 0, 'why cargo fails'),
+                       ('b', 2, 'user', 'prompt', 0, ''),
+                       ('b', 3, 'assistant', 'text', 0, 'cargo fails');
+                     INSERT INTO messages (session_id, seq, role, kind, turn_index, tool_output)
+                       VALUES ('a', 3, 'tool', 'tool_result', 0, '{}');",
+                    "output ".repeat(200)
+                ))
+                .unwrap();
+            rebuild(&store);
+            let indexed = prompts(&store);
+            let before = hits(&store);
+            store
+                .connection()
+                .execute_batch("DROP TABLE search.turn_prompts; PRAGMA search.user_version = 1;")
+                .unwrap();
+            (indexed, before)
+        };
+        assert_eq!(indexed.len(), 3, "turns with a prompt: {indexed:?}");
+        assert!(indexed.iter().all(|(_, p)| !p.contains('\x1b')));
+        // The prompts decide the order: b's turn scores better as a whole (a's is long), a's
+        // prompt alone.
+        let order: Vec<(&str, Option<i64>)> =
+            before.iter().map(|(s, t, _)| (s.as_str(), *t)).collect();
+        assert_eq!(order, [("a", Some(0)), ("b", Some(0)), ("a", Some(1))]);
+        let read = Store::open_read_only(&path).unwrap();
+        assert!(!crate::search_db::prompts_stored(read.connection()).unwrap());
+        assert_eq!(hits(&read), before);
+        drop(read);
+        let upgraded = Store::open(&path).unwrap();
+        assert!(crate::search_db::prompts_stored(upgraded.connection()).unwrap());
+        assert_eq!(prompts(&upgraded), indexed);
+        assert_eq!(hits(&upgraded), before);
+        // A turn an older trail indexed into it has no row: its prompt comes from the store.
+        upgraded
+            .connection()
+            .execute_batch("DELETE FROM search.turn_prompts WHERE id = (SELECT min(id) FROM search.turn_prompts)")
+            .unwrap();
+        assert_eq!(hits(&upgraded), before);
+    }
+
     fn plain_again(path: &std::path::Path) -> rusqlite::Result<rusqlite::Connection> {
         rusqlite::Connection::open(path)
     }

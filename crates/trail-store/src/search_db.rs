@@ -12,7 +12,10 @@
 //!   text lives once, in the store's `messages`. One row per turn because a search shows one
 //!   hit per turn, and because ranking every match exactly (`ORDER BY rank`) then costs a
 //!   bm25 per turn, not per message: 10,056 turns instead of 152,769 messages for `the` on the
-//!   1 GiB benchmark corpus. `turn_docs` maps its rowids to `(session_id, turn_index)`.
+//!   1 GiB benchmark corpus. `turn_docs` maps its rowids to `(session_id, turn_index)`, and
+//!   `turn_prompts` keeps each turn's prompt column as it was indexed: ranking reads the
+//!   prompts of the turns whose prompt holds every word (`search_rank.rs`), and reading them
+//!   from the store's `messages` cost a third of a two-word search.
 //! * `search_index`: Chronicle's table, exactly as GitHub Copilot's session store defines it,
 //!   so Copilot's own queries (`... WHERE search_index MATCH ? ORDER BY rank`) run unchanged
 //!   through the attached schema; `chronicle_rows` lists each session's rows.
@@ -44,8 +47,13 @@ use crate::{Result, BUSY_TIMEOUT};
 /// The schema name the search database is attached as.
 pub const SEARCH_SCHEMA: &str = "search";
 
-/// The search database's own schema version (its `user_version`).
-const SCHEMA_VERSION: i64 = 1;
+/// The search database's own schema version (its `user_version`): 2 added `turn_prompts`. A
+/// reader reads version 1 too (prompts then come from the store, [`prompts_stored`]); a writer
+/// brings it up to date ([`upgrade`]).
+const SCHEMA_VERSION: i64 = 2;
+
+/// The oldest search database a reader can search.
+const READABLE_VERSION: i64 = 1;
 
 /// bm25 weights of `turn_search`'s columns: what a person typed weighs most, then the answers,
 /// then tool inputs (commands, paths), then tool output. Chosen with the known-item benchmark
@@ -126,6 +134,7 @@ fn settings_sql(db: &str, table: &str, leaf: i64) -> String {
 /// before issue 45, which keeps it here until its next index; see `chronicle.rs`).
 fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
     let [search_index, turn_search] = FULL_TEXT_TABLES.map(|t| settings_sql(db, t, leaf));
+    let turn_prompts = turn_prompts_sql(db);
     let chronicle = if chronicle {
         format!(
             "CREATE VIRTUAL TABLE {db}.search_index USING fts5(
@@ -153,8 +162,15 @@ fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
              first_at TEXT,
              last_at TEXT,
              UNIQUE (session_id, turn_index));
+         {turn_prompts}
          PRAGMA {db}.user_version = {SCHEMA_VERSION};"
     )
+}
+
+/// `turn_prompts`: the prompt column of each turn whose prompt column is not empty (its id is
+/// the turn's `turn_docs.id`).
+fn turn_prompts_sql(db: &str) -> String {
+    format!("CREATE TABLE {db}.turn_prompts (id INTEGER PRIMARY KEY, prompt TEXT NOT NULL);")
 }
 
 /// Gives the full-text tables of a search database made before [`AUTOMERGE`] that setting
@@ -212,7 +228,7 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<boo
     conn.execute("ATTACH DATABASE ?1 AS search", [name])?;
     if how == Attach::Read {
         let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
-        if version < SCHEMA_VERSION {
+        if version < READABLE_VERSION {
             conn.execute_batch("DETACH DATABASE search")?;
             conn.execute_batch(&schema_sql("temp", leaf_size(conn, "temp")?, chronicle))?;
             return Ok(false);
@@ -241,7 +257,8 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<boo
     Ok(true)
 }
 
-/// Creates the search database's tables once; two processes opening a new store at once agree.
+/// Creates the search database's tables once, or brings an older one up to date; two
+/// processes opening a store at once agree.
 fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
     loop {
         let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
@@ -252,17 +269,64 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
         // search database's lock only (BEGIN IMMEDIATE would lock the store too).
         let leaf = leaf_size(conn, SEARCH_SCHEMA)?;
         conn.execute_batch("BEGIN")?;
-        match conn.execute_batch(&schema_sql(SEARCH_SCHEMA, leaf, chronicle)) {
+        let made = if version == 0 {
+            conn.execute_batch(&schema_sql(SEARCH_SCHEMA, leaf, chronicle))
+                .map_err(crate::StoreError::from)
+        } else {
+            upgrade(conn)
+        };
+        match made {
             Ok(()) => conn.execute_batch("COMMIT")?,
             Err(e) => {
                 let _ = conn.execute_batch("ROLLBACK");
-                // Another process created it first: read the version again.
+                // Another process created or upgraded it first: read the version again.
                 if !e.to_string().contains("already exists") {
-                    return Err(e.into());
+                    return Err(e);
                 }
             }
         }
     }
+}
+
+/// Brings a version-1 search database to [`SCHEMA_VERSION`] (in the caller's transaction):
+/// `turn_prompts`, filled from the store's messages as [`turn_docs`] builds the column.
+fn upgrade(conn: &Connection) -> Result<()> {
+    conn.execute_batch(&turn_prompts_sql(SEARCH_SCHEMA))?;
+    let mut read = conn.prepare(
+        "SELECT d.id, m.text FROM search.turn_docs d
+         JOIN main.messages m
+           ON m.session_id = d.session_id AND m.turn_index IS nullif(d.turn_index, -1)
+         WHERE m.kind = 'prompt'
+         ORDER BY d.id, m.seq",
+    )?;
+    let mut write = conn.prepare("INSERT INTO search.turn_prompts (id, prompt) VALUES (?1, ?2)")?;
+    let mut rows = read.query([])?;
+    let mut turn: Option<(i64, String)> = None;
+    while let Some(row) = rows.next()? {
+        let id: i64 = row.get(0)?;
+        let text: Option<String> = row.get(1)?;
+        if turn.as_ref().is_none_or(|(t, _)| *t != id) {
+            if let Some((t, prompt)) = turn.take().filter(|(_, p)| !p.is_empty()) {
+                write.execute(params![t, prompt])?;
+            }
+            turn = Some((id, String::new()));
+        }
+        if let Some((_, prompt)) = turn.as_mut() {
+            push_line(prompt, text.as_deref().unwrap_or_default());
+        }
+    }
+    if let Some((t, prompt)) = turn.filter(|(_, p)| !p.is_empty()) {
+        write.execute(params![t, prompt])?;
+    }
+    conn.execute_batch(&format!("PRAGMA search.user_version = {SCHEMA_VERSION}"))?;
+    Ok(())
+}
+
+/// Whether the attached search database has `turn_prompts`; a version-1 database, read before
+/// its next index upgrades it, does not.
+pub(crate) fn prompts_stored(conn: &Connection) -> Result<bool> {
+    let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
+    Ok(version >= 2)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -825,6 +889,7 @@ fn clear(conn: &Connection) -> Result<()> {
     conn.execute_batch(
         "INSERT INTO search.turn_search (turn_search) VALUES ('delete-all');
          DELETE FROM search.turn_docs;
+         DELETE FROM search.turn_prompts;
          DELETE FROM search.search_state WHERE key <> 'lock';",
     )?;
     if crate::chronicle::in_search_database(conn)? {
@@ -878,9 +943,11 @@ fn write_sessions(
     gone_docs.dedup();
     let mut del_doc = conn.prepare_cached("DELETE FROM search.turn_search WHERE rowid = ?1")?;
     let mut del_doc_key = conn.prepare_cached("DELETE FROM search.turn_docs WHERE id = ?1")?;
+    let mut del_prompt = conn.prepare_cached("DELETE FROM search.turn_prompts WHERE id = ?1")?;
     for id in gone_docs {
         del_doc.execute([id])?;
         del_doc_key.execute([id])?;
+        del_prompt.execute([id])?;
     }
     let mut ins_doc_key = conn.prepare_cached(
         "INSERT INTO search.turn_docs (session_id, turn_index, first_at, last_at)
@@ -890,8 +957,13 @@ fn write_sessions(
         "INSERT INTO search.turn_search (rowid, prompt, answer, tool_input, tool_output)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
+    let mut ins_prompt =
+        conn.prepare_cached("INSERT INTO search.turn_prompts (id, prompt) VALUES (?1, ?2)")?;
     for (session, d) in &new_docs {
         let id = ins_doc_key.insert(params![session, d.turn, d.first_at, d.last_at])?;
+        if !d.columns[0].is_empty() {
+            ins_prompt.execute(params![id, d.columns[0]])?;
+        }
         ins_doc.execute(params![
             id,
             d.columns[0],

@@ -35,7 +35,7 @@
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::types::Value;
-use rusqlite::ToSql;
+use rusqlite::{OptionalExtension, ToSql};
 
 use crate::search_query::{fts_error, whole_message_query, Keep, Needles, QueryShape, ALL_COLUMNS};
 use crate::{Result, Store};
@@ -372,26 +372,23 @@ impl Store {
     }
 
     /// bm25 of the turn of each of `rowids` (matches of the query): one pass over the
-    /// matches that scores only these. (`rowid IN (...)` as a constraint would start FTS5's
-    /// query once per rowid, and bm25 reads each word's whole doclist at every start.)
+    /// matches that scores only these, and returns only these. (`rowid IN (...)` as a
+    /// constraint would start FTS5's query once per rowid, and bm25 reads each word's whole
+    /// doclist at every start; `+rowid` keeps the test out of FTS5 and in SQLite, which skips
+    /// the other matches without handing them over.)
     fn scores_of(&self, r: &Ranking<'_>, rowids: &HashSet<i64>) -> Result<Vec<(i64, f64)>> {
         let mut ids: Vec<i64> = rowids.iter().copied().collect();
         ids.sort_unstable();
         let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
         let score = rank_function();
         let sql = format!(
-            "SELECT rowid, CASE WHEN rowid IN ({list}) THEN {score} END
-             FROM turn_search WHERE turn_search MATCH ?1"
+            "SELECT rowid, {score} FROM turn_search
+             WHERE turn_search MATCH ?1 AND +rowid IN ({list})"
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let scored: Vec<(i64, Option<f64>)> = stmt
-            .query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))
+        stmt.query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))
             .and_then(|rows| rows.collect::<rusqlite::Result<_>>())
-            .map_err(fts_error)?;
-        Ok(scored
-            .into_iter()
-            .filter_map(|(id, s)| Some((id, s?)))
-            .collect())
+            .map_err(fts_error)
     }
 
     /// The turns of `rowids` (index rows), looked up one by one.
@@ -689,32 +686,50 @@ impl Store {
     }
 
     /// Each member's prompt column as the index holds it (`search_db::push_line`), in rowid
-    /// order (FTS5 writes a segment whenever a rowid is lower than the one before).
+    /// order: kept by the search database (`turn_prompts`), else read from the store's
+    /// messages (a search database made before the table, or a turn an older trail indexed
+    /// into one made after it).
     fn member_prompts(&self, members: &HashSet<i64>) -> Result<Vec<(i64, String)>> {
         let mut ids: Vec<i64> = members.iter().copied().collect();
         ids.sort_unstable();
-        let mut turn = self
+        let stored = crate::search_db::prompts_stored(&self.conn)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let kept = if stored {
+                self.conn
+                    .prepare_cached("SELECT prompt FROM search.turn_prompts WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))
+                    .optional()?
+            } else {
+                None
+            };
+            let prompt = match kept {
+                Some(prompt) => prompt,
+                None => self.prompt_from_messages(id)?,
+            };
+            out.push((id, prompt));
+        }
+        Ok(out)
+    }
+
+    /// The prompt column of the turn of index row `id`, from the store's messages.
+    fn prompt_from_messages(&self, id: i64) -> Result<String> {
+        let (session, index): (String, i64) = self
             .conn
-            .prepare_cached("SELECT session_id, turn_index FROM search.turn_docs WHERE id = ?1")?;
+            .prepare_cached("SELECT session_id, turn_index FROM search.turn_docs WHERE id = ?1")?
+            .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
         let mut prompts = self.conn.prepare_cached(
             "SELECT text FROM main.messages
              WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt'
              ORDER BY +seq",
         )?;
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            let (session, index): (String, i64) =
-                turn.query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
-            let mut column = String::new();
-            let mut rows =
-                prompts.query(rusqlite::params![session, (index >= 0).then_some(index)])?;
-            while let Some(row) = rows.next()? {
-                let text: Option<String> = row.get(0)?;
-                crate::search_db::push_line(&mut column, text.as_deref().unwrap_or_default());
-            }
-            out.push((id, column));
+        let mut column = String::new();
+        let mut rows = prompts.query(rusqlite::params![session, (index >= 0).then_some(index)])?;
+        while let Some(row) = rows.next()? {
+            let text: Option<String> = row.get(0)?;
+            crate::search_db::push_line(&mut column, text.as_deref().unwrap_or_default());
         }
-        Ok(out)
+        Ok(column)
     }
 }
 

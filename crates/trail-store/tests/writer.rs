@@ -277,7 +277,7 @@ fn an_append_replaces_a_resent_message_and_adds_the_new_ones() {
 }
 
 /// Every full-text row of the search database, by natural key (turn rows by session, turn and
-/// the words they hold; Chronicle rows whole).
+/// the words they hold; Chronicle rows whole), and each turn's kept prompt.
 fn search_digest(store: &Store) -> Vec<String> {
     let conn = store.connection();
     let mut out: Vec<String> = conn
@@ -306,6 +306,18 @@ fn search_digest(store: &Store) -> Vec<String> {
         .map(Result::unwrap),
     );
     conn.execute_batch("DROP TABLE temp.v").unwrap();
+    // Each turn's kept prompt (a row whose turn is gone shows as such).
+    out.extend(
+        conn.prepare(
+            "SELECT 'prompt|' || coalesce(d.session_id || '|' || d.turn_index, 'no turn')
+                    || '|' || p.prompt
+             FROM search.turn_prompts p LEFT JOIN turn_docs d ON d.id = p.id ORDER BY 1",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap),
+    );
     out
 }
 
