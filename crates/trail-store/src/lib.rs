@@ -27,6 +27,7 @@ mod stand_ins;
 mod text;
 mod unsynced;
 mod usage_rollup;
+mod varint;
 mod write;
 
 use std::path::{Path, PathBuf};

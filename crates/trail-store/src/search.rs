@@ -1404,7 +1404,8 @@ mod tests {
     }
 
     /// A search database made before `turn_prompts` is still searched (its prompts read from
-    /// the store, the same hits), and the next writer fills the table as an index writes it.
+    /// the store, the same hits), and the next writer fills the table as an index writes it
+    /// and counts FTS5's totals again.
     /// A turn without a row (indexed by an older trail) is read from the store too.
     #[test]
     fn a_version_1_search_database_is_read_and_upgraded() {
@@ -1419,6 +1420,17 @@ mod tests {
                 .unwrap()
                 .collect::<rusqlite::Result<_>>()
                 .unwrap()
+        };
+        let totals = |store: &Store| -> Vec<u64> {
+            let block: Vec<u8> = store
+                .connection()
+                .query_row(
+                    "SELECT block FROM search.turn_search_data WHERE id = 1",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            crate::varint::Varints(&block).collect()
         };
         let hits = |store: &Store| -> Vec<(String, Option<i64>, String)> {
             let found = search(store, "cargo fails").unwrap().hits;
@@ -1453,6 +1465,18 @@ mod tests {
             rebuild(&store);
             let indexed = prompts(&store);
             let before = hits(&store);
+            // FTS5's totals as a version-1 database may have them: turns counted twice.
+            let mut drifted = Vec::new();
+            for v in totals(&store).iter().map(|v| v * 2) {
+                crate::varint::put(&mut drifted, v);
+            }
+            store
+                .connection()
+                .execute(
+                    "UPDATE search.turn_search_data SET block = ?1 WHERE id = 1",
+                    [drifted],
+                )
+                .unwrap();
             store
                 .connection()
                 .execute_batch("DROP TABLE search.turn_prompts; PRAGMA search.user_version = 1;")
@@ -1472,6 +1496,8 @@ mod tests {
         drop(read);
         let upgraded = Store::open(&path).unwrap();
         assert!(crate::search_db::prompts_stored(upgraded.connection()).unwrap());
+        // Counted again: four turn rows (three turns and the messages before b's first prompt).
+        assert_eq!(totals(&upgraded)[0], 4);
         assert_eq!(prompts(&upgraded), indexed);
         assert_eq!(hits(&upgraded), before);
         // A turn an older trail indexed into it has no row: its prompt comes from the store.

@@ -289,7 +289,8 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
 }
 
 /// Brings a version-1 search database to [`SCHEMA_VERSION`] (in the caller's transaction):
-/// `turn_prompts`, filled from the store's messages as [`turn_docs`] builds the column.
+/// `turn_prompts`, filled from the store's messages as [`turn_docs`] builds the column, and
+/// FTS5's totals counted again ([`recount_totals`]; nothing else writes the table in it).
 fn upgrade(conn: &Connection) -> Result<()> {
     conn.execute_batch(&turn_prompts_sql(SEARCH_SCHEMA))?;
     let mut read = conn.prepare(
@@ -318,6 +319,8 @@ fn upgrade(conn: &Connection) -> Result<()> {
     if let Some((t, prompt)) = turn.filter(|(_, p)| !p.is_empty()) {
         write.execute(params![t, prompt])?;
     }
+    // What FTS5 counted twice before (see `recount_totals`).
+    recount_totals(conn)?;
     conn.execute_batch(&format!("PRAGMA search.user_version = {SCHEMA_VERSION}"))?;
     Ok(())
 }
@@ -767,16 +770,79 @@ pub(crate) fn apply(conn: &Connection, batch: Option<SearchBatch>) -> Result<u64
     // lock and never takes the store's (its writer keeps writing meanwhile).
     conn.execute_batch("BEGIN")?;
     let r = apply_locked(conn, batch, store_id, chronicle_in_store);
-    match r {
+    let (rebuilt, deleted) = match r {
         Ok(n) => {
             conn.execute_batch("COMMIT")?;
-            Ok(n)
+            n
         }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
+    };
+    if deleted {
+        in_transaction(conn, || recount_totals(conn))?;
+    }
+    Ok(rebuilt)
+}
+
+/// Runs `f` in a deferred transaction of its own, committed when it succeeds.
+fn in_transaction(conn: &Connection, f: impl FnOnce() -> Result<()>) -> Result<()> {
+    conn.execute_batch("BEGIN")?;
+    match f() {
+        Ok(()) => Ok(conn.execute_batch("COMMIT")?),
         Err(e) => {
             let _ = conn.execute_batch("ROLLBACK");
             Err(e)
         }
     }
+}
+
+/// Counts `turn_search`'s rows and each column's tokens again from its rows' sizes
+/// (`turn_search_docsize`), and writes them as FTS5's totals record (bm25's N and mean length),
+/// when they differ.
+///
+/// FTS5 does not take a deleted row out of a `contentless_delete` table's totals: every turn
+/// the writer replaced (a session read again, a log's last turn grown by an append) counted
+/// twice, so a store kept fresh by `index --watch` drifted further from the same corpus indexed
+/// once, and bm25 with it. Run in a transaction that writes nothing else into the table: FTS5
+/// writes the totals it holds in memory at the commit of any transaction that wrote it.
+fn recount_totals(conn: &Connection) -> Result<()> {
+    let current: Option<Vec<u8>> = conn
+        .query_row(
+            "SELECT block FROM search.turn_search_data WHERE id = 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(current) = current else {
+        return Ok(());
+    };
+    let mut rows = 0u64;
+    let mut totals = [0u64; 4];
+    let mut sizes = conn.prepare("SELECT sz FROM search.turn_search_docsize")?;
+    let mut each = sizes.query([])?;
+    while let Some(row) = each.next()? {
+        rows += 1;
+        let sz = row
+            .get_ref(0)?
+            .as_blob()
+            .map_err(|e| crate::StoreError::Corrupt(format!("turn_search_docsize: {e}")))?;
+        for (total, size) in totals.iter_mut().zip(crate::varint::Varints(sz)) {
+            *total += size;
+        }
+    }
+    let mut block = Vec::with_capacity(current.len());
+    for value in std::iter::once(rows).chain(totals) {
+        crate::varint::put(&mut block, value);
+    }
+    if block != current {
+        conn.execute(
+            "UPDATE search.turn_search_data SET block = ?1 WHERE id = 1",
+            [block],
+        )?;
+    }
+    Ok(())
 }
 
 fn store_search_id(conn: &Connection) -> Result<Option<String>> {
@@ -789,12 +855,14 @@ fn store_search_id(conn: &Connection) -> Result<Option<String>> {
         .optional()?)
 }
 
+/// Applies what [`apply`] applies in its transaction; returns the sessions rebuilt and whether
+/// any turn row was deleted.
 fn apply_locked(
     conn: &Connection,
     batch: Option<SearchBatch>,
     store_id: Option<String>,
     chronicle_in_store: bool,
-) -> Result<u64> {
+) -> Result<(u64, bool)> {
     conn.execute(
         "INSERT INTO search.search_state (key, value) VALUES ('lock', '1')
          ON CONFLICT (key) DO UPDATE SET value = value",
@@ -812,6 +880,7 @@ fn apply_locked(
     let applied = state("applied_seq")?.and_then(|v| v.parse::<i64>().ok());
     let owner = state("store_id")?;
     let mut rebuilt = 0u64;
+    let mut deleted = false;
     let applied = match applied {
         Some(a) if owner.as_deref().unwrap_or("") == store_id.as_deref().unwrap_or("") => a,
         _ => {
@@ -821,10 +890,10 @@ fn apply_locked(
                 .prepare("SELECT id FROM main.sessions ORDER BY id")?
                 .query_map([], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
-            rebuilt += rebuild_sessions(conn, &ids, chronicle_in_store)?;
+            rebuilt += rebuild_sessions(conn, &ids, chronicle_in_store)?.0;
             set_state(conn, "store_id", store_id.as_deref().unwrap_or(""))?;
             set_state(conn, "applied_seq", &meta_seq(conn)?.to_string())?;
-            return Ok(rebuilt);
+            return Ok((rebuilt, false));
         }
     };
     // A catch-up (no batch) goes as far as the store's count of batches.
@@ -833,7 +902,7 @@ fn apply_locked(
         None => meta_seq(conn)?,
     };
     if applied >= target {
-        return Ok(0);
+        return Ok((0, false));
     }
     // Batches between the last one applied and this one: their sessions as the store has
     // them now.
@@ -846,33 +915,41 @@ fn apply_locked(
             )?
             .query_map(params![applied, missing_until], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
-        rebuilt += rebuild_sessions(conn, &ids, chronicle_in_store)?;
+        let (n, gone) = rebuild_sessions(conn, &ids, chronicle_in_store)?;
+        rebuilt += n;
+        deleted |= gone;
     }
     if let Some(b) = batch {
-        write_sessions(conn, b.sessions, chronicle_in_store)?;
+        deleted |= write_sessions(conn, b.sessions, chronicle_in_store)?;
     }
     set_state(conn, "applied_seq", &target.to_string())?;
-    Ok(rebuilt)
+    Ok((rebuilt, deleted))
 }
 
 /// Rewrites sessions from what the store holds, a few MB of text per write (one segment each).
-fn rebuild_sessions(conn: &Connection, ids: &[String], chronicle_in_store: bool) -> Result<u64> {
+/// Returns how many, and whether any turn row was deleted.
+fn rebuild_sessions(
+    conn: &Connection,
+    ids: &[String],
+    chronicle_in_store: bool,
+) -> Result<(u64, bool)> {
     const CHUNK_BYTES: usize = 16 << 20;
     let mut chunk = SearchBatch::default();
+    let mut deleted = false;
     for id in ids {
         chunk
             .sessions
             .push(session_from_store(conn, id, chronicle_in_store)?);
         if chunk.text_bytes() >= CHUNK_BYTES {
-            write_sessions(
+            deleted |= write_sessions(
                 conn,
                 std::mem::take(&mut chunk.sessions),
                 chronicle_in_store,
             )?;
         }
     }
-    write_sessions(conn, chunk.sessions, chronicle_in_store)?;
-    Ok(ids.len() as u64)
+    deleted |= write_sessions(conn, chunk.sessions, chronicle_in_store)?;
+    Ok((ids.len() as u64, deleted))
 }
 
 fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
@@ -904,12 +981,13 @@ fn clear(conn: &Connection) -> Result<()> {
 /// Writes sessions' rows: deletions first, then insertions in rowid order, so FTS5 keeps the
 /// whole batch in memory and writes it out as one segment per table at the commit (it writes
 /// its buffer out whenever a rowid comes lower than the one before). Chronicle's rows go here
-/// only while the store has no `search_index` of its own (`chronicle.rs`).
+/// only while the store has no `search_index` of its own (`chronicle.rs`). Returns whether
+/// any turn row was deleted (FTS5's totals then need [`recount_totals`]).
 fn write_sessions(
     conn: &Connection,
     mut sessions: Vec<SessionSearch>,
     chronicle_in_store: bool,
-) -> Result<()> {
+) -> Result<bool> {
     if !chronicle_in_store {
         crate::chronicle::write_rows(conn, SEARCH_SCHEMA, &mut sessions)?;
     }
@@ -941,6 +1019,7 @@ fn write_sessions(
     }
     gone_docs.sort_unstable();
     gone_docs.dedup();
+    let deleted = !gone_docs.is_empty();
     let mut del_doc = conn.prepare_cached("DELETE FROM search.turn_search WHERE rowid = ?1")?;
     let mut del_doc_key = conn.prepare_cached("DELETE FROM search.turn_docs WHERE id = ?1")?;
     let mut del_prompt = conn.prepare_cached("DELETE FROM search.turn_prompts WHERE id = ?1")?;
@@ -972,7 +1051,7 @@ fn write_sessions(
             d.columns[3]
         ])?;
     }
-    Ok(())
+    Ok(deleted)
 }
 
 #[cfg(test)]

@@ -584,3 +584,71 @@ fn rows_of_a_file_are_found_by_its_path() {
         );
     }
 }
+
+/// FTS5's totals record of `turn_search` (bm25's row count, then each column's tokens).
+fn fts_totals(store: &Store) -> Vec<u64> {
+    let block: Vec<u8> = store
+        .connection()
+        .query_row(
+            "SELECT block FROM search.turn_search_data WHERE id = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // SQLite's varints (seven bits a byte, high bit: more follow); none here needs nine bytes.
+    let mut out = Vec::new();
+    let mut value = 0u64;
+    for byte in block {
+        value = value << 7 | u64::from(byte & 0x7f);
+        if byte & 0x80 == 0 {
+            out.push(value);
+            value = 0;
+        }
+    }
+    out
+}
+
+/// Every match's bm25, sorted.
+fn bm25_scores(store: &Store, word: &str) -> Vec<f64> {
+    let mut scores: Vec<f64> = store
+        .connection()
+        .prepare("SELECT bm25(turn_search) FROM turn_search WHERE turn_search MATCH ?1")
+        .unwrap()
+        .query_map([word], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    scores.sort_by(f64::total_cmp);
+    scores
+}
+
+/// bm25 counts each turn once however often the writer replaced it (FTS5 leaves a deleted row
+/// in a `contentless_delete` table's totals; the writer counts them again): a store written in
+/// steps scores exactly as the same sessions written once.
+#[test]
+fn replaced_turns_leave_bm25_statistics_as_one_write_of_the_same_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |n: u32, turns: u32| FileRecord {
+        path: format!("/nowhere/session-{n}.jsonl"),
+        source: Some(SourceKind::GeminiCli),
+        sessions: vec![dense_session(n, turns, false)],
+        bytes_parsed: u64::from(turns),
+        lines: 1,
+        ..FileRecord::default()
+    };
+    let mut stepped = Store::open(&dir.path().join("stepped.db")).unwrap();
+    stepped
+        .write_batch(vec![record(1, 3), record(2, 2)])
+        .unwrap();
+    stepped.write_batch(vec![record(1, 5)]).unwrap();
+    stepped.write_batch(vec![record(1, 4)]).unwrap();
+    let mut once = Store::open(&dir.path().join("once.db")).unwrap();
+    once.write_batch(vec![record(1, 4), record(2, 2)]).unwrap();
+
+    let totals = fts_totals(&once);
+    assert_eq!(totals[0], 6, "one row per turn: {totals:?}");
+    assert_eq!(fts_totals(&stepped), totals);
+    let scores = bm25_scores(&once, "parser");
+    assert_eq!(scores.len(), 6);
+    assert_eq!(bm25_scores(&stepped, "parser"), scores);
+}
