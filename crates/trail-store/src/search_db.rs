@@ -31,7 +31,7 @@
 //! search side from the store.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -47,7 +47,8 @@ use crate::{Result, BUSY_TIMEOUT};
 /// The schema name the search database is attached as.
 pub const SEARCH_SCHEMA: &str = "search";
 
-/// The search database's own schema version (its `user_version`): 2 added `turn_prompts`. A
+/// The search database's own schema version (its `user_version`): 2 added `turn_prompts` and
+/// `turn_docs.digest`. A
 /// reader reads version 1 too (prompts then come from the store, [`prompts_stored`]); a writer
 /// brings it up to date ([`upgrade`]).
 const SCHEMA_VERSION: i64 = 2;
@@ -161,6 +162,7 @@ fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
              turn_index INTEGER NOT NULL,
              first_at TEXT,
              last_at TEXT,
+             digest INTEGER,
              UNIQUE (session_id, turn_index));
          {turn_prompts}
          PRAGMA {db}.user_version = {SCHEMA_VERSION};"
@@ -289,10 +291,13 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
 }
 
 /// Brings a version-1 search database to [`SCHEMA_VERSION`] (in the caller's transaction):
-/// `turn_prompts`, filled from the store's messages as [`turn_docs`] builds the column, and
+/// `turn_prompts`, filled from the store's messages as [`turn_docs`] builds the column,
+/// `turn_docs.digest`, and
 /// FTS5's totals counted again ([`recount_totals`]; nothing else writes the table in it).
 fn upgrade(conn: &Connection) -> Result<()> {
     conn.execute_batch(&turn_prompts_sql(SEARCH_SCHEMA))?;
+    // Unknown for the turns written before: the next write of each replaces it.
+    conn.execute_batch("ALTER TABLE search.turn_docs ADD COLUMN digest INTEGER")?;
     let mut read = conn.prepare(
         "SELECT d.id, m.text FROM search.turn_docs d
          JOIN main.messages m
@@ -684,6 +689,42 @@ pub(crate) fn optimize(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// Whether `turn_search` holds enough deleted rows to merge it ([`optimize`] applies them):
+/// at least [`DELETED_MERGE_MIN`], and one in [`DELETED_MERGE_SHARE`] of its rows.
+///
+/// FTS5 keeps a `contentless_delete` table's deleted rows as tombstones beside each segment,
+/// and tests every match of every search against them, in a hash that probes from the rowid's
+/// slot onwards: the consecutive rowids of a session's turns deleted together fill consecutive
+/// slots, and a match whose rowid lands among them probes to the end of the run. 311 of them
+/// in the 10 GiB benchmark's one large segment (one 41 MB session read again whole, before the
+/// writer kept unchanged turns) made a two-word search 2.4 times slower; FTS5 merges a segment
+/// on its own only once a tenth of its rows are deleted.
+pub(crate) fn many_deleted(conn: &Connection) -> Result<bool> {
+    // The tombstone pages' rowids (FTS5's `FTS5_TOMBSTONE_ROWID`: segment id + 2^16, shifted
+    // 37 bits) start at 2^53; each page counts its entries in bytes 4-7, big-endian.
+    let mut pages =
+        conn.prepare("SELECT block FROM search.turn_search_data WHERE id >= 9007199254740992")?;
+    let mut deleted = 0u64;
+    let mut each = pages.query([])?;
+    while let Some(row) = each.next()? {
+        if let Ok(block) = row.get_ref(0)?.as_blob() {
+            if let Some(n) = block.get(4..8) {
+                deleted += u64::from(u32::from_be_bytes([n[0], n[1], n[2], n[3]]));
+            }
+        }
+    }
+    if deleted < DELETED_MERGE_MIN {
+        return Ok(false);
+    }
+    let rows: u64 = conn.query_row("SELECT count(*) FROM search.turn_docs", [], |r| r.get(0))?;
+    Ok(deleted.saturating_mul(DELETED_MERGE_SHARE) >= rows)
+}
+
+/// [`many_deleted`]: so many deleted rows at least ...
+const DELETED_MERGE_MIN: u64 = 64;
+/// ... and one in this many of the table's rows.
+const DELETED_MERGE_SHARE: u64 = 1000;
+
 /// Free pages worth less than this stay in the search database, for its next writes.
 const COMPACT_FROM_BYTES: i64 = 1 << 20;
 
@@ -991,31 +1032,11 @@ fn write_sessions(
     if !chronicle_in_store {
         crate::chronicle::write_rows(conn, SEARCH_SCHEMA, &mut sessions)?;
     }
-    let mut doc_ids =
-        conn.prepare_cached("SELECT id, turn_index FROM search.turn_docs WHERE session_id = ?1")?;
-    let mut doc_id = conn.prepare_cached(
-        "SELECT id FROM search.turn_docs WHERE session_id = ?1 AND turn_index = ?2",
-    )?;
-    // Turn rows whose text goes (their new text gets a new rowid).
+    // Turn rows whose text goes (their new text gets a new rowid), and the turns to insert.
     let mut gone_docs: Vec<i64> = Vec::new();
     let mut new_docs: Vec<(String, TurnDoc)> = Vec::new();
     for s in sessions {
-        if s.replace {
-            let ids: Vec<i64> = doc_ids
-                .query_map([&s.session_id], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
-            gone_docs.extend(ids);
-        } else {
-            for turn in s.turns.iter().map(|t| t.turn).chain(s.removed_turns) {
-                if let Some(id) = doc_id
-                    .query_row(params![s.session_id, turn], |r| r.get(0))
-                    .optional()?
-                {
-                    gone_docs.push(id);
-                }
-            }
-        }
-        new_docs.extend(s.turns.into_iter().map(|t| (s.session_id.clone(), t)));
+        changed_turns(conn, s, &mut gone_docs, &mut new_docs)?;
     }
     gone_docs.sort_unstable();
     gone_docs.dedup();
@@ -1029,8 +1050,8 @@ fn write_sessions(
         del_prompt.execute([id])?;
     }
     let mut ins_doc_key = conn.prepare_cached(
-        "INSERT INTO search.turn_docs (session_id, turn_index, first_at, last_at)
-         VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO search.turn_docs (session_id, turn_index, first_at, last_at, digest)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     let mut ins_doc = conn.prepare_cached(
         "INSERT INTO search.turn_search (rowid, prompt, answer, tool_input, tool_output)
@@ -1039,7 +1060,7 @@ fn write_sessions(
     let mut ins_prompt =
         conn.prepare_cached("INSERT INTO search.turn_prompts (id, prompt) VALUES (?1, ?2)")?;
     for (session, d) in &new_docs {
-        let id = ins_doc_key.insert(params![session, d.turn, d.first_at, d.last_at])?;
+        let id = ins_doc_key.insert(params![session, d.turn, d.first_at, d.last_at, d.digest()])?;
         if !d.columns[0].is_empty() {
             ins_prompt.execute(params![id, d.columns[0]])?;
         }
@@ -1052,6 +1073,62 @@ fn write_sessions(
         ])?;
     }
     Ok(deleted)
+}
+
+/// What writing session `s` changes among its turn rows: the rows that go (into `gone`) and
+/// the turns to insert (into `new`). A turn written again as the search database holds it (the
+/// same digest) keeps its row: a whole-file format read again after each turn (Gemini CLI,
+/// Copilot Chat's JSON) rewrote every turn before, and each rewrite left FTS5 a tombstone to
+/// test every match against (a session's turns have consecutive rowids, which FTS5's tombstone
+/// hash probes one after another: after one such session was read again, 61 % of a two-word
+/// search on the 10 GiB store went to those tests, BENCHMARKS.md).
+fn changed_turns(
+    conn: &Connection,
+    s: SessionSearch,
+    gone: &mut Vec<i64>,
+    new: &mut Vec<(String, TurnDoc)>,
+) -> Result<()> {
+    // The rows the write may replace: all of the session's when it is written whole, else
+    // those of the turns it sends or removes.
+    let mut stored: HashMap<i64, (i64, Option<i64>)> = HashMap::new();
+    if s.replace {
+        let mut rows = conn.prepare_cached(
+            "SELECT turn_index, id, digest FROM search.turn_docs WHERE session_id = ?1",
+        )?;
+        let found = rows.query_map([&s.session_id], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+        for row in found {
+            let (turn, doc) = row?;
+            stored.insert(turn, doc);
+        }
+    } else {
+        let mut row = conn.prepare_cached(
+            "SELECT id, digest FROM search.turn_docs WHERE session_id = ?1 AND turn_index = ?2",
+        )?;
+        for turn in s
+            .turns
+            .iter()
+            .map(|t| t.turn)
+            .chain(s.removed_turns.iter().copied())
+        {
+            let doc = row
+                .query_row(params![s.session_id, turn], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            if let Some(doc) = doc {
+                stored.insert(turn, doc);
+            }
+        }
+    }
+    for turn in s.turns {
+        match stored.remove(&turn.turn) {
+            Some((_, Some(digest))) if digest == turn.digest() => continue,
+            Some((id, _)) => gone.push(id),
+            None => {}
+        }
+        new.push((s.session_id.clone(), turn));
+    }
+    // What is left: turns the session no longer has (written whole) or removes.
+    gone.extend(stored.into_values().map(|(id, _)| id));
+    Ok(())
 }
 
 #[cfg(test)]

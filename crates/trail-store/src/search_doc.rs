@@ -14,6 +14,27 @@ pub(crate) struct TurnDoc {
     pub columns: [String; 4],
 }
 
+impl TurnDoc {
+    /// A digest of everything the search database keeps of the turn (its columns and times;
+    /// `turn_docs.digest`): a turn written again with the same digest keeps its row.
+    pub(crate) fn digest(&self) -> i64 {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        let times = [self.first_at.as_deref(), self.last_at.as_deref()];
+        for part in self.columns.iter().map(|c| Some(c.as_str())).chain(times) {
+            // Each part with its length (a missing time as its own mark): no two turns whose
+            // parts differ give the same bytes.
+            match part {
+                Some(text) => {
+                    h.update(&(text.len() as u64).to_le_bytes());
+                    h.update(text.as_bytes());
+                }
+                None => h.update(&u64::MAX.to_le_bytes()),
+            }
+        }
+        h.digest() as i64
+    }
+}
+
 /// One row of Chronicle's `search_index`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ChronicleRow {

@@ -299,12 +299,18 @@ impl Store {
     /// the store's `written` sessions (a first index, or a store that grew by a third): a
     /// search then reads each word once instead of once per segment. Rewriting the index costs
     /// a pass over all of it (0.6 s at 1 GiB, 4.2 s at 10 GiB), so a run that adds a few
-    /// sessions leaves their small segments to FTS5's automerge. Returns whether it merged.
+    /// sessions leaves their small segments to FTS5's automerge, unless the index holds so
+    /// many deleted rows that every search pays for them ([`search_db::many_deleted`]).
+    /// Returns whether it merged.
     pub fn merge_search_index(&mut self, written: u64) -> Result<bool> {
+        if written == 0 {
+            return Ok(false);
+        }
         let sessions: u64 = self
             .conn
             .query_row("SELECT count(*) FROM main.sessions", [], |r| r.get(0))?;
-        if written == 0 || written.saturating_mul(MERGE_SHARE) < sessions {
+        let large = written.saturating_mul(MERGE_SHARE) >= sessions;
+        if !large && !search_db::many_deleted(&self.conn)? {
             return Ok(false);
         }
         search_db::optimize(&self.conn)?;

@@ -652,3 +652,124 @@ fn replaced_turns_leave_bm25_statistics_as_one_write_of_the_same_sessions() {
     assert_eq!(scores.len(), 6);
     assert_eq!(bm25_scores(&stepped, "parser"), scores);
 }
+
+/// A session written whole again keeps the rows of the turns it still has as they were (the
+/// same text and times): only the changed and new turns are written, and only the changed and
+/// removed ones leave FTS5 a deleted row to test matches against.
+#[test]
+fn a_session_written_again_keeps_its_unchanged_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let record = |session: Session| FileRecord {
+        path: "/nowhere/session.json".into(),
+        source: Some(SourceKind::GeminiCli),
+        bytes_parsed: session.messages.len() as u64,
+        sessions: vec![session],
+        lines: 1,
+        ..FileRecord::default()
+    };
+    let rows = |store: &Store| -> Vec<(i64, i64)> {
+        store
+            .connection()
+            .prepare("SELECT turn_index, id FROM search.turn_docs ORDER BY turn_index")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    store
+        .write_batch(vec![record(dense_session(1, 4, false))])
+        .unwrap();
+    let first = rows(&store);
+    assert_eq!(first.len(), 4);
+
+    // Written whole again, one turn longer and its last old turn's answer changed.
+    let mut again = dense_session(1, 5, false);
+    for m in again.messages.iter_mut() {
+        if m.turn_index == Some(3) && m.kind == Some(MessageKind::Text) {
+            m.text = "a different answer".into();
+        }
+    }
+    store.write_batch(vec![record(again)]).unwrap();
+    let second = rows(&store);
+    assert_eq!(second[..3], first[..3], "turns 0-2 keep their rows");
+    assert!(second[3].1 > first[3].1, "turn 3 changed: a new row");
+    assert_eq!(second.len(), 5);
+    assert_eq!(indexed_matches(&store, "different"), 1);
+    assert_eq!(indexed_matches(&store, "parser"), 5);
+
+    // Written whole again with its last turn gone.
+    store
+        .write_batch(vec![record(dense_session(1, 4, false))])
+        .unwrap();
+    let third = rows(&store);
+    assert_eq!(third[..3], first[..3]);
+    assert_eq!(third.len(), 4);
+    assert_eq!(indexed_matches(&store, "different"), 0);
+    assert_eq!(fts_totals(&store)[0], 4, "bm25 counts four turns");
+    store
+        .connection()
+        .execute(
+            "INSERT INTO turn_search (turn_search, rank) VALUES ('integrity-check', 1)",
+            [],
+        )
+        .unwrap();
+}
+
+/// The deleted rows FTS5 keeps beside the turn index's segments (the entry counts of its
+/// tombstone pages, rowids from 2^53, bytes 4-7 of each).
+fn tombstones(store: &Store) -> u32 {
+    let conn = store.connection();
+    let mut stmt = conn
+        .prepare("SELECT block FROM search.turn_search_data WHERE id >= 9007199254740992")
+        .unwrap();
+    let blocks: Vec<Vec<u8>> = stmt
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    blocks
+        .iter()
+        .map(|b| u32::from_be_bytes([b[4], b[5], b[6], b[7]]))
+        .sum()
+}
+
+/// A small run merges the turn index too when it holds many deleted rows: each search tests
+/// every match against them (FTS5 merges a segment on its own once a tenth of it is deleted).
+#[test]
+fn a_run_merges_the_turn_index_once_it_holds_many_deleted_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    store.write_batch(twenty_sessions(100)).unwrap();
+    assert!(store.merge_search_index(20).unwrap());
+    assert_eq!(tombstones(&store), 0);
+    // A session read again with its first 40 of 100 turns changed.
+    let changed = |n: u32| {
+        let mut s = dense_session(n, 100, false);
+        for m in s.messages.iter_mut().filter(|m| m.turn_index < Some(40)) {
+            m.text.push_str(" again");
+        }
+        FileRecord {
+            path: format!("/nowhere/session-{n}.jsonl"),
+            source: Some(SourceKind::GeminiCli),
+            sessions: vec![s],
+            bytes_parsed: 2,
+            lines: 1,
+            ..FileRecord::default()
+        }
+    };
+    store.write_batch(vec![changed(0)]).unwrap();
+    assert_eq!(tombstones(&store), 40);
+    assert!(!store.merge_search_index(1).unwrap(), "40 deleted rows");
+    store.write_batch(vec![changed(1)]).unwrap();
+    assert_eq!(tombstones(&store), 80);
+    let before = search_digest(&store);
+    assert!(
+        store.merge_search_index(1).unwrap(),
+        "80 deleted rows of 2,000"
+    );
+    assert_eq!(tombstones(&store), 0);
+    assert_eq!(segments(&store, "turn_search"), 1);
+    assert_eq!(search_digest(&store), before);
+}
