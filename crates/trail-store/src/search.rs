@@ -1403,9 +1403,9 @@ mod tests {
         assert_eq!(store.chronicle_schema_version().unwrap(), 3);
     }
 
-    /// A search database made before `turn_prompts` is still searched (its prompts read from
-    /// the store, the same hits), and the next writer fills the table as an index writes it
-    /// and counts FTS5's totals again.
+    /// A search database made before `turn_prompts` and `turn_docs.digest` is still searched
+    /// (its prompts read from the store, the same hits), and the next writer fills the table as
+    /// an index writes it, adds the column and counts FTS5's totals again.
     /// A turn without a row (indexed by an older trail) is read from the store too.
     #[test]
     fn a_version_1_search_database_is_read_and_upgraded() {
@@ -1479,7 +1479,11 @@ mod tests {
                 .unwrap();
             store
                 .connection()
-                .execute_batch("DROP TABLE search.turn_prompts; PRAGMA search.user_version = 1;")
+                .execute_batch(
+                    "DROP TABLE search.turn_prompts;
+                     ALTER TABLE search.turn_docs DROP COLUMN digest;
+                     PRAGMA search.user_version = 1;",
+                )
                 .unwrap();
             (indexed, before)
         };
@@ -1498,6 +1502,15 @@ mod tests {
         assert!(crate::search_db::prompts_stored(upgraded.connection()).unwrap());
         // Counted again: four turn rows (three turns and the messages before b's first prompt).
         assert_eq!(totals(&upgraded)[0], 4);
+        let digest: i64 = upgraded
+            .connection()
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('turn_docs', 'search') WHERE name = 'digest'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(digest, 1, "turn_docs.digest added");
         assert_eq!(prompts(&upgraded), indexed);
         assert_eq!(hits(&upgraded), before);
         // A turn an older trail indexed into it has no row: its prompt comes from the store.

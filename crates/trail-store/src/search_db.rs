@@ -47,11 +47,10 @@ use crate::{Result, BUSY_TIMEOUT};
 /// The schema name the search database is attached as.
 pub const SEARCH_SCHEMA: &str = "search";
 
-/// The search database's own schema version (its `user_version`): 2 added `turn_prompts` and
-/// `turn_docs.digest`. A
-/// reader reads version 1 too (prompts then come from the store, [`prompts_stored`]); a writer
-/// brings it up to date ([`upgrade`]).
-const SCHEMA_VERSION: i64 = 2;
+/// The search database's own schema version (its `user_version`): 2 added `turn_prompts`, 3
+/// `turn_docs.digest`. A reader reads versions 1 and 2 too (a version-1 database's prompts then
+/// come from the store, [`prompts_stored`]); a writer brings it up to date ([`upgrade`]).
+const SCHEMA_VERSION: i64 = 3;
 
 /// The oldest search database a reader can search.
 const READABLE_VERSION: i64 = 1;
@@ -290,14 +289,29 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
     }
 }
 
-/// Brings a version-1 search database to [`SCHEMA_VERSION`] (in the caller's transaction):
-/// `turn_prompts`, filled from the store's messages as [`turn_docs`] builds the column,
-/// `turn_docs.digest`, and
+/// Brings a search database of version 1 or 2 to [`SCHEMA_VERSION`] (in the caller's
+/// transaction): `turn_prompts` where it is missing, filled from the store's messages as
+/// [`turn_docs`] builds the column ([`fill_turn_prompts`]); `turn_docs.digest` where it is
+/// missing (unknown for the turns written before: the next write of each replaces it); and
 /// FTS5's totals counted again ([`recount_totals`]; nothing else writes the table in it).
 fn upgrade(conn: &Connection) -> Result<()> {
-    conn.execute_batch(&turn_prompts_sql(SEARCH_SCHEMA))?;
-    // Unknown for the turns written before: the next write of each replaces it.
-    conn.execute_batch("ALTER TABLE search.turn_docs ADD COLUMN digest INTEGER")?;
+    let has = |sql: &str| -> Result<bool> { Ok(conn.query_row(sql, [], |r| r.get(0))?) };
+    if !has("SELECT count(*) > 0 FROM search.sqlite_schema WHERE name = 'turn_prompts'")? {
+        conn.execute_batch(&turn_prompts_sql(SEARCH_SCHEMA))?;
+        fill_turn_prompts(conn)?;
+    }
+    if !has(
+        "SELECT count(*) > 0 FROM pragma_table_info('turn_docs', 'search') WHERE name = 'digest'",
+    )? {
+        conn.execute_batch("ALTER TABLE search.turn_docs ADD COLUMN digest INTEGER")?;
+    }
+    recount_totals(conn)?;
+    conn.execute_batch(&format!("PRAGMA search.user_version = {SCHEMA_VERSION}"))?;
+    Ok(())
+}
+
+/// Fills `turn_prompts` from the store's messages (an upgrade from version 1).
+fn fill_turn_prompts(conn: &Connection) -> Result<()> {
     let mut read = conn.prepare(
         "SELECT d.id, m.text FROM search.turn_docs d
          JOIN main.messages m
@@ -324,9 +338,6 @@ fn upgrade(conn: &Connection) -> Result<()> {
     if let Some((t, prompt)) = turn.filter(|(_, p)| !p.is_empty()) {
         write.execute(params![t, prompt])?;
     }
-    // What FTS5 counted twice before (see `recount_totals`).
-    recount_totals(conn)?;
-    conn.execute_batch(&format!("PRAGMA search.user_version = {SCHEMA_VERSION}"))?;
     Ok(())
 }
 

@@ -628,6 +628,7 @@ fn column_doc(table: &str, column: &str) -> &'static str {
         ("turn_docs", "turn_index") => "The turn (messages.turn_index); -1 for messages before the first prompt.",
         ("turn_docs", "first_at") => "Its first message's time.",
         ("turn_docs", "last_at") => "Its last message's time.",
+        ("turn_docs", "digest") => "xxh3 of what the turn's row indexes and its times: a turn written again unchanged keeps its row (null: written before search database version 3).",
         ("turn_prompts", "id") => "turn_search's rowid (turn_docs.id).",
         ("turn_prompts", "prompt") => "The turn's prompt messages' text, escape sequences removed, one per line.",
         ("chronicle_rows", "id") => "search_index's rowid.",
