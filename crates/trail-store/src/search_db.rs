@@ -820,34 +820,45 @@ pub(crate) fn apply(conn: &Connection, batch: Option<SearchBatch>) -> Result<u64
     let chronicle_in_store = crate::chronicle::in_store(conn)?;
     // Deferred, and the first statement writes `search`: it waits for the search database's
     // lock and never takes the store's (its writer keeps writing meanwhile).
-    conn.execute_batch("BEGIN")?;
-    let r = apply_locked(conn, batch, store_id, chronicle_in_store);
-    let (rebuilt, deleted) = match r {
-        Ok(n) => {
-            conn.execute_batch("COMMIT")?;
-            n
-        }
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(e);
-        }
-    };
+    let (rebuilt, deleted) = in_transaction(conn, || {
+        apply_locked(conn, batch, store_id, chronicle_in_store)
+    })?;
+    // After the commit: FTS5 wrote its own totals at it. What is applied stays applied if
+    // this fails (the next deletion counts them again).
     if deleted {
-        in_transaction(conn, || recount_totals(conn))?;
+        if let Err(e) = in_transaction(conn, || recount_totals(conn)) {
+            tracing::warn!(error = %e, "bm25's totals were not counted again");
+        }
     }
     Ok(rebuilt)
 }
 
-/// Runs `f` in a deferred transaction of its own, committed when it succeeds.
-fn in_transaction(conn: &Connection, f: impl FnOnce() -> Result<()>) -> Result<()> {
+/// Runs `f` in a deferred transaction of the search database, committed when it succeeds.
+/// `f`'s first statement must write the search database ([`lock_search`]): the transaction
+/// then waits for its lock only (BEGIN IMMEDIATE would lock the store too).
+fn in_transaction<T>(conn: &Connection, f: impl FnOnce() -> Result<T>) -> Result<T> {
     conn.execute_batch("BEGIN")?;
     match f() {
-        Ok(()) => Ok(conn.execute_batch("COMMIT")?),
+        Ok(out) => {
+            conn.execute_batch("COMMIT")?;
+            Ok(out)
+        }
         Err(e) => {
             let _ = conn.execute_batch("ROLLBACK");
             Err(e)
         }
     }
+}
+
+/// A write to the search database that changes nothing: the first statement of its
+/// transactions, which takes its write lock before anything is read.
+fn lock_search(conn: &Connection) -> Result<()> {
+    conn.execute(
+        "INSERT INTO search.search_state (key, value) VALUES ('lock', '1')
+         ON CONFLICT (key) DO UPDATE SET value = value",
+        [],
+    )?;
+    Ok(())
 }
 
 /// Counts `turn_search`'s rows and each column's tokens again from its rows' sizes
@@ -860,6 +871,7 @@ fn in_transaction(conn: &Connection, f: impl FnOnce() -> Result<()>) -> Result<(
 /// once, and bm25 with it. Run in a transaction that writes nothing else into the table: FTS5
 /// writes the totals it holds in memory at the commit of any transaction that wrote it.
 fn recount_totals(conn: &Connection) -> Result<()> {
+    lock_search(conn)?;
     let current: Option<Vec<u8>> = conn
         .query_row(
             "SELECT block FROM search.turn_search_data WHERE id = 1",
@@ -915,11 +927,7 @@ fn apply_locked(
     store_id: Option<String>,
     chronicle_in_store: bool,
 ) -> Result<(u64, bool)> {
-    conn.execute(
-        "INSERT INTO search.search_state (key, value) VALUES ('lock', '1')
-         ON CONFLICT (key) DO UPDATE SET value = value",
-        [],
-    )?;
+    lock_search(conn)?;
     let state = |key: &str| -> Result<Option<String>> {
         Ok(conn
             .query_row(
