@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0015_block_anchor.sql"),
     include_str!("../migrations/0016_lookups_by_path.sql"),
     include_str!("../migrations/0017_chronicle_schema_3.sql"),
+    include_str!("../migrations/0018_prompts_by_turn.sql"),
 ];
 
 /// The schema version this build writes.

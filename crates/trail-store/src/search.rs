@@ -524,12 +524,7 @@ impl Store {
         t: &HitTurn,
         lowered: &mut Vec<u8>,
     ) -> Result<Option<(HitTextRow, BestMessage)>> {
-        let mut read = self.conn.prepare_cached(
-            "SELECT id, seq, role, tool_name, timestamp, text FROM main.messages
-             WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt'
-               AND (?3 IS NULL OR role = ?3)
-             ORDER BY +seq",
-        )?;
+        let mut read = self.conn.prepare_cached(TURN_PROMPTS_SQL)?;
         let turn = (t.turn >= 0).then_some(t.turn);
         let mut rows = read.query(params![t.session_id, turn, role])?;
         let mut found = None;
@@ -796,6 +791,14 @@ const WHOLE_PROMPT: u8 = 0;
 const WHOLE_MESSAGE: u8 = 1;
 const WHOLE_NONE: u8 = 2;
 
+/// A turn's prompt messages in order (`?1` the session, `?2` the turn or NULL before the first
+/// prompt, `?3` a role or NULL): through `idx_messages_prompts` (session, turn), which holds
+/// prompts alone, so a turn's other messages are not read (store migration 18).
+pub(crate) const TURN_PROMPTS_SQL: &str =
+    "SELECT id, seq, role, tool_name, timestamp, text FROM main.messages
+     WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt' AND (?3 IS NULL OR role = ?3)
+     ORDER BY +seq";
+
 /// Reads a hit turn's indexed messages (`?1` session, `?2` turn, `?3` role or NULL).
 ///
 /// `+seq`: without statistics the planner walked the whole session in `seq` order to skip a
@@ -885,6 +888,25 @@ mod tests {
         assert!(
             plan.iter()
                 .any(|p| p.contains("idx_messages_turn (session_id=? AND turn_index=?)")),
+            "{plan:?}"
+        );
+    }
+
+    /// A turn's prompts are read through the prompts' index, not every message of the turn.
+    #[test]
+    fn a_turns_prompts_are_read_through_the_prompts_index() {
+        let store = Store::open_in_memory().unwrap();
+        let plan: Vec<String> = store
+            .connection()
+            .prepare(&format!("EXPLAIN QUERY PLAN {TURN_PROMPTS_SQL}"))
+            .unwrap()
+            .query_map(params!["s", 0, None::<String>], |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|p| p.contains("idx_messages_prompts (session_id=? AND turn_index=?)")),
             "{plan:?}"
         );
     }

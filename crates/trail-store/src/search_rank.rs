@@ -718,15 +718,12 @@ impl Store {
             .conn
             .prepare_cached("SELECT session_id, turn_index FROM search.turn_docs WHERE id = ?1")?
             .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
-        let mut prompts = self.conn.prepare_cached(
-            "SELECT text FROM main.messages
-             WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt'
-             ORDER BY +seq",
-        )?;
+        let mut prompts = self.conn.prepare_cached(crate::search::TURN_PROMPTS_SQL)?;
         let mut column = String::new();
-        let mut rows = prompts.query(rusqlite::params![session, (index >= 0).then_some(index)])?;
+        let turn = (index >= 0).then_some(index);
+        let mut rows = prompts.query(rusqlite::params![session, turn, None::<String>])?;
         while let Some(row) = rows.next()? {
-            let text: Option<String> = row.get(0)?;
+            let text: Option<String> = row.get(5)?;
             crate::search_db::push_line(&mut column, text.as_deref().unwrap_or_default());
         }
         Ok(column)
