@@ -266,25 +266,18 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
         if version >= SCHEMA_VERSION {
             return Ok(());
         }
-        // A deferred transaction whose first statement writes `search`: it waits for the
-        // search database's lock only (BEGIN IMMEDIATE would lock the store too).
         let leaf = leaf_size(conn, SEARCH_SCHEMA)?;
-        conn.execute_batch("BEGIN")?;
-        let made = if version == 0 {
-            conn.execute_batch(&schema_sql(SEARCH_SCHEMA, leaf, chronicle))
-                .map_err(crate::StoreError::from)
-        } else {
-            upgrade(conn)
-        };
-        match made {
-            Ok(()) => conn.execute_batch("COMMIT")?,
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                // Another process created or upgraded it first: read the version again.
-                if !e.to_string().contains("already exists") {
-                    return Err(e);
-                }
+        let made = in_transaction(conn, || {
+            if version == 0 {
+                Ok(conn.execute_batch(&schema_sql(SEARCH_SCHEMA, leaf, chronicle))?)
+            } else {
+                upgrade(conn)
             }
+        });
+        match made {
+            // Another process created it first: read the version again.
+            Err(e) if e.to_string().contains("already exists") => {}
+            other => other?,
         }
     }
 }
@@ -295,6 +288,8 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
 /// missing (unknown for the turns written before: the next write of each replaces it); and
 /// FTS5's totals counted again ([`recount_totals`]; nothing else writes the table in it).
 fn upgrade(conn: &Connection) -> Result<()> {
+    // The lock first: what another process upgraded meanwhile is then seen, not written twice.
+    lock_search(conn)?;
     let has = |sql: &str| -> Result<bool> { Ok(conn.query_row(sql, [], |r| r.get(0))?) };
     if !has("SELECT count(*) > 0 FROM search.sqlite_schema WHERE name = 'turn_prompts'")? {
         conn.execute_batch(&turn_prompts_sql(SEARCH_SCHEMA))?;
@@ -312,33 +307,32 @@ fn upgrade(conn: &Connection) -> Result<()> {
 
 /// Fills `turn_prompts` from the store's messages (an upgrade from version 1).
 fn fill_turn_prompts(conn: &Connection) -> Result<()> {
-    let mut read = conn.prepare(
-        "SELECT d.id, m.text FROM search.turn_docs d
-         JOIN main.messages m
-           ON m.session_id = d.session_id AND m.turn_index IS nullif(d.turn_index, -1)
-         WHERE m.kind = 'prompt'
-         ORDER BY d.id, m.seq",
-    )?;
+    let mut turns = conn.prepare("SELECT id, session_id, turn_index FROM search.turn_docs")?;
     let mut write = conn.prepare("INSERT INTO search.turn_prompts (id, prompt) VALUES (?1, ?2)")?;
-    let mut rows = read.query([])?;
-    let mut turn: Option<(i64, String)> = None;
+    let mut rows = turns.query([])?;
     while let Some(row) = rows.next()? {
-        let id: i64 = row.get(0)?;
-        let text: Option<String> = row.get(1)?;
-        if turn.as_ref().is_none_or(|(t, _)| *t != id) {
-            if let Some((t, prompt)) = turn.take().filter(|(_, p)| !p.is_empty()) {
-                write.execute(params![t, prompt])?;
-            }
-            turn = Some((id, String::new()));
+        let session: String = row.get(1)?;
+        let prompt = prompt_column(conn, &session, row.get(2)?)?;
+        if !prompt.is_empty() {
+            write.execute(params![row.get::<_, i64>(0)?, prompt])?;
         }
-        if let Some((_, prompt)) = turn.as_mut() {
-            push_line(prompt, text.as_deref().unwrap_or_default());
-        }
-    }
-    if let Some((t, prompt)) = turn.filter(|(_, p)| !p.is_empty()) {
-        write.execute(params![t, prompt])?;
     }
     Ok(())
+}
+
+/// The prompt column of turn `turn` of `session` (-1: the messages before its first prompt)
+/// as the index holds it, read from the store's messages: what [`turn_docs`] builds from the
+/// messages it is given.
+pub(crate) fn prompt_column(conn: &Connection, session: &str, turn: i64) -> Result<String> {
+    let mut prompts = conn.prepare_cached(crate::search::TURN_PROMPTS_SQL)?;
+    let mut column = String::new();
+    let turn = (turn >= 0).then_some(turn);
+    let mut rows = prompts.query(params![session, turn, None::<String>])?;
+    while let Some(row) = rows.next()? {
+        let text: Option<String> = row.get(5)?;
+        push_line(&mut column, text.as_deref().unwrap_or_default());
+    }
+    Ok(column)
 }
 
 /// Whether the attached search database has `turn_prompts`; a version-1 database, read before
@@ -1053,7 +1047,7 @@ fn write_sessions(
     }
     // Turn rows whose text goes (their new text gets a new rowid), and the turns to insert.
     let mut gone_docs: Vec<i64> = Vec::new();
-    let mut new_docs: Vec<(String, TurnDoc)> = Vec::new();
+    let mut new_docs: Vec<NewTurn> = Vec::new();
     for s in sessions {
         changed_turns(conn, s, &mut gone_docs, &mut new_docs)?;
     }
@@ -1078,8 +1072,13 @@ fn write_sessions(
     )?;
     let mut ins_prompt =
         conn.prepare_cached("INSERT INTO search.turn_prompts (id, prompt) VALUES (?1, ?2)")?;
-    for (session, d) in &new_docs {
-        let id = ins_doc_key.insert(params![session, d.turn, d.first_at, d.last_at, d.digest()])?;
+    for NewTurn {
+        session,
+        doc: d,
+        digest,
+    } in &new_docs
+    {
+        let id = ins_doc_key.insert(params![session, d.turn, d.first_at, d.last_at, digest])?;
         if !d.columns[0].is_empty() {
             ins_prompt.execute(params![id, d.columns[0]])?;
         }
@@ -1094,6 +1093,13 @@ fn write_sessions(
     Ok(deleted)
 }
 
+/// A turn row to insert, with its session and its digest ([`TurnDoc::digest`]).
+struct NewTurn {
+    session: String,
+    doc: TurnDoc,
+    digest: i64,
+}
+
 /// What writing session `s` changes among its turn rows: the rows that go (into `gone`) and
 /// the turns to insert (into `new`). A turn written again as the search database holds it (the
 /// same digest) keeps its row: a whole-file format read again after each turn (Gemini CLI,
@@ -1105,7 +1111,7 @@ fn changed_turns(
     conn: &Connection,
     s: SessionSearch,
     gone: &mut Vec<i64>,
-    new: &mut Vec<(String, TurnDoc)>,
+    new: &mut Vec<NewTurn>,
 ) -> Result<()> {
     // The rows the write may replace: all of the session's when it is written whole, else
     // those of the turns it sends or removes.
@@ -1137,13 +1143,18 @@ fn changed_turns(
             }
         }
     }
-    for turn in s.turns {
-        match stored.remove(&turn.turn) {
-            Some((_, Some(digest))) if digest == turn.digest() => continue,
+    for doc in s.turns {
+        let digest = doc.digest();
+        match stored.remove(&doc.turn) {
+            Some((_, Some(kept))) if kept == digest => continue,
             Some((id, _)) => gone.push(id),
             None => {}
         }
-        new.push((s.session_id.clone(), turn));
+        new.push(NewTurn {
+            session: s.session_id.clone(),
+            doc,
+            digest,
+        });
     }
     // What is left: turns the session no longer has (written whole) or removes.
     gone.extend(stored.into_values().map(|(id, _)| id));

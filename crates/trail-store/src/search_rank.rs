@@ -714,19 +714,11 @@ impl Store {
 
     /// The prompt column of the turn of index row `id`, from the store's messages.
     fn prompt_from_messages(&self, id: i64) -> Result<String> {
-        let (session, index): (String, i64) = self
+        let (session, turn): (String, i64) = self
             .conn
             .prepare_cached("SELECT session_id, turn_index FROM search.turn_docs WHERE id = ?1")?
             .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
-        let mut prompts = self.conn.prepare_cached(crate::search::TURN_PROMPTS_SQL)?;
-        let mut column = String::new();
-        let turn = (index >= 0).then_some(index);
-        let mut rows = prompts.query(rusqlite::params![session, turn, None::<String>])?;
-        while let Some(row) = rows.next()? {
-            let text: Option<String> = row.get(5)?;
-            crate::search_db::push_line(&mut column, text.as_deref().unwrap_or_default());
-        }
-        Ok(column)
+        crate::search_db::prompt_column(&self.conn, &session, turn)
     }
 }
 

@@ -444,11 +444,6 @@ impl Builder<'_> {
                         .flatten(),
                     model: model.clone(),
                     timestamp: ts.map(str::to_string),
-                    cache_creation_tokens: 0,
-                    cache_creation_1h_tokens: 0,
-                    cost_usd: None,
-                    is_sidechain: false,
-                    has_speed: false,
                     ..Usage::default()
                 }),
             );
