@@ -8,6 +8,7 @@
 
 mod block_anchor;
 mod bulk;
+mod caps;
 mod checkpoint;
 mod chronicle;
 mod export;

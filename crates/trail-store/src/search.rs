@@ -19,9 +19,12 @@ use rusqlite::{params, ToSql};
 use serde::Serialize;
 use trail_model::Role;
 
+use crate::caps::{
+    cap_tool_input, cap_tool_output, CappedFields, LONG_INPUT_BYTES, LONG_OUTPUT_BYTES,
+};
 use crate::filter::like_escape;
 use crate::filter::{Filter, Timestamp};
-use crate::search_db::{cap_tool_input, cap_tool_output, INDEXED_KINDS};
+use crate::search_db::INDEXED_KINDS;
 pub use crate::search_query::translate_query;
 use crate::search_query::{
     any_word_query, fts_error, whole_message_query, Keep, Needles, QueryShape, ALL_COLUMNS, FIELDS,
@@ -592,6 +595,7 @@ impl Store {
         mut whole: Option<&mut HashSet<usize>>,
     ) -> Result<(Vec<HitTextRow>, Owners)> {
         let mut read = self.conn.prepare_cached(&hit_messages_sql())?;
+        let mut long_fields = CappedFields::new(&self.conn);
         let mut owner: Owners = HashMap::new();
         // The rows for the table, inserted once all are read (`insert_hit_text`).
         let mut rows_in = Vec::new();
@@ -615,12 +619,21 @@ impl Store {
                 // As the index holds them: capped, without escape sequences (copied only when
                 // kept, or when capping or stripping changed them).
                 let strip = crate::text::strip_ansi;
+                let stripped = |s: String| Cow::Owned(strip(&s).into_owned());
                 let text = field(6)?.map(strip);
-                let input = field(7)?.map(|s| strip(cap_tool_input(s)));
-                let output = field(8)?.map(|s| match cap_tool_output(s) {
-                    Cow::Borrowed(s) => strip(s),
-                    Cow::Owned(s) => Cow::Owned(strip(&s).into_owned()),
-                });
+                // A long tool field is read in parts ([`CappedFields`]); its length is in
+                // column 9 or 10 instead.
+                let input = match r.get::<_, Option<usize>>(9)? {
+                    Some(len) => Some(stripped(long_fields.tool_input(id, len)?)),
+                    None => field(7)?.map(|s| strip(cap_tool_input(s))),
+                };
+                let output = match r.get::<_, Option<usize>>(10)? {
+                    Some(len) => Some(stripped(long_fields.tool_output(id, len)?)),
+                    None => field(8)?.map(|s| match cap_tool_output(s) {
+                        Cow::Borrowed(s) => strip(s),
+                        Cow::Owned(s) => stripped(s),
+                    }),
+                };
                 let fields = [text.as_deref(), input.as_deref(), output.as_deref()];
                 let kept = match (needles, keep) {
                     (None, _) => true,
@@ -809,13 +822,21 @@ fn hit_messages_sql() -> String {
     // A field is read only when its column's bit is in ?4 (`search_rank::column_bit`): the
     // text goes to the column of its kind, the tool input and output to their own (as
     // `search_db::turn_docs` puts them). Not read, a long tool output's pages are not touched.
+    // A long tool field is not read here but in parts ([`CappedFields`]): its length in bytes
+    // (`octet_length`, which does not read the value) comes instead, in columns 9 and 10.
     format!(
         "SELECT id, seq, role, kind, tool_name, timestamp,
                 CASE WHEN ?4 & (CASE kind WHEN 'prompt' THEN 8 WHEN 'tool_call' THEN 2
                                           WHEN 'tool_result' THEN 4 ELSE 1 END)
                      THEN text END,
-                CASE WHEN ?4 & 2 THEN tool_input END,
-                CASE WHEN ?4 & 4 THEN tool_output END
+                CASE WHEN ?4 & 2 AND octet_length(tool_input) <= {LONG_INPUT_BYTES}
+                     THEN tool_input END,
+                CASE WHEN ?4 & 4 AND octet_length(tool_output) <= {LONG_OUTPUT_BYTES}
+                     THEN tool_output END,
+                CASE WHEN ?4 & 2 AND octet_length(tool_input) > {LONG_INPUT_BYTES}
+                     THEN octet_length(tool_input) END,
+                CASE WHEN ?4 & 4 AND octet_length(tool_output) > {LONG_OUTPUT_BYTES}
+                     THEN octet_length(tool_output) END
          FROM main.messages
          WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})
            AND (?3 IS NULL OR role = ?3)

@@ -30,13 +30,14 @@
 //! whole. So a `kill -9` anywhere leaves both files openable, and the next writer repairs the
 //! search side from the store.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use trail_model::{Message, MessageKind};
+
+use crate::caps::{cap_tool_input, cap_tool_output};
 
 pub(crate) use crate::search_doc::{
     checkpoint_rowid, chronicle_checkpoint_rows, chronicle_turn_row, SessionSearch, TurnDoc,
@@ -104,14 +105,6 @@ pub(crate) const INDEXED_KINDS: [&str; 6] = [
     "error",
     "summary",
 ];
-
-/// A tool input is indexed up to this many characters...
-const TOOL_INPUT_CHARS: usize = 1000;
-/// ...a tool output longer than this many characters...
-const TOOL_OUTPUT_CHARS: usize = 800;
-/// ...by its first and last characters (errors are often at the end).
-const TOOL_OUTPUT_HEAD: usize = 600;
-const TOOL_OUTPUT_TAIL: usize = 200;
 
 /// Returns the search database's path for the store at `store`.
 pub fn search_path(store: &Path) -> PathBuf {
@@ -368,41 +361,6 @@ impl SearchBatch {
             })
             .sum()
     }
-}
-
-/// The first `n` characters of `s`.
-fn first_chars(s: &str, n: usize) -> &str {
-    match s.char_indices().nth(n) {
-        Some((i, _)) => &s[..i],
-        None => s,
-    }
-}
-
-/// The last `n` characters of `s`.
-fn last_chars(s: &str, n: usize) -> &str {
-    match s.char_indices().rev().nth(n - 1) {
-        Some((i, _)) => &s[i..],
-        None => s,
-    }
-}
-
-/// What the index sees of a tool input: its first 1,000 characters.
-pub(crate) fn cap_tool_input(s: &str) -> &str {
-    first_chars(s, TOOL_INPUT_CHARS)
-}
-
-/// What the index sees of a tool output: up to 800 characters whole, longer ones by their first
-/// 600 and last 200 characters. Tool outputs are most of a history's bytes; this keeps the index
-/// near 5% of the corpus (BENCHMARKS.md). Only the characters needed are walked, so a 10 MB
-/// output costs what a short one does.
-pub(crate) fn cap_tool_output(s: &str) -> Cow<'_, str> {
-    // At most 800 bytes is at most 800 characters.
-    if s.len() <= TOOL_OUTPUT_CHARS || s.char_indices().nth(TOOL_OUTPUT_CHARS).is_none() {
-        return Cow::Borrowed(s);
-    }
-    let head = first_chars(s, TOOL_OUTPUT_HEAD);
-    let tail = last_chars(s, TOOL_OUTPUT_TAIL);
-    Cow::Owned(format!("{head}\n…\n{tail}"))
 }
 
 /// A message as the index reads it (from a parsed session or from the store).
@@ -1209,50 +1167,5 @@ mod tests {
             "the store's log went on from frame {before} to {after} instead of starting over"
         );
         search.conn.execute_batch("COMMIT").unwrap();
-    }
-
-    #[test]
-    fn caps_count_characters_as_sqlite_did() {
-        assert_eq!(cap_tool_input("short"), "short");
-        let long: String = "é".repeat(1500);
-        assert_eq!(cap_tool_input(&long).chars().count(), 1000);
-        let out: String = (0..1000)
-            .map(|i| char::from(b'a' + (i % 26) as u8))
-            .collect();
-        let capped = cap_tool_output(&out);
-        assert_eq!(capped.chars().count(), 600 + 3 + 200);
-        assert!(capped.starts_with(&out[..600]) && capped.ends_with(&out[800..]));
-        let exact: String = "ü".repeat(800);
-        assert_eq!(cap_tool_output(&exact), exact);
-        let over: String = "ü".repeat(801);
-        assert_eq!(cap_tool_output(&over).chars().count(), 803);
-    }
-
-    /// The caps give what the view of migrations 2 and 8 gave (`substr` and `length` count
-    /// characters), so the index sees what it saw before.
-    #[test]
-    fn caps_match_the_old_sql_view() {
-        let conn = Connection::open_in_memory().unwrap();
-        for s in [
-            String::new(),
-            "x".repeat(799),
-            "x".repeat(800),
-            "x".repeat(801),
-            "日本語".repeat(400),
-            format!("{}🙂{}", "a".repeat(599), "b".repeat(300)),
-        ] {
-            let (input, output): (String, String) = conn
-                .query_row(
-                    "SELECT substr(?1, 1, 1000),
-                            CASE WHEN length(?1) > 800
-                                 THEN substr(?1, 1, 600) || char(10) || '…' || char(10) || substr(?1, -200)
-                                 ELSE ?1 END",
-                    [&s],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .unwrap();
-            assert_eq!(cap_tool_input(&s), input);
-            assert_eq!(cap_tool_output(&s), output);
-        }
     }
 }
