@@ -16,15 +16,17 @@
 //! turn's answers and tool output, which say nothing of it (BENCHMARKS.md, issue 43, has what
 //! each order found).
 //!
-//! Exact, without scoring anything twice: every match is scored once with the index's rank
-//! function (bm25 with the column weights, computed by FTS5) and sorted here, and the rows are
-//! read in that order until the best `limit` are known; which turn a row is, and how recent,
-//! is looked up only for the rows the choice needs. What puts a
+//! Exact, without scoring anything twice: every match that can be shown is scored once with
+//! the index's rank function (bm25 with the column weights, computed by FTS5) and sorted here,
+//! and the rows are read in that order until the best `limit` are known; which turn a row is,
+//! and how recent, is looked up only for the rows the choice needs. What puts a
 //! turn in tier 0 is a column filter, so tier 0 is a set of rowids read off the index (its size
 //! says when it is complete). Its prompts are scored up front, as FTS5 would on a table that
 //! holds them alone (computed in Rust to FTS5's bits where they are ASCII, else on an in-memory
 //! FTS5 table), so the members that can be among the best `limit` are known before the ranked
-//! rows are read, which stop once those are all read. Tier 1 cannot
+//! rows are read, which stop once those are all read. When tier 0 fills the page, only its
+//! members that can be shown are scored (every member, for a query of one group), not every
+//! match: a common word's prompts are a fraction of the turns that hold it. Tier 1 cannot
 //! be read off a turn's row (a column holds all of the turn's messages of its kind), so the
 //! index gives its candidates (a column holding every word) and each candidate is checked
 //! against its messages, in rank order and only when tier 0 is complete, on the in-memory
@@ -33,12 +35,17 @@
 //! every prompt of `the` would cost more than a search may.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
+use rusqlite::functions::FunctionFlags;
 use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, ToSql};
 
 use crate::search_query::{fts_error, whole_message_query, Keep, Needles, QueryShape, ALL_COLUMNS};
 use crate::{Result, Store};
+
+/// The SQL function [`Store::scores_of`] defines for one statement.
+const SCORED: &str = "trail_scored";
 
 /// A hit turn before its best message is chosen.
 #[derive(Clone)]
@@ -59,10 +66,6 @@ const CHECK_BATCH: usize = 16;
 /// prompts hold do not single out a prompt anyway; proximity and the turn's bm25 still order
 /// them. Class 2 of `bench/relevance.py` (three common words) had at most 178 members at 1 GiB.
 pub const PROMPT_SCORE_MAX: usize = 2_000;
-
-/// When tier 0 fills the page, up to this many of its members that can be shown are scored
-/// alone (their ids are written into the query); more are read with every match.
-const SCORED_ALONE_MAX: usize = 5_000;
 
 /// A ranked search: what [`Store::coherent_turns`] needs.
 pub(crate) struct Ranking<'a> {
@@ -192,6 +195,11 @@ impl PromptOrder {
     }
 }
 
+/// Sorts matches by bm25 of the turn, best first (ties by rowid).
+fn best_first(matches: &mut [(i64, f64)]) {
+    matches.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+}
+
 fn key_order(a: &(f64, u8), b: &(f64, u8)) -> std::cmp::Ordering {
     a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
 }
@@ -272,7 +280,7 @@ impl Store {
     /// read.
     pub(crate) fn coherent_turns(&self, r: &Ranking<'_>) -> Result<(Vec<HitTurn>, usize)> {
         let tiers = Tiers::of(r);
-        let prompt = self.rowid_set(r, tiers.prompt.as_deref())?;
+        let prompt = Arc::new(self.rowid_set(r, tiers.prompt.as_deref())?);
         // Tier 1 matters only when tier 0 cannot fill the page.
         let mut columns: HashMap<i64, u8> = HashMap::new();
         if let Some((queries, _)) = tiers
@@ -306,22 +314,20 @@ impl Store {
             // Created before the ranked rows are read: no schema change while they are.
             self.ensure_hit_text()?;
         }
-        // Tier 0 fills the page and is ordered by its prompts: only the members that can be
-        // shown need their turn's bm25 (a common pair of words matches thousands of turns).
-        if let Some(needed) = p
-            .order
-            .as_ref()
-            .filter(|o| prompt.len() >= r.limit && o.needed.len() <= SCORED_ALONE_MAX)
-            .map(|o| o.needed.clone())
-        {
-            let scores = self.scores_of(r, &needed)?;
-            let read = scores.len();
-            for (rowid, score) in scores {
-                p.push(rowid, score, &prompt, tiers.rest);
-            }
-            return Ok((self.select(p, r.limit)?, read));
-        }
-        let ranked = self.ranked_matches(r)?;
+        // Tier 0 fills the page: only its members can be shown, and only those that can be
+        // need their turn's bm25. Ordered by its prompts (two groups or more), those are the
+        // members whose key can be among the best (a common pair of words matches thousands
+        // of turns); for one group, every member, ordered by bm25 of the turn (`error` at
+        // 10 GiB: 5,187 members of 60,585 matches).
+        let ranked = if prompt.len() >= r.limit {
+            let shown = match &p.order {
+                Some(order) => Arc::new(order.needed.clone()),
+                None => Arc::clone(&prompt),
+            };
+            self.scores_of(r, shown)?
+        } else {
+            self.ranked_matches(r)?
+        };
         // Once the best are known, rows tied with the last one read still come in (recency
         // decides among them).
         let mut decided_at: Option<f64> = None;
@@ -367,28 +373,41 @@ impl Store {
         if let Some(excluded) = r.excluded {
             ranked.retain(|(id, _)| !excluded.contains(id));
         }
-        ranked.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        best_first(&mut ranked);
         Ok(ranked)
     }
 
-    /// bm25 of the turn of each of `rowids` (matches of the query): one pass over the
-    /// matches that scores only these, and returns only these. (`rowid IN (...)` as a
-    /// constraint would start FTS5's query once per rowid, and bm25 reads each word's whole
-    /// doclist at every start; `+rowid` keeps the test out of FTS5 and in SQLite, which skips
-    /// the other matches without handing them over.)
-    fn scores_of(&self, r: &Ranking<'_>, rowids: &HashSet<i64>) -> Result<Vec<(i64, f64)>> {
-        let mut ids: Vec<i64> = rowids.iter().copied().collect();
-        ids.sort_unstable();
-        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    /// bm25 of the turn of each of `rowids` (matches of the query), best first: one pass
+    /// over the matches that scores only these, and returns only these. SQLite asks
+    /// [`SCORED`]`(rowid)`, a function that looks the match up in `rowids`, and computes bm25
+    /// only where it answers yes. (`rowid IN (...)` as a constraint would start FTS5's query
+    /// once per rowid, and bm25 reads each word's whole doclist at every start; `+rowid IN
+    /// (...)` built an index of the list first, 0.6 µs a member, a third of what bm25 of the
+    /// member costs.)
+    fn scores_of(&self, r: &Ranking<'_>, rowids: Arc<HashSet<i64>>) -> Result<Vec<(i64, f64)>> {
+        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DIRECTONLY;
+        self.conn
+            .create_scalar_function(SCORED, 1, flags, move |ctx| {
+                Ok(rowids.contains(&ctx.get::<i64>(0)?))
+            })?;
         let score = rank_function();
         let sql = format!(
             "SELECT rowid, {score} FROM turn_search
-             WHERE turn_search MATCH ?1 AND +rowid IN ({list})"
+             WHERE turn_search MATCH ?1 AND {SCORED}(rowid)"
         );
-        let mut stmt = self.conn.prepare(&sql)?;
-        stmt.query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))
-            .and_then(|rows| rows.collect::<rusqlite::Result<_>>())
-            .map_err(fts_error)
+        let scores = self
+            .conn
+            .prepare_cached(&sql)
+            .and_then(|mut stmt| {
+                stmt.query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            })
+            .map_err(fts_error);
+        // The set goes with the function: nothing of a search outlives it.
+        self.conn.remove_function(SCORED, 1)?;
+        let mut scores = scores?;
+        best_first(&mut scores);
+        Ok(scores)
     }
 
     /// The turns of `rowids` (index rows), looked up one by one.
