@@ -24,7 +24,7 @@ use crate::caps::{
 };
 use crate::filter::like_escape;
 use crate::filter::{Filter, Timestamp};
-use crate::search_db::INDEXED_KINDS;
+use crate::search_db::{INDEXED_KINDS, TURN_PROMPTS_SQL};
 pub use crate::search_query::translate_query;
 use crate::search_query::{
     any_word_query, fts_error, whole_message_query, Keep, Needles, QueryShape, ALL_COLUMNS, FIELDS,
@@ -803,14 +803,6 @@ const EXCLUDED_MAX: usize = 20_000;
 const WHOLE_PROMPT: u8 = 0;
 const WHOLE_MESSAGE: u8 = 1;
 const WHOLE_NONE: u8 = 2;
-
-/// A turn's prompt messages in order (`?1` the session, `?2` the turn or NULL before the first
-/// prompt, `?3` a role or NULL): through `idx_messages_prompts` (session, turn), which holds
-/// prompts alone, so a turn's other messages are not read (store migration 18).
-pub(crate) const TURN_PROMPTS_SQL: &str =
-    "SELECT id, seq, role, tool_name, timestamp, text FROM main.messages
-     WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt' AND (?3 IS NULL OR role = ?3)
-     ORDER BY +seq";
 
 /// Reads a hit turn's indexed messages (`?1` session, `?2` turn, `?3` role or NULL).
 ///

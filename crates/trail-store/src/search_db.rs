@@ -106,6 +106,14 @@ pub(crate) const INDEXED_KINDS: [&str; 6] = [
     "summary",
 ];
 
+/// A turn's prompt messages in order (`?1` the session, `?2` the turn or NULL before the first
+/// prompt, `?3` a role or NULL): through `idx_messages_prompts` (session, turn), which holds
+/// prompts alone, so a turn's other messages are not read (store migration 18). Search reads a hit turn's prompts with it too.
+pub(crate) const TURN_PROMPTS_SQL: &str =
+    "SELECT id, seq, role, tool_name, timestamp, text FROM main.messages
+     WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt' AND (?3 IS NULL OR role = ?3)
+     ORDER BY +seq";
+
 /// Returns the search database's path for the store at `store`.
 pub fn search_path(store: &Path) -> PathBuf {
     crate::unsynced::beside(store, "-search")
@@ -317,7 +325,7 @@ fn fill_turn_prompts(conn: &Connection) -> Result<()> {
 /// as the index holds it, read from the store's messages: what [`turn_docs`] builds from the
 /// messages it is given.
 pub(crate) fn prompt_column(conn: &Connection, session: &str, turn: i64) -> Result<String> {
-    let mut prompts = conn.prepare_cached(crate::search::TURN_PROMPTS_SQL)?;
+    let mut prompts = conn.prepare_cached(TURN_PROMPTS_SQL)?;
     let mut column = String::new();
     let turn = (turn >= 0).then_some(turn);
     let mut rows = prompts.query(params![session, turn, None::<String>])?;
