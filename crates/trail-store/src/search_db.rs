@@ -821,6 +821,18 @@ fn lock_search(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// How many turns the index holds: FTS5's own count (the first varint of its totals record,
+/// bm25's N), one row read. `None` when the index is empty or not there.
+pub(crate) fn turn_count(conn: &Connection) -> Result<Option<u64>> {
+    // Unqualified: a reader without a search database has stand-in tables in TEMP.
+    let block: Option<Vec<u8>> = conn
+        .query_row("SELECT block FROM turn_search_data WHERE id = 1", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    Ok(block.and_then(|b| crate::varint::Varints(&b).next()))
+}
+
 /// Counts `turn_search`'s rows and each column's tokens again from its rows' sizes
 /// (`turn_search_docsize`), and writes them as FTS5's totals record (bm25's N and mean length),
 /// when they differ.

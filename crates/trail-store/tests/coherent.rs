@@ -646,3 +646,52 @@ fn a_session_filter_reaches_the_lower_tiers_in_order() {
         brute.assert_hits(&turns, &hits, session);
     }
 }
+
+/// A query of one word whose prompt tier fills the page shows that tier by bm25 of the turn,
+/// whether the word is in nearly every prompt (`ahem`, in 40 of 50 turns: every match is scored,
+/// cheaper there) or in a few (`rare`, 14: only the prompt tier's members are). Turns whose
+/// answer alone holds the word, with a better bm25 of the turn, never come before that tier.
+#[test]
+fn one_word_shows_its_prompt_tier_by_the_turns_bm25_whatever_its_size() {
+    let (user, asst) = (Role::User, Role::Assistant);
+    let (prompt, text) = (MessageKind::Prompt, MessageKind::Text);
+    let mut sessions = Vec::new();
+    for n in 0..40usize {
+        // Every prompt holds `ahem` (1 to 3 times, in prompts of different lengths); one in three
+        // holds `rare`; answers hold both words too, some of them often.
+        let mut p = format!("{} {}", "ahem ".repeat(1 + n % 3), filler("p", 3 + n % 7));
+        if n % 3 == 0 {
+            p.push_str(&format!(" rare {}", "rare ".repeat(n % 4)));
+        }
+        let answer = format!("{} {}", "ahem rare ".repeat(n % 5), filler("a", 5 + n % 11));
+        sessions.push(vec![vec![(user, prompt, p), (asst, text, answer)]]);
+    }
+    for n in 0..10usize {
+        // Short turns whose answer alone holds the words many times.
+        sessions.push(vec![vec![
+            (user, prompt, format!("question {n}")),
+            (asst, text, "ahem rare ahem rare ahem rare".to_string()),
+        ]]);
+    }
+    let (_dir, store) = small_store(&sessions);
+    for (word, members) in [("ahem", 40), ("rare", 14)] {
+        // The prompt tier by bm25 of the turn, as FTS5 scores it (no two scores tie here).
+        let by_turn: Vec<String> = store
+            .connection()
+            .prepare(
+                "SELECT d.session_id FROM turn_search t JOIN turn_docs d ON d.id = t.rowid
+                 WHERE turn_search MATCH ?1 AND t.rowid IN
+                       (SELECT rowid FROM turn_search WHERE turn_search MATCH ?2)
+                 ORDER BY bm25(turn_search, 4.0, 1.0, 0.5, 0.25)",
+            )
+            .unwrap()
+            .query_map([word.to_string(), format!("{{prompt}} : {word}")], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(by_turn.len(), members, "{word}");
+        assert_eq!(sessions_found(&store, word), by_turn[..10], "{word}");
+    }
+}
