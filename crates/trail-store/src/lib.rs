@@ -152,6 +152,8 @@ pub struct Store {
     /// Opened read-only without a search database it can read (missing, or made by an older
     /// trail): a search says to run `trail index` instead of answering nothing.
     unsearchable: bool,
+    /// The rowids a search scores alone, asked by SQL (`search_rank::ScoredSet`).
+    scored: search_rank::ScoredSet,
 }
 
 impl Drop for Store {
@@ -189,12 +191,14 @@ impl Store {
         schema::migrate(&conn, path)?;
         chronicle::create_if_new(&conn)?;
         attach_search(&conn, path)?;
+        let scored = search_rank::ScoredSet::register(&conn)?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
             checkpoints: None,
             unsynced: None,
             cache_kib: None,
+            scored,
             unsearchable: false,
         };
         // A first index killed before its end left these out (see `bulk.rs`).
@@ -229,12 +233,14 @@ impl Store {
             // Read as it is: what the old schema holds still answers; the next index migrates.
             tracing::debug!(version, current = schema::CURRENT, "reading an older store");
         }
+        let scored = search_rank::ScoredSet::register(&conn)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
             checkpoints: None,
             unsynced: None,
             cache_kib: None,
+            scored,
             unsearchable: !searchable,
         })
     }
@@ -246,12 +252,14 @@ impl Store {
         schema::migrate(&conn, Path::new(":memory:"))?;
         chronicle::create_if_new(&conn)?;
         attach_search(&conn, Path::new(":memory:"))?;
+        let scored = search_rank::ScoredSet::register(&conn)?;
         Ok(Store {
             conn,
             path: PathBuf::from(":memory:"),
             checkpoints: None,
             unsynced: None,
             cache_kib: None,
+            scored,
             unsearchable: false,
         })
     }

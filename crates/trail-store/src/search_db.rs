@@ -108,7 +108,8 @@ pub(crate) const INDEXED_KINDS: [&str; 6] = [
 
 /// A turn's prompt messages in order (`?1` the session, `?2` the turn or NULL before the first
 /// prompt, `?3` a role or NULL): through `idx_messages_prompts` (session, turn), which holds
-/// prompts alone, so a turn's other messages are not read (store migration 18). Search reads a hit turn's prompts with it too.
+/// prompts alone, so a turn's other messages are not read (store migration 18). Read here for
+/// a turn's prompt column, and by search for a hit turn's prompts.
 pub(crate) const TURN_PROMPTS_SQL: &str =
     "SELECT id, seq, role, tool_name, timestamp, text FROM main.messages
      WHERE session_id = ?1 AND turn_index IS ?2 AND kind = 'prompt' AND (?3 IS NULL OR role = ?3)

@@ -35,7 +35,7 @@
 //! every prompt of `the` would cost more than a search may.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::functions::FunctionFlags;
 use rusqlite::types::Value;
@@ -44,8 +44,38 @@ use rusqlite::{OptionalExtension, ToSql};
 use crate::search_query::{fts_error, whole_message_query, Keep, Needles, QueryShape, ALL_COLUMNS};
 use crate::{Result, Store};
 
-/// The SQL function [`Store::scores_of`] defines for one statement.
-const SCORED: &str = "trail_scored";
+/// The rowids [`Store::scores_of`] scores, asked by SQL as `trail_scored(rowid)`: the function
+/// is registered once per connection (defining or dropping one while any statement runs is an
+/// error, and either makes every prepared statement compile again), and the set is put in for
+/// the one statement that asks it.
+#[derive(Clone, Default)]
+pub(crate) struct ScoredSet(Arc<Mutex<Arc<HashSet<i64>>>>);
+
+impl ScoredSet {
+    pub(crate) fn register(conn: &rusqlite::Connection) -> rusqlite::Result<ScoredSet> {
+        let set = ScoredSet::default();
+        let asked = set.clone();
+        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DIRECTONLY;
+        conn.create_scalar_function("trail_scored", 1, flags, move |ctx| {
+            let rowid = ctx.get::<i64>(0)?;
+            let set = asked.0.lock().unwrap_or_else(PoisonError::into_inner);
+            Ok(set.contains(&rowid))
+        })?;
+        Ok(set)
+    }
+
+    /// Runs `f` with `rowids` as the set; empty again afterwards, so nothing of one search
+    /// outlives it.
+    fn with<T>(&self, rowids: Arc<HashSet<i64>>, f: impl FnOnce() -> T) -> T {
+        let put = |set: Arc<HashSet<i64>>| {
+            *self.0.lock().unwrap_or_else(PoisonError::into_inner) = set;
+        };
+        put(rowids);
+        let out = f();
+        put(Arc::default());
+        out
+    }
+}
 
 /// A hit turn before its best message is chosen.
 #[derive(Clone)]
@@ -379,33 +409,25 @@ impl Store {
 
     /// bm25 of the turn of each of `rowids` (matches of the query), best first: one pass
     /// over the matches that scores only these, and returns only these. SQLite asks
-    /// [`SCORED`]`(rowid)`, a function that looks the match up in `rowids`, and computes bm25
+    /// `trail_scored(rowid)` ([`ScoredSet`]) of each match, and computes bm25
     /// only where it answers yes. (`rowid IN (...)` as a constraint would start FTS5's query
     /// once per rowid, and bm25 reads each word's whole doclist at every start; `+rowid IN
     /// (...)` built an index of the list first, 0.6 µs a member, a third of what bm25 of the
     /// member costs.)
     fn scores_of(&self, r: &Ranking<'_>, rowids: Arc<HashSet<i64>>) -> Result<Vec<(i64, f64)>> {
-        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DIRECTONLY;
-        self.conn
-            .create_scalar_function(SCORED, 1, flags, move |ctx| {
-                Ok(rowids.contains(&ctx.get::<i64>(0)?))
-            })?;
         let score = rank_function();
         let sql = format!(
             "SELECT rowid, {score} FROM turn_search
-             WHERE turn_search MATCH ?1 AND {SCORED}(rowid)"
+             WHERE turn_search MATCH ?1 AND trail_scored(rowid)"
         );
-        let scores = self
-            .conn
-            .prepare_cached(&sql)
-            .and_then(|mut stmt| {
-                stmt.query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))
-                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        let mut scores = self
+            .scored
+            .with(rowids, || {
+                let mut stmt = self.conn.prepare_cached(&sql)?;
+                let rows = stmt.query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                rows.collect::<rusqlite::Result<Vec<_>>>()
             })
-            .map_err(fts_error);
-        // The set goes with the function: nothing of a search outlives it.
-        self.conn.remove_function(SCORED, 1)?;
-        let mut scores = scores?;
+            .map_err(fts_error)?;
         best_first(&mut scores);
         Ok(scores)
     }
@@ -413,7 +435,7 @@ impl Store {
     /// Whether `n` turns are more than three quarters of the index. [`Self::scores_of`] asks
     /// its function of every match (about 0.3 µs each, a sixth to a third of bm25 of a
     /// match), so scoring a set that large alone saves less than it costs: `the` at 10 GiB,
-    /// 94,492 prompts of 101,149 matches, took 10-20 % longer.
+    /// 94,492 prompts of 101,149 matches, took 8 % longer.
     fn most_turns(&self, n: usize) -> Result<bool> {
         let all = crate::search_db::turn_count(&self.conn)?;
         Ok(all.is_some_and(|all| n as u64 * 4 > all * 3))
