@@ -208,7 +208,8 @@ pub struct SearchResults {
     /// The FTS5 expression the query became.
     pub fts_query: String,
     pub hits: Vec<SearchHit>,
-    /// Matching turns read (every match is ranked; the hits are the best of them).
+    /// Matching turns read in rank order until the hits were known (the hits are the best of
+    /// every match: a match not read ranks below them).
     pub ranked: usize,
     /// Always false: every match is ranked (a cap on ranked matches is gone; kept so callers
     /// that said when it applied keep compiling).
