@@ -1458,13 +1458,8 @@ mod tests {
                 .unwrap()
         };
         let totals = |store: &Store| -> Vec<u64> {
-            let block: Vec<u8> = store
-                .connection()
-                .query_row(
-                    "SELECT block FROM search.turn_search_data WHERE id = 1",
-                    [],
-                    |r| r.get(0),
-                )
+            let block = crate::search_db::totals_record(store.connection())
+                .unwrap()
                 .unwrap();
             crate::varint::Varints(&block).collect()
         };

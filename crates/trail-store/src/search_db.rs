@@ -688,7 +688,8 @@ pub(crate) fn many_deleted(conn: &Connection) -> Result<bool> {
     if deleted < DELETED_MERGE_MIN {
         return Ok(false);
     }
-    let rows: u64 = conn.query_row("SELECT count(*) FROM search.turn_docs", [], |r| r.get(0))?;
+    // FTS5's own count (exact: each run that deletes counts it again, `recount_totals`).
+    let rows = turn_count(conn)?.unwrap_or_default();
     Ok(deleted.saturating_mul(DELETED_MERGE_SHARE) >= rows)
 }
 
@@ -822,16 +823,22 @@ fn lock_search(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// How many turns the index holds: FTS5's own count (the first varint of its totals record,
-/// bm25's N), one row read. `None` when the index is empty or not there.
-pub(crate) fn turn_count(conn: &Connection) -> Result<Option<u64>> {
-    // Unqualified: a reader without a search database has stand-in tables in TEMP.
-    let block: Option<Vec<u8>> = conn
+/// FTS5's totals record of `turn_search` (its row id 1: the row count, then each column's
+/// tokens, as varints); `None` when the index has none yet.
+pub(crate) fn totals_record(conn: &Connection) -> Result<Option<Vec<u8>>> {
+    // Unqualified: a reader without a search database has stand-in tables in TEMP; a writer's
+    // is the attached database's.
+    Ok(conn
         .query_row("SELECT block FROM turn_search_data WHERE id = 1", [], |r| {
             r.get(0)
         })
-        .optional()?;
-    Ok(block.and_then(|b| crate::varint::Varints(&b).next()))
+        .optional()?)
+}
+
+/// How many turns the index holds: FTS5's own count (the first varint of its totals record,
+/// bm25's N), one row read. `None` when the index is empty or not there.
+pub(crate) fn turn_count(conn: &Connection) -> Result<Option<u64>> {
+    Ok(totals_record(conn)?.and_then(|b| crate::varint::Varints(&b).next()))
 }
 
 /// Counts `turn_search`'s rows and each column's tokens again from its rows' sizes
@@ -845,14 +852,7 @@ pub(crate) fn turn_count(conn: &Connection) -> Result<Option<u64>> {
 /// writes the totals it holds in memory at the commit of any transaction that wrote it.
 fn recount_totals(conn: &Connection) -> Result<()> {
     lock_search(conn)?;
-    let current: Option<Vec<u8>> = conn
-        .query_row(
-            "SELECT block FROM search.turn_search_data WHERE id = 1",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let Some(current) = current else {
+    let Some(current) = totals_record(conn)? else {
         return Ok(());
     };
     let mut rows = 0u64;

@@ -192,8 +192,8 @@ struct PromptOrder {
     /// near each other, else 1.
     keys: HashMap<i64, (f64, u8)>,
     /// The members that can be among the best `limit`: those whose key is at most the
-    /// `limit`-th best key (ties included).
-    needed: HashSet<i64>,
+    /// `limit`-th best key (ties included). Shared with [`Store::scores_of`]'s set.
+    needed: Arc<HashSet<i64>>,
 }
 
 impl PromptOrder {
@@ -221,7 +221,10 @@ impl PromptOrder {
                 .collect(),
             _ => members.clone(),
         };
-        PromptOrder { keys, needed }
+        PromptOrder {
+            keys,
+            needed: Arc::new(needed),
+        }
     }
 }
 
@@ -351,7 +354,7 @@ impl Store {
         // 10 GiB: 5,187 members of 60,585 matches).
         let shown = match &p.order {
             _ if prompt.len() < r.limit => None,
-            Some(order) => Some(Arc::new(order.needed.clone())),
+            Some(order) => Some(Arc::clone(&order.needed)),
             None => Some(Arc::clone(&prompt)),
         };
         let ranked = match shown {
