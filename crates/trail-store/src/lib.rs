@@ -22,6 +22,7 @@ mod search_db;
 mod search_doc;
 mod search_query;
 mod search_rank;
+mod search_sig;
 mod search_typo;
 mod sql;
 mod stand_ins;

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::types::Value;
-use rusqlite::{params, ToSql};
+use rusqlite::{params, OptionalExtension, ToSql};
 use serde::Serialize;
 use trail_model::Role;
 
@@ -29,7 +29,7 @@ pub use crate::search_query::translate_query;
 use crate::search_query::{
     any_word_query, fts_error, whole_message_query, Keep, Needles, QueryShape, ALL_COLUMNS, FIELDS,
 };
-use crate::search_rank::HitTurn;
+use crate::search_rank::{HitTurn, TurnRead};
 pub use crate::search_typo::Correction;
 pub use crate::text::{HIT_END, HIT_START};
 use crate::{Result, Store, StoreError};
@@ -508,8 +508,17 @@ impl Store {
                 }
             }
             let others: Vec<HitTurn> = rest.iter().map(|&i| turns[i].clone()).collect();
+            // Only the messages whose signatures say they may hold a word are read.
+            let which: Vec<TurnRead> = self
+                .messages_to_read(needles, Keep::AnyWord, &others)?
+                .into_iter()
+                .map(|ids| TurnRead {
+                    columns: ALL_COLUMNS,
+                    ids,
+                })
+                .collect();
             let (more, of_others) =
-                self.read_hit_text(needles, Keep::AnyWord, role, &others, None, None)?;
+                self.read_hit_text(needles, Keep::AnyWord, role, &others, &which, None)?;
             rows.extend(more);
             owner.extend(of_others.into_iter().map(|(id, (k, m))| (id, (rest[k], m))));
             self.insert_hit_text(rows)?;
@@ -585,104 +594,103 @@ impl Store {
     /// Reads the indexed messages of `turns` as rows for `temp.hit_text` (rowid: the message
     /// id; [`Store::insert_hit_text`] puts them in), leaving out those `needles` say cannot
     /// match; returns them with each message's turn (its index in `turns`) and what a hit
-    /// would show of it.
+    /// would show of it. `which`: what to read of each turn.
     pub(crate) fn read_hit_text(
         &self,
         needles: Option<&Needles>,
         keep: Keep,
         role: Option<&str>,
         turns: &[HitTurn],
-        columns: Option<&[u8]>,
-        mut whole: Option<&mut HashSet<usize>>,
+        which: &[TurnRead],
+        whole: Option<&mut HashSet<usize>>,
     ) -> Result<(Vec<HitTextRow>, Owners)> {
-        let mut read = self.conn.prepare_cached(&hit_messages_sql())?;
-        let mut long_fields = CappedFields::new(&self.conn);
-        let mut owner: Owners = HashMap::new();
-        // The rows for the table, inserted once all are read (`insert_hit_text`).
-        let mut rows_in = Vec::new();
-        let mut lowered = Vec::new();
-        for (i, t) in turns.iter().enumerate() {
-            let turn = (t.turn >= 0).then_some(t.turn);
-            let columns = columns.map_or(ALL_COLUMNS, |c| c[i]);
-            let mut rows = read.query(params![t.session_id, turn, role, columns])?;
-            while let Some(r) = rows.next()? {
-                let id: i64 = r.get(0)?;
-                // Borrowed from SQLite's row: a long tool output is not copied to be capped.
-                let field = |i: usize| {
-                    r.get_ref(i)?.as_str_or_null().map_err(|e| {
-                        rusqlite::Error::FromSqlConversionFailure(
-                            i,
-                            rusqlite::types::Type::Text,
-                            Box::new(e),
-                        )
-                    })
-                };
-                // As the index holds them: capped, without escape sequences (copied only when
-                // kept, or when capping or stripping changed them).
-                let strip = crate::text::strip_ansi;
-                let stripped = |s: String| Cow::Owned(strip(&s).into_owned());
-                let text = field(6)?.map(strip);
-                // A long tool field is read in parts ([`CappedFields`]); its length is in
-                // column 9 or 10 instead.
-                let input = match r.get::<_, Option<usize>>(9)? {
-                    Some(len) => Some(stripped(long_fields.tool_input(id, len)?)),
-                    None => field(7)?.map(|s| strip(cap_tool_input(s))),
-                };
-                let output = match r.get::<_, Option<usize>>(10)? {
-                    Some(len) => Some(stripped(long_fields.tool_output(id, len)?)),
-                    None => field(8)?.map(|s| match cap_tool_output(s) {
-                        Cow::Borrowed(s) => strip(s),
-                        Cow::Owned(s) => stripped(s),
-                    }),
-                };
-                let fields = [text.as_deref(), input.as_deref(), output.as_deref()];
-                let kept = match (needles, keep) {
-                    (None, _) => true,
-                    (Some(n), Keep::AnyWord) => n.may_match(&fields, &mut lowered),
-                    // A message whose fields are ASCII is decided here (its turn goes into
-                    // `whole` when one field holds every word); only the others go into the
-                    // table for FTS5 to decide.
-                    (Some(n), Keep::EveryWordInOneField) => {
-                        match (
-                            n.one_field_holds_all(&fields, &mut lowered),
-                            whole.as_deref_mut(),
-                        ) {
-                            (Some(true), Some(whole)) => {
-                                // The turn holds every word in one message: its other
-                                // messages need not be read.
-                                whole.insert(i);
-                                break;
-                            }
-                            (Some(false), Some(_)) => false,
-                            _ => n.may_match_one_field(&fields, &mut lowered),
+        let mut by_turn = self
+            .conn
+            .prepare_cached(&hit_messages_sql(HitMessages::OfTurn))?;
+        let mut by_id = self
+            .conn
+            .prepare_cached(&hit_messages_sql(HitMessages::ById))?;
+        let mut read = HitRead {
+            needles,
+            keep,
+            long_fields: CappedFields::new(&self.conn),
+            owner: HashMap::new(),
+            rows_in: Vec::new(),
+            lowered: Vec::new(),
+            whole,
+        };
+        for (i, (t, which)) in turns.iter().zip(which).enumerate() {
+            let columns = which.columns;
+            match &which.ids {
+                None => {
+                    let turn = (t.turn >= 0).then_some(t.turn);
+                    let mut rows = by_turn.query(params![t.session_id, turn, role, columns])?;
+                    while let Some(r) = rows.next()? {
+                        if read.take(r, i)? {
+                            break;
                         }
                     }
-                };
-                if !kept {
-                    continue;
                 }
-                let own = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
-                rows_in.push((id, own(text), own(input), own(output)));
-                owner.insert(
-                    id,
-                    (
-                        i,
-                        BestMessage {
-                            score: f64::INFINITY,
-                            class: WHOLE_NONE,
-                            seq: r.get(1)?,
-                            role: r.get(2)?,
-                            kind: r.get(3)?,
-                            tool_name: r.get(4)?,
-                            timestamp: r.get(5)?,
-                            field: "text",
-                            snippet: String::new(),
-                        },
-                    ),
-                );
+                Some(ids) => {
+                    for id in ids {
+                        let mut rows = by_id.query(params![id, None::<i64>, role, columns])?;
+                        if let Some(r) = rows.next()? {
+                            if read.take(r, i)? {
+                                break;
+                            }
+                        }
+                    }
+                }
             }
         }
-        Ok((rows_in, owner))
+        Ok((read.rows_in, read.owner))
+    }
+
+    /// The messages of each of `turns` worth reading for `keep`: the ids, in `seq` order, of
+    /// those whose signatures (`search_sig.rs`) say one of their fields may hold what `keep`
+    /// asks of it (none: the turn has no such message). `None` for a turn whose signatures
+    /// cannot say (no needles, a search database without signatures, a turn without a row, or
+    /// messages that are not those its signatures were made of): all of its messages are read.
+    pub(crate) fn messages_to_read(
+        &self,
+        needles: Option<&Needles>,
+        keep: Keep,
+        turns: &[HitTurn],
+    ) -> Result<Vec<Option<Vec<i64>>>> {
+        let probe = match needles.and_then(|n| n.probe(keep)) {
+            Some(probe) if crate::search_db::sigs_stored(&self.conn)? => probe,
+            _ => return Ok(vec![None; turns.len()]),
+        };
+        let mut sigs_of = self.conn.prepare_cached(
+            "SELECT s.sigs FROM search.turn_docs d JOIN search.turn_sigs s ON s.id = d.id
+             WHERE d.session_id = ?1 AND d.turn_index = ?2",
+        )?;
+        let mut ids_of = self.conn.prepare_cached(&indexed_messages_sql())?;
+        let mut out = Vec::with_capacity(turns.len());
+        for t in turns {
+            let sigs: Option<Vec<u8>> = sigs_of
+                .query_row(params![t.session_id, t.turn], |r| r.get(0))
+                .optional()?;
+            let Some(may) = sigs.and_then(|sigs: Vec<u8>| probe.messages(&sigs)) else {
+                out.push(None);
+                continue;
+            };
+            if !may.contains(&true) {
+                out.push(Some(Vec::new()));
+                continue;
+            }
+            let turn = (t.turn >= 0).then_some(t.turn);
+            let ids: Vec<i64> = ids_of
+                .query_map(params![t.session_id, turn], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            out.push((ids.len() == may.len()).then(|| {
+                ids.into_iter()
+                    .zip(may)
+                    .filter_map(|(id, may)| may.then_some(id))
+                    .collect()
+            }));
+        }
+        Ok(out)
     }
 
     /// Inserts rows (id, text, tool input, tool output) into `temp.hit_text`, in rowid order:
@@ -805,13 +813,120 @@ const WHOLE_PROMPT: u8 = 0;
 const WHOLE_MESSAGE: u8 = 1;
 const WHOLE_NONE: u8 = 2;
 
-/// Reads a hit turn's indexed messages (`?1` session, `?2` turn, `?3` role or NULL).
+/// What [`Store::read_hit_text`] has read so far.
+struct HitRead<'a, 'c> {
+    needles: Option<&'a Needles>,
+    keep: Keep,
+    long_fields: CappedFields<'c>,
+    owner: Owners,
+    rows_in: Vec<HitTextRow>,
+    lowered: Vec<u8>,
+    whole: Option<&'a mut HashSet<usize>>,
+}
+
+impl HitRead<'_, '_> {
+    /// Takes row `r` (a message of turn `i`, [`hit_messages_sql`]'s columns) if it may match;
+    /// true when it decides that the turn holds every word in one message (its other messages
+    /// need not be read).
+    fn take(&mut self, r: &rusqlite::Row<'_>, i: usize) -> Result<bool> {
+        let id: i64 = r.get(0)?;
+        // Borrowed from SQLite's row: a long tool output is not copied to be capped.
+        let field = |i: usize| {
+            r.get_ref(i)?.as_str_or_null().map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    i,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })
+        };
+        // As the index holds them: capped, without escape sequences (copied only when
+        // kept, or when capping or stripping changed them).
+        let strip = crate::text::strip_ansi;
+        let stripped = |s: String| Cow::Owned(strip(&s).into_owned());
+        let text = field(6)?.map(strip);
+        // A long tool field is read in parts ([`CappedFields`]); its length is in
+        // column 9 or 10 instead.
+        let input = match r.get::<_, Option<usize>>(9)? {
+            Some(len) => Some(stripped(self.long_fields.tool_input(id, len)?)),
+            None => field(7)?.map(|s| strip(cap_tool_input(s))),
+        };
+        let output = match r.get::<_, Option<usize>>(10)? {
+            Some(len) => Some(stripped(self.long_fields.tool_output(id, len)?)),
+            None => field(8)?.map(|s| match cap_tool_output(s) {
+                Cow::Borrowed(s) => strip(s),
+                Cow::Owned(s) => stripped(s),
+            }),
+        };
+        let fields = [text.as_deref(), input.as_deref(), output.as_deref()];
+        let kept = match (self.needles, self.keep) {
+            (None, _) => true,
+            (Some(n), Keep::AnyWord) => n.may_match(&fields, &mut self.lowered),
+            // A message whose fields are ASCII is decided here (its turn goes into
+            // `whole` when one field holds every word); only the others go into the
+            // table for FTS5 to decide.
+            (Some(n), Keep::EveryWordInOneField) => {
+                match (
+                    n.one_field_holds_all(&fields, &mut self.lowered),
+                    self.whole.as_deref_mut(),
+                ) {
+                    (Some(true), Some(whole)) => {
+                        // The turn holds every word in one message: its other
+                        // messages need not be read.
+                        whole.insert(i);
+                        return Ok(true);
+                    }
+                    (Some(false), Some(_)) => false,
+                    _ => n.may_match_one_field(&fields, &mut self.lowered),
+                }
+            }
+        };
+        if !kept {
+            return Ok(false);
+        }
+        let own = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
+        self.rows_in.push((id, own(text), own(input), own(output)));
+        self.owner.insert(
+            id,
+            (
+                i,
+                BestMessage {
+                    score: f64::INFINITY,
+                    class: WHOLE_NONE,
+                    seq: r.get(1)?,
+                    role: r.get(2)?,
+                    kind: r.get(3)?,
+                    tool_name: r.get(4)?,
+                    timestamp: r.get(5)?,
+                    field: "text",
+                    snippet: String::new(),
+                },
+            ),
+        );
+        Ok(false)
+    }
+}
+
+/// Which messages [`hit_messages_sql`] reads.
+#[derive(Clone, Copy)]
+enum HitMessages {
+    /// A hit turn's indexed messages (`?1` session, `?2` turn).
+    OfTurn,
+    /// One message (`?1` its id; `?2` unused), if it is indexed.
+    ById,
+}
+
+/// Reads hit messages (`?3` role or NULL, `?4` the columns to read, below).
 ///
 /// `+seq`: without statistics the planner walked the whole session in `seq` order to skip a
 /// sort, a table read per message of the session for each hit (more than half of a search's
 /// time); the unary plus leaves it the (session, turn) index.
-fn hit_messages_sql() -> String {
+fn hit_messages_sql(which: HitMessages) -> String {
     let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
+    let which = match which {
+        HitMessages::OfTurn => "session_id = ?1 AND turn_index IS ?2",
+        HitMessages::ById => "id = ?1 AND ?2 IS NULL",
+    };
     // A field is read only when its column's bit is in ?4 (`search_rank::column_bit`): the
     // text goes to the column of its kind, the tool input and output to their own (as
     // `search_db::turn_docs` puts them). Not read, a long tool output's pages are not touched.
@@ -831,8 +946,20 @@ fn hit_messages_sql() -> String {
                 CASE WHEN ?4 & 4 AND octet_length(tool_output) > {LONG_OUTPUT_BYTES}
                      THEN octet_length(tool_output) END
          FROM main.messages
-         WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})
+         WHERE {which} AND kind IN ({kinds})
            AND (?3 IS NULL OR role = ?3)
+         ORDER BY +seq"
+    )
+}
+
+/// The ids of a turn's indexed messages in `seq` order (`?1` session, `?2` turn), as
+/// `search_db::turn_docs` builds the turn's row and signatures from them: the columns read
+/// are in the rows' first pages, so a long message costs no more than a short one.
+fn indexed_messages_sql() -> String {
+    let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
+    format!(
+        "SELECT id FROM main.messages
+         WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})
          ORDER BY +seq"
     )
 }
@@ -886,23 +1013,43 @@ mod tests {
         );
     }
 
-    /// The plan reads one turn's messages through the (session, turn) index, not the whole
-    /// session in `seq` order (what SQLite chose without statistics).
+    /// The plans read one turn's messages through the (session, turn) index, not the whole
+    /// session in `seq` order (what SQLite chose without statistics), and one message by its
+    /// id.
     #[test]
     fn a_hit_turn_is_read_through_the_turn_index() {
         let store = Store::open_in_memory().unwrap();
-        let plan: Vec<String> = store
-            .connection()
-            .prepare(&format!("EXPLAIN QUERY PLAN {}", hit_messages_sql()))
-            .unwrap()
-            .query_map(params!["s", 0, None::<String>, ALL_COLUMNS], |r| r.get(3))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
+        let plan = |sql: &str, args: &[&dyn ToSql]| -> Vec<String> {
+            store
+                .connection()
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .unwrap()
+                .query_map(args, |r| r.get(3))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let turn_index = "idx_messages_turn (session_id=? AND turn_index=?)";
+        let no_role = None::<String>;
+        let of_turn = plan(
+            &hit_messages_sql(HitMessages::OfTurn),
+            params!["s", 0, no_role, ALL_COLUMNS],
+        );
         assert!(
-            plan.iter()
-                .any(|p| p.contains("idx_messages_turn (session_id=? AND turn_index=?)")),
-            "{plan:?}"
+            of_turn.iter().any(|p| p.contains(turn_index)),
+            "{of_turn:?}"
+        );
+        let listed = plan(&indexed_messages_sql(), params!["s", 0]);
+        assert!(listed.iter().any(|p| p.contains(turn_index)), "{listed:?}");
+        let by_id = plan(
+            &hit_messages_sql(HitMessages::ById),
+            params![7, None::<i64>, no_role, ALL_COLUMNS],
+        );
+        assert!(
+            by_id
+                .iter()
+                .any(|p| p.contains("INTEGER PRIMARY KEY (rowid=?)")),
+            "{by_id:?}"
         );
     }
 
@@ -1439,9 +1586,10 @@ mod tests {
         assert_eq!(store.chronicle_schema_version().unwrap(), 3);
     }
 
-    /// A search database made before `turn_prompts` and `turn_docs.digest` is still searched
-    /// (its prompts read from the store, the same hits), and the next writer fills the table as
-    /// an index writes it, adds the column and counts FTS5's totals again.
+    /// A search database made before `turn_prompts`, `turn_docs.digest` and `turn_sigs` is
+    /// still searched (its prompts read from the store, every candidate read, the same hits),
+    /// and the next writer fills both tables as an index writes them, adds the column (each
+    /// turn's digest as an index computes it) and counts FTS5's totals again.
     /// A turn without a row (indexed by an older trail) is read from the store too.
     #[test]
     fn a_version_1_search_database_is_read_and_upgraded() {
@@ -1463,6 +1611,19 @@ mod tests {
                 .unwrap();
             crate::varint::Varints(&block).collect()
         };
+        let signed = |store: &Store| -> Vec<(i64, Vec<u8>, i64)> {
+            let mut stmt = store
+                .connection()
+                .prepare(
+                    "SELECT s.id, s.sigs, d.digest FROM search.turn_sigs s
+                     JOIN search.turn_docs d ON d.id = s.id ORDER BY s.id",
+                )
+                .unwrap();
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
         let hits = |store: &Store| -> Vec<(String, Option<i64>, String)> {
             let found = search(store, "cargo fails").unwrap().hits;
             found
@@ -1470,7 +1631,7 @@ mod tests {
                 .map(|h| (h.session_id, h.turn, h.snippet))
                 .collect()
         };
-        let (indexed, before) = {
+        let (indexed, before, sigs) = {
             let store = Store::open(&path).unwrap();
             store
                 .connection()
@@ -1495,6 +1656,7 @@ mod tests {
                 .unwrap();
             rebuild(&store);
             let indexed = prompts(&store);
+            let sigs = signed(&store);
             let before = hits(&store);
             // FTS5's totals as a version-1 database may have them: turns counted twice.
             let mut drifted = Vec::new();
@@ -1512,11 +1674,12 @@ mod tests {
                 .connection()
                 .execute_batch(
                     "DROP TABLE search.turn_prompts;
+                     DROP TABLE search.turn_sigs;
                      ALTER TABLE search.turn_docs DROP COLUMN digest;
                      PRAGMA search.user_version = 1;",
                 )
                 .unwrap();
-            (indexed, before)
+            (indexed, before, sigs)
         };
         assert_eq!(indexed.len(), 3, "turns with a prompt: {indexed:?}");
         assert!(indexed.iter().all(|(_, p)| !p.contains('\x1b')));
@@ -1527,6 +1690,7 @@ mod tests {
         assert_eq!(order, [("a", Some(0)), ("b", Some(0)), ("a", Some(1))]);
         let read = Store::open_read_only(&path).unwrap();
         assert!(!crate::search_db::prompts_stored(read.connection()).unwrap());
+        assert!(!crate::search_db::sigs_stored(read.connection()).unwrap());
         assert_eq!(hits(&read), before);
         drop(read);
         let upgraded = Store::open(&path).unwrap();
@@ -1543,6 +1707,9 @@ mod tests {
             .unwrap();
         assert_eq!(digest, 1, "turn_docs.digest added");
         assert_eq!(prompts(&upgraded), indexed);
+        // Every turn signed, with the digest an index gives it.
+        assert_eq!(sigs.len(), 4);
+        assert_eq!(signed(&upgraded), sigs);
         assert_eq!(hits(&upgraded), before);
         // A turn an older trail indexed into it has no row: its prompt comes from the store.
         upgraded

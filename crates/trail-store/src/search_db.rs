@@ -40,8 +40,8 @@ use trail_model::{Message, MessageKind};
 use crate::caps::{cap_tool_input, cap_tool_output};
 
 pub(crate) use crate::search_doc::{
-    checkpoint_rowid, chronicle_checkpoint_rows, chronicle_turn_row, SessionSearch, TurnDoc,
-    CHECKPOINT_SECTIONS,
+    checkpoint_rowid, chronicle_checkpoint_rows, chronicle_turn_row, push_line, SessionSearch,
+    TurnDoc, CHECKPOINT_SECTIONS,
 };
 use crate::{Result, BUSY_TIMEOUT};
 
@@ -49,9 +49,10 @@ use crate::{Result, BUSY_TIMEOUT};
 pub const SEARCH_SCHEMA: &str = "search";
 
 /// The search database's own schema version (its `user_version`): 2 added `turn_prompts`, 3
-/// `turn_docs.digest`. A reader reads versions 1 and 2 too (a version-1 database's prompts then
-/// come from the store, [`prompts_stored`]); a writer brings it up to date ([`upgrade`]).
-const SCHEMA_VERSION: i64 = 3;
+/// `turn_docs.digest`, 4 `turn_sigs`. A reader reads versions 1 to 3 too (a version-1
+/// database's prompts then come from the store, [`prompts_stored`]; before version 4 every
+/// candidate of tier 1 is read, [`sigs_stored`]); a writer brings it up to date ([`upgrade`]).
+const SCHEMA_VERSION: i64 = 4;
 
 /// The oldest search database a reader can search.
 const READABLE_VERSION: i64 = 1;
@@ -137,6 +138,7 @@ fn settings_sql(db: &str, table: &str, leaf: i64) -> String {
 fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
     let [search_index, turn_search] = FULL_TEXT_TABLES.map(|t| settings_sql(db, t, leaf));
     let turn_prompts = turn_prompts_sql(db);
+    let turn_sigs = turn_sigs_sql(db);
     let chronicle = if chronicle {
         format!(
             "CREATE VIRTUAL TABLE {db}.search_index USING fts5(
@@ -166,6 +168,7 @@ fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
              digest INTEGER,
              UNIQUE (session_id, turn_index));
          {turn_prompts}
+         {turn_sigs}
          PRAGMA {db}.user_version = {SCHEMA_VERSION};"
     )
 }
@@ -174,6 +177,12 @@ fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
 /// the turn's `turn_docs.id`).
 fn turn_prompts_sql(db: &str) -> String {
     format!("CREATE TABLE {db}.turn_prompts (id INTEGER PRIMARY KEY, prompt TEXT NOT NULL);")
+}
+
+/// `turn_sigs`: the signatures of each turn's messages (`search_sig.rs`; its id is the turn's
+/// `turn_docs.id`).
+fn turn_sigs_sql(db: &str) -> String {
+    format!("CREATE TABLE {db}.turn_sigs (id INTEGER PRIMARY KEY, sigs BLOB NOT NULL);")
 }
 
 /// Gives the full-text tables of a search database made before [`AUTOMERGE`] that setting
@@ -284,11 +293,13 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
     }
 }
 
-/// Brings a search database of version 1 or 2 to [`SCHEMA_VERSION`] (in the caller's
+/// Brings a search database of version 1 to 3 to [`SCHEMA_VERSION`] (in the caller's
 /// transaction): `turn_prompts` where it is missing, filled from the store's messages as
 /// [`turn_docs`] builds the column ([`fill_turn_prompts`]); `turn_docs.digest` where it is
-/// missing (unknown for the turns written before: the next write of each replaces it); and
-/// FTS5's totals counted again ([`recount_totals`]; nothing else writes the table in it).
+/// missing (unknown for the turns written before: the next write of each replaces it);
+/// `turn_sigs` where it is missing, filled from the store's messages with each turn's digest
+/// ([`fill_turn_sigs`]); and FTS5's totals counted again ([`recount_totals`]; nothing else
+/// writes the table in it).
 fn upgrade(conn: &Connection) -> Result<()> {
     // The lock first: what another process upgraded meanwhile is then seen, not written twice.
     lock_search(conn)?;
@@ -301,6 +312,10 @@ fn upgrade(conn: &Connection) -> Result<()> {
         "SELECT count(*) > 0 FROM pragma_table_info('turn_docs', 'search') WHERE name = 'digest'",
     )? {
         conn.execute_batch("ALTER TABLE search.turn_docs ADD COLUMN digest INTEGER")?;
+    }
+    if !has("SELECT count(*) > 0 FROM search.sqlite_schema WHERE name = 'turn_sigs'")? {
+        conn.execute_batch(&turn_sigs_sql(SEARCH_SCHEMA))?;
+        fill_turn_sigs(conn)?;
     }
     recount_totals(conn)?;
     conn.execute_batch(&format!("PRAGMA search.user_version = {SCHEMA_VERSION}"))?;
@@ -320,6 +335,40 @@ fn fill_turn_prompts(conn: &Connection) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Fills `turn_sigs` from the store's messages, session by session, as an index builds each
+/// turn ([`session_from_store`]), and gives each turn the digest it would be written with. A
+/// turn whose text differs from what the index holds (the store moved on since) gets its
+/// signatures all the same: the session is rewritten by the batch that changed it.
+fn fill_turn_sigs(conn: &Connection) -> Result<()> {
+    let sessions: Vec<String> = conn
+        .prepare("SELECT DISTINCT session_id FROM search.turn_docs")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut doc =
+        conn.prepare("SELECT id FROM search.turn_docs WHERE session_id = ?1 AND turn_index = ?2")?;
+    let mut write = conn.prepare("INSERT INTO search.turn_sigs (id, sigs) VALUES (?1, ?2)")?;
+    let mut digest = conn.prepare("UPDATE search.turn_docs SET digest = ?2 WHERE id = ?1")?;
+    for session in sessions {
+        for turn in session_from_store(conn, &session, true)?.turns {
+            let id: Option<i64> = doc
+                .query_row(params![session, turn.turn], |r| r.get(0))
+                .optional()?;
+            if let Some(id) = id {
+                write.execute(params![id, turn.sigs])?;
+                digest.execute(params![id, turn.digest()])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the attached search database has `turn_sigs`; one made before version 4, read
+/// before its next index upgrades it, does not.
+pub(crate) fn sigs_stored(conn: &Connection) -> Result<bool> {
+    let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
+    Ok(version >= 4)
 }
 
 /// The prompt column of turn `turn` of `session` (-1: the messages before its first prompt)
@@ -406,19 +455,6 @@ fn text_column(kind: &str) -> usize {
     }
 }
 
-/// Adds a message's text to a turn's column as the index holds it: without escape sequences,
-/// one message per line, empty ones left out.
-pub(crate) fn push_line(column: &mut String, text: &str) {
-    let text = crate::text::strip_ansi(text);
-    if text.is_empty() {
-        return;
-    }
-    if !column.is_empty() {
-        column.push('\n');
-    }
-    column.push_str(&text);
-}
-
 /// Builds the turn rows of messages given in `seq` order (any number of turns, interleaved).
 pub(crate) fn turn_docs<'a>(
     messages: impl IntoIterator<Item = IndexedMessage<'a>>,
@@ -433,14 +469,15 @@ pub(crate) fn turn_docs<'a>(
             turn,
             ..TurnDoc::default()
         });
+        let at = doc.begin_message();
         if let Some(text) = m.text {
-            push_line(&mut doc.columns[text_column(kind)], text);
+            doc.add(at, text_column(kind), text);
         }
         if let Some(input) = m.tool_input {
-            push_line(&mut doc.columns[2], cap_tool_input(input));
+            doc.add(at, 2, cap_tool_input(input));
         }
         if let Some(output) = m.tool_output {
-            push_line(&mut doc.columns[3], &cap_tool_output(output));
+            doc.add(at, 3, &cap_tool_output(output));
         }
         if let Some(ts) = m.timestamp {
             if doc.first_at.as_deref().is_none_or(|f| ts < f) {
@@ -1000,6 +1037,7 @@ fn clear(conn: &Connection) -> Result<()> {
         "INSERT INTO search.turn_search (turn_search) VALUES ('delete-all');
          DELETE FROM search.turn_docs;
          DELETE FROM search.turn_prompts;
+         DELETE FROM search.turn_sigs;
          DELETE FROM search.search_state WHERE key <> 'lock';",
     )?;
     if crate::chronicle::in_search_database(conn)? {
@@ -1036,10 +1074,12 @@ fn write_sessions(
     let mut del_doc = conn.prepare_cached("DELETE FROM search.turn_search WHERE rowid = ?1")?;
     let mut del_doc_key = conn.prepare_cached("DELETE FROM search.turn_docs WHERE id = ?1")?;
     let mut del_prompt = conn.prepare_cached("DELETE FROM search.turn_prompts WHERE id = ?1")?;
+    let mut del_sigs = conn.prepare_cached("DELETE FROM search.turn_sigs WHERE id = ?1")?;
     for id in gone_docs {
         del_doc.execute([id])?;
         del_doc_key.execute([id])?;
         del_prompt.execute([id])?;
+        del_sigs.execute([id])?;
     }
     let mut ins_doc_key = conn.prepare_cached(
         "INSERT INTO search.turn_docs (session_id, turn_index, first_at, last_at, digest)
@@ -1051,6 +1091,8 @@ fn write_sessions(
     )?;
     let mut ins_prompt =
         conn.prepare_cached("INSERT INTO search.turn_prompts (id, prompt) VALUES (?1, ?2)")?;
+    let mut ins_sigs =
+        conn.prepare_cached("INSERT INTO search.turn_sigs (id, sigs) VALUES (?1, ?2)")?;
     for NewTurn {
         session,
         doc: d,
@@ -1061,6 +1103,7 @@ fn write_sessions(
         if !d.columns[0].is_empty() {
             ins_prompt.execute(params![id, d.columns[0]])?;
         }
+        ins_sigs.execute(params![id, d.sigs])?;
         ins_doc.execute(params![
             id,
             d.columns[0],

@@ -3,6 +3,8 @@
 //! data and the functions that make Chronicle's rows; [`crate::search_db`] writes them,
 //! [`crate::chronicle`] keeps Chronicle's tables.
 
+use std::borrow::Cow;
+
 /// One turn's row in `turn_search`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct TurnDoc {
@@ -12,27 +14,63 @@ pub(crate) struct TurnDoc {
     pub last_at: Option<String>,
     /// Prompt, answer, tool input, tool output: each message's indexed text, one per line.
     pub columns: [String; 4],
+    /// The filters of its messages' fields (`turn_sigs`, [`crate::search_sig`]).
+    pub sigs: Vec<u8>,
 }
 
 impl TurnDoc {
-    /// A digest of everything the search database keeps of the turn (its columns and times;
-    /// `turn_docs.digest`): a turn written again with the same digest keeps its row.
+    /// Starts a message's entry in the signatures; its fields follow ([`TurnDoc::add`]).
+    pub(crate) fn begin_message(&mut self) -> usize {
+        crate::search_sig::push_message(&mut self.sigs)
+    }
+
+    /// Adds a field of the message begun at `message` to the column `column` as the index
+    /// holds it (without escape sequences, one per line, an empty one left out), and its filter
+    /// to the signatures.
+    pub(crate) fn add(&mut self, message: usize, column: usize, text: &str) {
+        if let Some(text) = push_line(&mut self.columns[column], text) {
+            crate::search_sig::push_field(&mut self.sigs, message, &text);
+        }
+    }
+
+    /// A digest of everything the search database keeps of the turn (its columns, times and
+    /// signatures; `turn_docs.digest`): a turn written again with the same digest keeps its
+    /// row.
     pub(crate) fn digest(&self) -> i64 {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         let times = [self.first_at.as_deref(), self.last_at.as_deref()];
-        for part in self.columns.iter().map(|c| Some(c.as_str())).chain(times) {
+        for part in self.columns.iter().map(|c| Some(c.as_bytes())).chain(
+            times
+                .into_iter()
+                .map(|t| t.map(str::as_bytes))
+                .chain([Some(self.sigs.as_slice())]),
+        ) {
             // Each part with its length (a missing time as its own mark): no two turns whose
             // parts differ give the same bytes.
             match part {
-                Some(text) => {
-                    h.update(&(text.len() as u64).to_le_bytes());
-                    h.update(text.as_bytes());
+                Some(bytes) => {
+                    h.update(&(bytes.len() as u64).to_le_bytes());
+                    h.update(bytes);
                 }
                 None => h.update(&u64::MAX.to_le_bytes()),
             }
         }
         h.digest() as i64
     }
+}
+
+/// Adds a message's text to a turn's column as the index holds it: without escape sequences,
+/// one message per line, empty ones left out. Returns the text added.
+pub(crate) fn push_line<'t>(column: &mut String, text: &'t str) -> Option<Cow<'t, str>> {
+    let text = crate::text::strip_ansi(text);
+    if text.is_empty() {
+        return None;
+    }
+    if !column.is_empty() {
+        column.push('\n');
+    }
+    column.push_str(&text);
+    Some(text)
 }
 
 /// One row of Chronicle's `search_index`.

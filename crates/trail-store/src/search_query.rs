@@ -3,6 +3,7 @@
 //! know of it ([`QueryShape`], [`Needles`], the column bits). `search.rs` and `search_rank.rs`
 //! both build on this module; it depends on neither.
 
+use crate::search_sig::Probe;
 use crate::{Result, StoreError};
 
 /// Terms a query may hold at most.
@@ -459,6 +460,18 @@ impl Needles {
             groups,
             phrases,
         })
+    }
+
+    /// What a turn's signatures are asked (`search_sig.rs`) for the messages `keep` keeps:
+    /// each group's words as the tokenizer reads them. `None` when a word has no run.
+    pub(crate) fn probe(&self, keep: Keep) -> Option<Probe> {
+        let phrases = self.phrases.as_ref()?;
+        let groups = phrases.iter().map(|g| {
+            g.iter()
+                .map(|p| (p.tokens.as_slice(), p.prefix))
+                .collect::<Vec<_>>()
+        });
+        Some(Probe::of(groups, keep == Keep::EveryWordInOneField))
     }
 
     /// Whether `lowered` (a field, ASCII folded to lowercase) holds, as a substring, a needle

@@ -30,7 +30,9 @@
 //! be read off a turn's row (a column holds all of the turn's messages of its kind), so the
 //! index gives its candidates (a column holding every word) and each candidate is checked
 //! against its messages, in rank order and only when tier 0 is complete, on the in-memory
-//! table that snippets use. A query of one group has no tier 2 (any match is in one message)
+//! table that snippets use; a candidate whose signatures say that no one field of its messages
+//! holds every word (`search_sig.rs`) goes to tier 2 unread, and of the others only the
+//! messages that may are read. A query of one group has no tier 2 (any match is in one message)
 //! and orders tier 0 by bm25 of the turn: each of its prompts holds the one word, and reading
 //! every prompt of `the` would cost more than a search may.
 
@@ -49,7 +51,46 @@ use crate::{Result, Store};
 /// error, and either makes every prepared statement compile again), and the set is put in for
 /// the one statement that asks it.
 #[derive(Clone, Default)]
-pub(crate) struct ScoredSet(Arc<Mutex<Arc<HashSet<i64>>>>);
+pub(crate) struct ScoredSet(Arc<Mutex<Arc<Rowids>>>);
+
+/// A set of rowids as bits (rowids are `turn_docs` ids, from 1 and dense), asked in a few
+/// nanoseconds; a set with a rowid beyond [`Rowids::MAX_BITS`] keeps a hash set instead.
+#[derive(Default)]
+struct Rowids {
+    bits: Vec<u64>,
+    sparse: Option<HashSet<i64>>,
+}
+
+impl Rowids {
+    /// 2^26 bits (8 MiB): rowids up to 67 million.
+    const MAX_BITS: i64 = 1 << 26;
+
+    fn of(set: &HashSet<i64>) -> Rowids {
+        let max = set.iter().copied().max().unwrap_or(0);
+        if set.iter().any(|&r| r < 0) || max >= Self::MAX_BITS {
+            return Rowids {
+                bits: Vec::new(),
+                sparse: Some(set.clone()),
+            };
+        }
+        let mut bits = vec![0u64; max as usize / 64 + 1];
+        for &r in set {
+            bits[r as usize / 64] |= 1 << (r % 64);
+        }
+        Rowids { bits, sparse: None }
+    }
+
+    fn contains(&self, rowid: i64) -> bool {
+        match &self.sparse {
+            Some(set) => set.contains(&rowid),
+            None => usize::try_from(rowid).is_ok_and(|r| {
+                self.bits
+                    .get(r / 64)
+                    .is_some_and(|w| w & (1 << (r % 64)) != 0)
+            }),
+        }
+    }
+}
 
 impl ScoredSet {
     pub(crate) fn register(conn: &rusqlite::Connection) -> rusqlite::Result<ScoredSet> {
@@ -59,20 +100,20 @@ impl ScoredSet {
         conn.create_scalar_function("trail_scored", 1, flags, move |ctx| {
             let rowid = ctx.get::<i64>(0)?;
             let set = asked.0.lock().unwrap_or_else(PoisonError::into_inner);
-            Ok(set.contains(&rowid))
+            Ok(set.contains(rowid))
         })?;
         Ok(set)
     }
 
     /// Runs `f` with `rowids` as the set; empty again afterwards, so nothing of one search
     /// outlives it.
-    fn with<T>(&self, rowids: Arc<HashSet<i64>>, f: impl FnOnce() -> T) -> T {
-        let put = |set: Arc<HashSet<i64>>| {
-            *self.0.lock().unwrap_or_else(PoisonError::into_inner) = set;
+    fn with<T>(&self, rowids: &HashSet<i64>, f: impl FnOnce() -> T) -> T {
+        let put = |set: Rowids| {
+            *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Arc::new(set);
         };
-        put(rowids);
+        put(Rowids::of(rowids));
         let out = f();
-        put(Arc::default());
+        put(Rowids::default());
         out
     }
 }
@@ -86,6 +127,14 @@ pub(crate) struct HitTurn {
     pub(crate) tier: Option<usize>,
     pub(crate) score: f64,
 }
+/// What [`Store::read_hit_text`] reads of a hit turn.
+pub(crate) struct TurnRead {
+    /// The fields of these columns (`search_rank::column_bit`).
+    pub(crate) columns: u8,
+    /// Only these messages ([`Store::messages_to_read`]), or all of them.
+    pub(crate) ids: Option<Vec<i64>>,
+}
+
 /// Candidates of tier 1 checked against their messages at once.
 const CHECK_BATCH: usize = 16;
 
@@ -425,7 +474,7 @@ impl Store {
         );
         let mut scores = self
             .scored
-            .with(rowids, || {
+            .with(&rowids, || {
                 let mut stmt = self.conn.prepare_cached(&sql)?;
                 let rows = stmt.query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))?;
                 rows.collect::<rusqlite::Result<Vec<_>>>()
@@ -607,7 +656,9 @@ impl Store {
     }
 
     /// Puts each of `batch` (tier-1 candidates) in tier 1 if one of its messages holds every
-    /// word, else in tier 2.
+    /// word, else in tier 2. Only the messages whose signatures say one of their fields may
+    /// hold every word are read (`search_sig.rs`); a candidate without such a message goes to
+    /// tier 2 unread.
     fn check_one_message(
         &self,
         p: &mut Progress,
@@ -629,23 +680,54 @@ impl Store {
                 }
             })
             .collect();
-        let columns: Vec<u8> = batch
-            .iter()
-            .map(|&i| {
-                p.columns
-                    .get(&p.rows[i].rowid)
-                    .copied()
-                    .unwrap_or(ALL_COLUMNS)
-            })
+        let wanted = self.messages_to_read(needles, Keep::EveryWordInOneField, &turns)?;
+        // Those with a message to read: positions in `batch`.
+        let read: Vec<usize> = (0..batch.len())
+            .filter(|&k| wanted[k].as_ref().is_none_or(|ids| !ids.is_empty()))
             .collect();
-        // Turns decided while their messages are read (ASCII fields, the tokenizer's reading
-        // done in Rust), then those FTS5 must decide.
+        let (turns, which): (Vec<HitTurn>, Vec<TurnRead>) = read
+            .iter()
+            .map(|&k| {
+                let columns = p.columns.get(&p.rows[batch[k]].rowid).copied();
+                let which = TurnRead {
+                    columns: columns.unwrap_or(ALL_COLUMNS),
+                    ids: wanted[k].clone(),
+                };
+                (turns[k].clone(), which)
+            })
+            .unzip();
+        let whole = self.one_message_holds_all(&turns, &which, check, needles, role)?;
+        for (k, &i) in batch.iter().enumerate() {
+            let in_one = read
+                .iter()
+                .position(|&r| r == k)
+                .is_some_and(|j| whole.contains(&j));
+            let t = if in_one { 1 } else { 2 };
+            p.rows[i].tier = Some(t);
+            p.counts[t] += 1;
+        }
+        Ok(())
+    }
+
+    /// Those of `turns` (positions) one of whose messages holds every word: read from the
+    /// store (of each turn, what `which` says), decided in Rust where the tokenizer's reading
+    /// is sure, else by FTS5 on the in-memory table.
+    fn one_message_holds_all(
+        &self,
+        turns: &[HitTurn],
+        which: &[TurnRead],
+        check: &str,
+        needles: Option<&Needles>,
+        role: Option<&str>,
+    ) -> Result<HashSet<usize>> {
+        if turns.is_empty() {
+            return Ok(HashSet::new());
+        }
         let mut whole: HashSet<usize> = HashSet::new();
         let by_fts: HashSet<usize> = self.with_hit_text(|| {
             let keep = Keep::EveryWordInOneField;
-            let columns = Some(columns.as_slice());
             let (rows, owner) =
-                self.read_hit_text(needles, keep, role, &turns, columns, Some(&mut whole))?;
+                self.read_hit_text(needles, keep, role, turns, which, Some(&mut whole))?;
             self.insert_hit_text(rows)?;
             if owner.is_empty() {
                 return Ok(HashSet::new());
@@ -653,16 +735,11 @@ impl Store {
             let ids = self.hit_text_matches(check)?;
             Ok(ids
                 .iter()
-                .filter_map(|id| owner.get(id).map(|(i, _)| *i))
+                .filter_map(|id| owner.get(id).map(|(k, _)| *k))
                 .collect())
         })?;
         whole.extend(by_fts);
-        for (k, &i) in batch.iter().enumerate() {
-            let t = if whole.contains(&k) { 1 } else { 2 };
-            p.rows[i].tier = Some(t);
-            p.counts[t] += 1;
-        }
-        Ok(())
+        Ok(whole)
     }
 
     /// Tier 0's order: each member's prompt score and whether its words are near each other.
@@ -738,7 +815,7 @@ impl Store {
         })
     }
 
-    /// Each member's prompt column as the index holds it (`search_db::push_line`), in rowid
+    /// Each member's prompt column as the index holds it (`search_doc::push_line`), in rowid
     /// order: kept by the search database (`turn_prompts`), else read from the store's
     /// messages (a search database made before the table, or a turn an older trail indexed
     /// into one made after it).
@@ -805,4 +882,53 @@ fn rank_function() -> String {
         .strip_prefix("bm25(")
         .expect("the index ranks with bm25");
     format!("bm25(turn_search, {args}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A set of rowids answers as the hash set it was made of, as bits (dense rowids from 1)
+    /// or, with a rowid beyond what bits are kept for or below zero, as a hash set.
+    #[test]
+    fn a_rowid_set_answers_as_its_hash_set() {
+        for ids in [
+            vec![1, 2, 63, 64, 65, 1000],
+            vec![5, Rowids::MAX_BITS],
+            vec![-3, 7],
+            vec![],
+        ] {
+            let set: HashSet<i64> = ids.iter().copied().collect();
+            let rowids = Rowids::of(&set);
+            assert_eq!(
+                rowids.sparse.is_some(),
+                ids.iter().any(|&r| r < 0 || r >= Rowids::MAX_BITS)
+            );
+            for probe in [
+                -3,
+                0,
+                1,
+                2,
+                3,
+                62,
+                63,
+                64,
+                65,
+                66,
+                999,
+                1000,
+                1001,
+                5,
+                7,
+                Rowids::MAX_BITS,
+            ] {
+                assert_eq!(
+                    rowids.contains(probe),
+                    set.contains(&probe),
+                    "{ids:?} {probe}"
+                );
+            }
+        }
+        assert!(!Rowids::default().contains(1));
+    }
 }

@@ -695,3 +695,56 @@ fn one_word_shows_its_prompt_tier_by_the_turns_bm25_whatever_its_size() {
         assert_eq!(sessions_found(&store, word), by_turn[..10], "{word}");
     }
 }
+
+/// Tier 1 is told from tier 2 by each turn's signatures before any message is read: a turn
+/// whose words stand in one answer (among Latin letters with diacritics and punctuation beyond
+/// ASCII, which the signatures fold and cut as the tokenizer does) stays above a short turn
+/// that scatters them; without signatures (an index written before them) every candidate is
+/// read, with the same hits; and signatures that say "scattered" are trusted, unread.
+#[test]
+fn the_signatures_tell_scattered_turns_without_reading_them() {
+    let (user, asst, tool) = (Role::User, Role::Assistant, Role::Tool);
+    let (prompt, text, call, result) = (
+        MessageKind::Prompt,
+        MessageKind::Text,
+        MessageKind::ToolCall,
+        MessageKind::ToolResult,
+    );
+    let sessions = vec![
+        vec![vec![
+            (user, prompt, "naïve question about the café".to_string()),
+            (
+                asst,
+                text,
+                format!("Déjà vu — CARGO’s build fails… {}", filler("why", 40)),
+            ),
+            (tool, result, filler("log", 120)),
+        ]],
+        vec![vec![
+            (user, prompt, "short".to_string()),
+            (asst, text, "cargo".to_string()),
+            (asst, call, "build".to_string()),
+            (tool, result, "fails".to_string()),
+        ]],
+    ];
+    let (_dir, store) = small_store(&sessions);
+    let (one, scattered) = (
+        "00000000-0000-4000-8000-000000000000",
+        "00000000-0000-4000-8000-000000000001",
+    );
+    let query = "cargo build fails";
+    assert_eq!(sessions_found(&store, query), [one, scattered]);
+
+    let sigs = |sql: &str| store.connection().execute_batch(sql).unwrap();
+    sigs("CREATE TEMP TABLE kept AS SELECT * FROM search.turn_sigs; DELETE FROM search.turn_sigs;");
+    assert_eq!(sessions_found(&store, query), [one, scattered], "unsigned");
+
+    // The first turn's signatures, emptied: no field of it can hold every word, so it is
+    // not read and falls to tier 2, where the scattered turn's bm25 is better.
+    sigs(
+        "INSERT INTO search.turn_sigs SELECT * FROM temp.kept;
+         UPDATE search.turn_sigs SET sigs = x'' WHERE id = (
+             SELECT id FROM search.turn_docs WHERE session_id = '00000000-0000-4000-8000-000000000000');",
+    );
+    assert_eq!(sessions_found(&store, query), [scattered, one]);
+}
