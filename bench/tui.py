@@ -11,7 +11,8 @@ Measures, in a private tmux server (120x40 pane):
     each key, the time from `tmux send-keys` until the screen shows the new text in the box and
     the answer drawn (the prompt says "searching…" until the answer for the newest keystroke
     is in). p50 and p95 over all keys of all runs;
-  * peak RSS of the trail process (VmHWM) at the end.
+  * peak RSS of the trail process (VmHWM) at the end, and how much of its resident set is its
+    own memory (RssAnon) and how much mapped files (RssFile: the search database).
 Screen polling uses `tmux capture-pane`, a process spawn each: figures include it, and the
 script measures that cost alone (a key sent to `cat`). It then runs the in-process timing
 (crates/trail-tui/examples/tui_bench.rs, next to the binary) on the same store and queries.
@@ -82,7 +83,12 @@ def one_run(trail, store, sock):
         tmux(sock, "send-keys", "-t", "bench", "C-u")
         wait(sock, lambda s: "❯ █" in s and "searching…" not in s.splitlines()[0])
     with open("/proc/%s/status" % pid) as f:
-        hwm = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
+        status = dict(l.split(":", 1) for l in f if ":" in l)
+    kb = lambda key: int(status[key].split()[0])
+    # The peak, and at the end what of the resident set is the process's own memory and
+    # what is mapped files (the search database, which readers map: clean pages the kernel
+    # can take back).
+    hwm = (kb("VmHWM"), kb("RssAnon"), kb("RssFile"))
     tmux(sock, "send-keys", "-t", "bench", "Escape")
     time.sleep(0.3)
     tmux(sock, "kill-server")
@@ -146,7 +152,9 @@ def main():
         statistics.median(firsts) * 1e3, ", ".join("%.0f" % (x * 1e3) for x in firsts)))
     print("keystroke->draw  p50 %.0f ms  p95 %.0f ms  max %.0f ms" % (
         pct(keys, 50) * 1e3, pct(keys, 95) * 1e3, max(keys) * 1e3))
-    print("peak RSS         %.0f MB (max of runs)" % (max(rss) / 1024))
+    peak = max(rss)
+    print("peak RSS         %.0f MB (max of runs; at that run's end %.0f MB its own memory, "
+          "%.0f MB mapped files)" % (peak[0] / 1024, peak[1] / 1024, peak[2] / 1024))
     exe = os.path.join(os.path.dirname(a.bin), "examples", "tui_bench")
     if os.path.exists(exe):
         subprocess.run([exe, store, str(a.runs)] + QUERIES, check=True)
