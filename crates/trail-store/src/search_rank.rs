@@ -902,7 +902,7 @@ mod tests {
             let rowids = Rowids::of(&set);
             assert_eq!(
                 rowids.sparse.is_some(),
-                ids.iter().any(|&r| r < 0 || r >= Rowids::MAX_BITS)
+                ids.iter().any(|r| !(0..Rowids::MAX_BITS).contains(r))
             );
             for probe in [
                 -3,
