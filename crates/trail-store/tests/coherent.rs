@@ -504,6 +504,25 @@ fn small_store(sessions: &[Vec<TurnMessages>]) -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+/// The roles (user, assistant, tool) and kinds (prompt, text, tool call, tool result) the
+/// small stores' turns are made of.
+type RolesAndKinds = (
+    (Role, Role, Role),
+    (MessageKind, MessageKind, MessageKind, MessageKind),
+);
+
+fn roles_and_kinds() -> RolesAndKinds {
+    (
+        (Role::User, Role::Assistant, Role::Tool),
+        (
+            MessageKind::Prompt,
+            MessageKind::Text,
+            MessageKind::ToolCall,
+            MessageKind::ToolResult,
+        ),
+    )
+}
+
 fn filler(tag: &str, n: usize) -> String {
     (0..n)
         .map(|i| format!("{tag}{i}"))
@@ -533,13 +552,7 @@ fn sessions_found(store: &Store, query: &str) -> Vec<String> {
 /// two hits.
 #[test]
 fn the_sessions_whose_prompts_hold_every_word_come_first() {
-    let (user, asst, tool) = (Role::User, Role::Assistant, Role::Tool);
-    let (prompt, text, call, result) = (
-        MessageKind::Prompt,
-        MessageKind::Text,
-        MessageKind::ToolCall,
-        MessageKind::ToolResult,
-    );
+    let ((user, asst, tool), (prompt, text, call, result)) = roles_and_kinds();
     let wanted = |tag: &str| {
         vec![vec![
             (
@@ -703,13 +716,7 @@ fn one_word_shows_its_prompt_tier_by_the_turns_bm25_whatever_its_size() {
 /// read, with the same hits; and signatures that say "scattered" are trusted, unread.
 #[test]
 fn the_signatures_tell_scattered_turns_without_reading_them() {
-    let (user, asst, tool) = (Role::User, Role::Assistant, Role::Tool);
-    let (prompt, text, call, result) = (
-        MessageKind::Prompt,
-        MessageKind::Text,
-        MessageKind::ToolCall,
-        MessageKind::ToolResult,
-    );
+    let ((user, asst, tool), (prompt, text, call, result)) = roles_and_kinds();
     let sessions = vec![
         vec![vec![
             (user, prompt, "naïve question about the café".to_string()),
