@@ -1588,8 +1588,8 @@ mod tests {
 
     /// A search database made before `turn_prompts`, `turn_docs.digest` and `turn_sigs` is
     /// still searched (its prompts read from the store, every candidate read, the same hits),
-    /// and the next writer fills both tables as an index writes them, adds the column (each
-    /// turn's digest as an index computes it) and counts FTS5's totals again.
+    /// and the next writer fills both tables as an index writes them, adds the column and
+    /// counts FTS5's totals again.
     /// A turn without a row (indexed by an older trail) is read from the store too.
     #[test]
     fn a_version_1_search_database_is_read_and_upgraded() {
@@ -1611,7 +1611,7 @@ mod tests {
                 .unwrap();
             crate::varint::Varints(&block).collect()
         };
-        let signed = |store: &Store| -> Vec<(i64, Vec<u8>, i64)> {
+        let signed = |store: &Store| -> Vec<(i64, Vec<u8>, Option<i64>)> {
             let mut stmt = store
                 .connection()
                 .prepare(
@@ -1707,9 +1707,16 @@ mod tests {
             .unwrap();
         assert_eq!(digest, 1, "turn_docs.digest added");
         assert_eq!(prompts(&upgraded), indexed);
-        // Every turn signed, with the digest an index gives it.
+        // Every turn signed as an index signs it; no digest (the digests before signatures
+        // match none now): each turn's row is written again with its session's next write.
         assert_eq!(sigs.len(), 4);
-        assert_eq!(signed(&upgraded), sigs);
+        assert!(sigs.iter().all(|(_, _, digest)| digest.is_some()));
+        let upgraded_sigs = signed(&upgraded);
+        assert!(upgraded_sigs.iter().all(|(_, _, digest)| digest.is_none()));
+        let without_digests = |rows: Vec<(i64, Vec<u8>, Option<i64>)>| -> Vec<(i64, Vec<u8>)> {
+            rows.into_iter().map(|(id, sigs, _)| (id, sigs)).collect()
+        };
+        assert_eq!(without_digests(upgraded_sigs), without_digests(sigs));
         assert_eq!(hits(&upgraded), before);
         // A turn an older trail indexed into it has no row: its prompt comes from the store.
         upgraded

@@ -297,8 +297,8 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
 /// transaction): `turn_prompts` where it is missing, filled from the store's messages as
 /// [`turn_docs`] builds the column ([`fill_turn_prompts`]); `turn_docs.digest` where it is
 /// missing (unknown for the turns written before: the next write of each replaces it);
-/// `turn_sigs` where it is missing, filled from the store's messages with each turn's digest
-/// ([`fill_turn_sigs`]); and FTS5's totals counted again ([`recount_totals`]; nothing else
+/// `turn_sigs` where it is missing, filled from the store's messages ([`fill_turn_sigs`]); and
+/// FTS5's totals counted again ([`recount_totals`]; nothing else
 /// writes the table in it).
 fn upgrade(conn: &Connection) -> Result<()> {
     // The lock first: what another process upgraded meanwhile is then seen, not written twice.
@@ -338,9 +338,11 @@ fn fill_turn_prompts(conn: &Connection) -> Result<()> {
 }
 
 /// Fills `turn_sigs` from the store's messages, session by session, as an index builds each
-/// turn ([`session_from_store`]), and gives each turn the digest it would be written with. A
-/// turn whose text differs from what the index holds (the store moved on since) gets its
-/// signatures all the same: the session is rewritten by the batch that changed it.
+/// turn ([`session_from_store`]). The digests stay as they are: the signatures are part of a
+/// turn's digest now, so no digest written before matches, and each turn's row is written again
+/// with the next write of its session. Setting them here would be wrong where the store has
+/// moved on from what the index holds (a batch not applied yet): that turn would then look
+/// unchanged to the batch that brings its new text.
 fn fill_turn_sigs(conn: &Connection) -> Result<()> {
     let sessions: Vec<String> = conn
         .prepare("SELECT DISTINCT session_id FROM search.turn_docs")?
@@ -349,7 +351,6 @@ fn fill_turn_sigs(conn: &Connection) -> Result<()> {
     let mut doc =
         conn.prepare("SELECT id FROM search.turn_docs WHERE session_id = ?1 AND turn_index = ?2")?;
     let mut write = conn.prepare("INSERT INTO search.turn_sigs (id, sigs) VALUES (?1, ?2)")?;
-    let mut digest = conn.prepare("UPDATE search.turn_docs SET digest = ?2 WHERE id = ?1")?;
     for session in sessions {
         for turn in session_from_store(conn, &session, true)?.turns {
             let id: Option<i64> = doc
@@ -357,7 +358,6 @@ fn fill_turn_sigs(conn: &Connection) -> Result<()> {
                 .optional()?;
             if let Some(id) = id {
                 write.execute(params![id, turn.sigs])?;
-                digest.execute(params![id, turn.digest()])?;
             }
         }
     }
