@@ -907,6 +907,11 @@ impl HitRead<'_, '_> {
     }
 }
 
+/// The kinds of message the index holds, as an SQL list (`'prompt', 'text', ...`).
+fn indexed_kinds_sql() -> String {
+    INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ")
+}
+
 /// Which messages [`hit_messages_sql`] reads.
 #[derive(Clone, Copy)]
 enum HitMessages {
@@ -922,7 +927,7 @@ enum HitMessages {
 /// sort, a table read per message of the session for each hit (more than half of a search's
 /// time); the unary plus leaves it the (session, turn) index.
 fn hit_messages_sql(which: HitMessages) -> String {
-    let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
+    let kinds = indexed_kinds_sql();
     let which = match which {
         HitMessages::OfTurn => "session_id = ?1 AND turn_index IS ?2",
         HitMessages::ById => "id = ?1 AND ?2 IS NULL",
@@ -956,7 +961,7 @@ fn hit_messages_sql(which: HitMessages) -> String {
 /// `search_db::turn_docs` builds the turn's row and signatures from them: the columns read
 /// are in the rows' first pages, so a long message costs no more than a short one.
 fn indexed_messages_sql() -> String {
-    let kinds = INDEXED_KINDS.map(|k| format!("'{k}'")).join(", ");
+    let kinds = indexed_kinds_sql();
     format!(
         "SELECT id FROM main.messages
          WHERE session_id = ?1 AND turn_index IS ?2 AND kind IN ({kinds})

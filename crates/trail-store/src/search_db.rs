@@ -239,7 +239,7 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<boo
     };
     conn.execute("ATTACH DATABASE ?1 AS search", [name])?;
     if how == Attach::Read {
-        let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
+        let version = search_version(conn)?;
         if version < READABLE_VERSION {
             conn.execute_batch("DETACH DATABASE search")?;
             conn.execute_batch(&schema_sql("temp", leaf_size(conn, "temp")?, chronicle))?;
@@ -273,7 +273,7 @@ pub(crate) fn attach(conn: &Connection, store: &Path, how: Attach) -> Result<boo
 /// processes opening a store at once agree.
 fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
     loop {
-        let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
+        let version = search_version(conn)?;
         if version >= SCHEMA_VERSION {
             return Ok(());
         }
@@ -364,13 +364,6 @@ fn fill_turn_sigs(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Whether the attached search database has `turn_sigs`; one made before version 4, read
-/// before its next index upgrades it, does not.
-pub(crate) fn sigs_stored(conn: &Connection) -> Result<bool> {
-    let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
-    Ok(version >= 4)
-}
-
 /// The prompt column of turn `turn` of `session` (-1: the messages before its first prompt)
 /// as the index holds it, read from the store's messages: what [`turn_docs`] builds from the
 /// messages it is given.
@@ -386,11 +379,21 @@ pub(crate) fn prompt_column(conn: &Connection, session: &str, turn: i64) -> Resu
     Ok(column)
 }
 
+/// The attached search database's schema version (its `user_version`).
+fn search_version(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?)
+}
+
 /// Whether the attached search database has `turn_prompts`; a version-1 database, read before
 /// its next index upgrades it, does not.
 pub(crate) fn prompts_stored(conn: &Connection) -> Result<bool> {
-    let version: i64 = conn.query_row("PRAGMA search.user_version", [], |r| r.get(0))?;
-    Ok(version >= 2)
+    Ok(search_version(conn)? >= 2)
+}
+
+/// Whether the attached search database has `turn_sigs`; one made before version 4, read
+/// before its next index upgrades it, does not.
+pub(crate) fn sigs_stored(conn: &Connection) -> Result<bool> {
+    Ok(search_version(conn)? >= 4)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ use crate::{Result, Store};
 /// error, and either makes every prepared statement compile again), and the set is put in for
 /// the one statement that asks it.
 #[derive(Clone, Default)]
-pub(crate) struct ScoredSet(Arc<Mutex<Arc<Rowids>>>);
+pub(crate) struct ScoredSet(Arc<Mutex<Rowids>>);
 
 /// A set of rowids as bits (rowids are `turn_docs` ids, from 1 and dense), asked in a few
 /// nanoseconds; a set with a rowid beyond [`Rowids::MAX_BITS`] keeps a hash set instead.
@@ -109,7 +109,7 @@ impl ScoredSet {
     /// outlives it.
     fn with<T>(&self, rowids: &HashSet<i64>, f: impl FnOnce() -> T) -> T {
         let put = |set: Rowids| {
-            *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Arc::new(set);
+            *self.0.lock().unwrap_or_else(PoisonError::into_inner) = set;
         };
         put(Rowids::of(rowids));
         let out = f();
@@ -241,8 +241,8 @@ struct PromptOrder {
     /// near each other, else 1.
     keys: HashMap<i64, (f64, u8)>,
     /// The members that can be among the best `limit`: those whose key is at most the
-    /// `limit`-th best key (ties included). Shared with [`Store::scores_of`]'s set.
-    needed: Arc<HashSet<i64>>,
+    /// `limit`-th best key (ties included).
+    needed: HashSet<i64>,
 }
 
 impl PromptOrder {
@@ -270,10 +270,7 @@ impl PromptOrder {
                 .collect(),
             _ => members.clone(),
         };
-        PromptOrder {
-            keys,
-            needed: Arc::new(needed),
-        }
+        PromptOrder { keys, needed }
     }
 }
 
@@ -362,7 +359,7 @@ impl Store {
     /// read.
     pub(crate) fn coherent_turns(&self, r: &Ranking<'_>) -> Result<(Vec<HitTurn>, usize)> {
         let tiers = Tiers::of(r);
-        let prompt = Arc::new(self.rowid_set(r, tiers.prompt.as_deref())?);
+        let prompt = self.rowid_set(r, tiers.prompt.as_deref())?;
         // Tier 1 matters only when tier 0 cannot fill the page.
         let mut columns: HashMap<i64, u8> = HashMap::new();
         if let Some((queries, _)) = tiers
@@ -403,8 +400,8 @@ impl Store {
         // 10 GiB: 5,187 members of 60,585 matches).
         let shown = match &p.order {
             _ if prompt.len() < r.limit => None,
-            Some(order) => Some(Arc::clone(&order.needed)),
-            None => Some(Arc::clone(&prompt)),
+            Some(order) => Some(&order.needed),
+            None => Some(&prompt),
         };
         let ranked = match shown {
             Some(shown) if !self.most_turns(shown.len())? => self.scores_of(r, shown)?,
@@ -466,7 +463,7 @@ impl Store {
     /// once per rowid, and bm25 reads each word's whole doclist at every start; `+rowid IN
     /// (...)` built an index of the list first, 0.6 µs a member, a third of what bm25 of the
     /// member costs.)
-    fn scores_of(&self, r: &Ranking<'_>, rowids: Arc<HashSet<i64>>) -> Result<Vec<(i64, f64)>> {
+    fn scores_of(&self, r: &Ranking<'_>, rowids: &HashSet<i64>) -> Result<Vec<(i64, f64)>> {
         let score = rank_function();
         let sql = format!(
             "SELECT rowid, {score} FROM turn_search
@@ -474,7 +471,7 @@ impl Store {
         );
         let mut scores = self
             .scored
-            .with(&rowids, || {
+            .with(rowids, || {
                 let mut stmt = self.conn.prepare_cached(&sql)?;
                 let rows = stmt.query_map([r.matched], |row| Ok((row.get(0)?, row.get(1)?)))?;
                 rows.collect::<rusqlite::Result<Vec<_>>>()
@@ -681,28 +678,30 @@ impl Store {
             })
             .collect();
         let wanted = self.messages_to_read(needles, Keep::EveryWordInOneField, &turns)?;
-        // Those with a message to read: positions in `batch`.
-        let read: Vec<usize> = (0..batch.len())
-            .filter(|&k| wanted[k].as_ref().is_none_or(|ids| !ids.is_empty()))
+        // The candidates with a message that may hold every word (positions in `batch`), and
+        // what to read of each.
+        let mut read = Vec::new();
+        let mut to_read = Vec::new();
+        let mut which = Vec::new();
+        for (k, (turn, ids)) in turns.into_iter().zip(wanted).enumerate() {
+            if ids.as_ref().is_some_and(Vec::is_empty) {
+                continue;
+            }
+            let columns = p.columns.get(&p.rows[batch[k]].rowid).copied();
+            read.push(k);
+            to_read.push(turn);
+            which.push(TurnRead {
+                columns: columns.unwrap_or(ALL_COLUMNS),
+                ids,
+            });
+        }
+        let whole: HashSet<usize> = self
+            .one_message_holds_all(&to_read, &which, check, needles, role)?
+            .into_iter()
+            .map(|j| read[j])
             .collect();
-        let (turns, which): (Vec<HitTurn>, Vec<TurnRead>) = read
-            .iter()
-            .map(|&k| {
-                let columns = p.columns.get(&p.rows[batch[k]].rowid).copied();
-                let which = TurnRead {
-                    columns: columns.unwrap_or(ALL_COLUMNS),
-                    ids: wanted[k].clone(),
-                };
-                (turns[k].clone(), which)
-            })
-            .unzip();
-        let whole = self.one_message_holds_all(&turns, &which, check, needles, role)?;
         for (k, &i) in batch.iter().enumerate() {
-            let in_one = read
-                .iter()
-                .position(|&r| r == k)
-                .is_some_and(|j| whole.contains(&j));
-            let t = if in_one { 1 } else { 2 };
+            let t = if whole.contains(&k) { 1 } else { 2 };
             p.rows[i].tier = Some(t);
             p.counts[t] += 1;
         }

@@ -59,20 +59,22 @@ pub(crate) fn push_field(sigs: &mut Vec<u8>, message: usize, field: &str) {
     hashes.sort_unstable();
     hashes.dedup();
     let bits = (hashes.len() * BITS_PER_TOKEN).max(64).next_power_of_two();
-    let size_byte = (bits / 64).trailing_zeros() as u8 + 1;
-    let size_byte = size_byte.min(MAX_SIZE_BYTE);
-    let words = 1usize << (size_byte - 1);
-    let mut filter = vec![0u64; words];
-    let mask = (words * 64 - 1) as u32;
+    let size_byte = ((bits / 64).trailing_zeros() as u8 + 1).min(MAX_SIZE_BYTE);
+    sigs.push(size_byte);
+    let start = sigs.len();
+    sigs.resize(start + filter_bytes(size_byte), 0);
+    let filter = &mut sigs[start..];
+    let mask = (filter.len() * 8 - 1) as u32;
     for h in hashes {
         for bit in probes(h, mask) {
-            filter[(bit / 64) as usize] |= 1 << (bit % 64);
+            filter[(bit / 8) as usize] |= 1 << (bit % 8);
         }
     }
-    sigs.push(size_byte);
-    for w in filter {
-        sigs.extend_from_slice(&w.to_le_bytes());
-    }
+}
+
+/// The bytes of a filter whose entry's size byte is `size_byte` (1 to [`MAX_SIZE_BYTE`]).
+fn filter_bytes(size_byte: u8) -> usize {
+    8 << (size_byte - 1)
 }
 
 /// The bits a token of hash `h` sets in a filter of `mask + 1` bits.
@@ -383,7 +385,7 @@ impl Probe {
                 let (&size_byte, after) = rest.split_first()?;
                 let bytes = match size_byte {
                     0 => 0,
-                    1..=MAX_SIZE_BYTE => 8usize << (size_byte - 1),
+                    1..=MAX_SIZE_BYTE => filter_bytes(size_byte),
                     _ => return None,
                 };
                 let filter = after.get(..bytes)?;
