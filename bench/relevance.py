@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Known-item relevance of `trail search`: can a person find the session they remember from a
-few words of it? Five classes of queries, each reported on its own (issue 43).
+few words of it? Six classes of queries, each reported on its own (issues 43 and 44).
 
 usage: python3 bench/relevance.py --store STORE --corpus DIR [--queries 60] [--seed N]
-                                  [--classes 1,2,3,4,5] [--trail PATH] [--misses]
+                                  [--classes 1,2,3,4,5,6] [--trail PATH] [--misses]
 
 STORE is a store built from the Claude Code corpus DIR (`python3 bench/run.py --keep` prints
 its path). The script reads every prompt, assistant answer and tool output of the corpus and
@@ -18,7 +18,12 @@ counts in how many prompts (answers) each word appears. The classes:
   4. a distinctive token of a tool output, from the part the index keeps (its first 600
      characters): a file path with its line number (`/home/u/proj/a/b.rs:120`), or a failed
      test's name and `FAILED`;
-  5. four consecutive words of a prompt, quoted as a phrase.
+  5. four consecutive words of a prompt, quoted as a phrase;
+  6. one mid-frequency word of a prompt (as class 1 draws its words, one of them): a query of
+     one word, whose prompt tier is ordered by the prompt's own score on the index of prompts
+     alone (before it, by bm25 of the turn). Ambiguous by nature: a word of 0.2% of the prompts
+     at least is in 20 of the 1 GiB corpus' 10,000, so what counts is the ranking's MRR against
+     another's, on the same queries.
 Queries are drawn at random (seeded; the seed is new on every run unless --seed is given, and
 is printed) among the prompts, answers or outputs that have what the class needs; each class
 draws with its own generator, so adding a class leaves the others' queries as they were.
@@ -65,6 +70,7 @@ CLASSES = {
     3: "2 words of an answer",
     4: "a tool output's token",
     5: "a quoted 4-word phrase",
+    6: "1 mid-frequency word of a prompt",
 }
 
 
@@ -158,6 +164,13 @@ def class_queries(cls, rng, n, prompts, answers, outputs, pdf, adf):
             found += [[m, "FAILED"] for m in FAILED.findall(head)]
             return rng.choice(found) if found else None
         return draw(rng, outputs, make, n)
+    if cls == 6:
+        mid = lambda w: len(w) >= 3 and LOW * np_ <= pdf[w] <= HIGH * np_
+
+        def make(item, rng):
+            ws = [w for w in words_of(item[1]) if mid(w)]
+            return [rng.choice(ws)] if ws else None
+        return draw(rng, prompts, make, n)
     if cls == 5:
         def make(item, rng):
             ws = WORD.findall(item[1])
@@ -240,7 +253,7 @@ def main():
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--queries", type=int, default=60)
     ap.add_argument("--seed", type=int, help="the queries' seed (default: a new one)")
-    ap.add_argument("--classes", default="1,2,3,4,5")
+    ap.add_argument("--classes", default="1,2,3,4,5,6")
     ap.add_argument("--misses", action="store_true", help="print the queries that missed")
     ap.add_argument("--bm25-only", action="store_true",
                     help="rank by bm25 alone, as trail search did before issue 43 (through trail sql)")
@@ -254,7 +267,7 @@ def main():
           "%d queries a class" % (seed, len(prompts), len(answers), len(outputs), a.queries))
     print("%-38s %7s %9s %6s %9s %8s %6s" % ("class", "queries", "recall@10", "MRR",
                                                "median ms", "<=10 ses", "blind"))
-    kinds = {1: prompts, 2: prompts, 3: answers, 5: prompts}
+    kinds = {1: prompts, 2: prompts, 3: answers, 5: prompts, 6: prompts}
     holders = {}
     for cls in [int(c) for c in a.classes.split(",")]:
         rng = random.Random("%d/%d" % (seed, cls))

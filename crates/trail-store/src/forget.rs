@@ -103,9 +103,9 @@ impl Store {
         } else {
             "search"
         };
+        crate::search_db::optimize(&self.conn)?;
         self.conn.execute_batch(&format!(
-            "INSERT INTO search.turn_search (turn_search) VALUES ('optimize');
-             INSERT INTO {chronicle}.search_index (search_index) VALUES ('optimize');"
+            "INSERT INTO {chronicle}.search_index (search_index) VALUES ('optimize');"
         ))?;
         for schema in ["main", "search"] {
             self.conn.query_row(

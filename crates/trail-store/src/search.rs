@@ -351,7 +351,10 @@ impl Store {
     /// [`SearchCondition::left_out`]). `None` when the filter asks anything else, or leaves out more than
     /// [`EXCLUDED_SESSIONS_MAX`] sessions or [`EXCLUDED_MAX`] turns (then SQL tests each
     /// match).
-    fn excluded_turns(&self, conditions: &[SearchCondition]) -> Result<Option<HashSet<i64>>> {
+    fn excluded_turns(
+        &self,
+        conditions: &[SearchCondition],
+    ) -> Result<Option<crate::search_rank::RowidSet>> {
         let Some(left_out) = conditions
             .iter()
             .map(SearchCondition::left_out)
@@ -374,7 +377,7 @@ impl Store {
         let mut turns = self
             .conn
             .prepare_cached("SELECT id FROM search.turn_docs WHERE session_id = ?1")?;
-        let mut out = HashSet::new();
+        let mut out = crate::search_rank::RowidSet::default();
         for session in &sessions {
             for id in turns.query_map([session], |r| r.get(0))? {
                 out.insert(id?);
@@ -1591,10 +1594,10 @@ mod tests {
         assert_eq!(store.chronicle_schema_version().unwrap(), 3);
     }
 
-    /// A search database made before `turn_prompts`, `turn_docs.digest` and `turn_sigs` is
-    /// still searched (its prompts read from the store, every candidate read, the same hits),
-    /// and the next writer fills both tables as an index writes them, adds the column and
-    /// counts FTS5's totals again.
+    /// A search database made before `turn_prompts`, `turn_docs.digest`, `turn_sigs` and
+    /// `prompt_search` is still searched (its prompts read from the store, every candidate
+    /// read, the same hits), and the next writer fills the tables as an index writes them, adds
+    /// the column and counts FTS5's totals again.
     /// A turn without a row (indexed by an older trail) is read from the store too.
     #[test]
     fn a_version_1_search_database_is_read_and_upgraded() {
@@ -1680,6 +1683,8 @@ mod tests {
                 .execute_batch(
                     "DROP TABLE search.turn_prompts;
                      DROP TABLE search.turn_sigs;
+                     DROP TABLE search.prompt_search;
+                     DELETE FROM search.search_state WHERE key = 'prompts_seq';
                      ALTER TABLE search.turn_docs DROP COLUMN digest;
                      PRAGMA search.user_version = 1;",
                 )
@@ -1696,6 +1701,7 @@ mod tests {
         let read = Store::open_read_only(&path).unwrap();
         assert!(!crate::search_db::prompts_stored(read.connection()).unwrap());
         assert!(!crate::search_db::sigs_stored(read.connection()).unwrap());
+        assert!(!crate::search_db::prompt_index_current(read.connection()).unwrap());
         assert_eq!(hits(&read), before);
         drop(read);
         let upgraded = Store::open(&path).unwrap();
@@ -1712,6 +1718,27 @@ mod tests {
             .unwrap();
         assert_eq!(digest, 1, "turn_docs.digest added");
         assert_eq!(prompts(&upgraded), indexed);
+        // The index of prompts alone, filled from them and current.
+        assert!(crate::search_db::prompt_index_current(upgraded.connection()).unwrap());
+        let matching = |sql: &str, arg: &str| -> Vec<i64> {
+            let conn = upgraded.connection();
+            let mut stmt = conn.prepare(sql).unwrap();
+            let ids = stmt.query_map([arg], |r| r.get(0)).unwrap();
+            ids.collect::<rusqlite::Result<_>>().unwrap()
+        };
+        for word in ["cargo", "fails", "match", "why"] {
+            assert_eq!(
+                matching(
+                    "SELECT rowid FROM search.prompt_search WHERE prompt_search MATCH ?1",
+                    word
+                ),
+                matching(
+                    "SELECT rowid FROM search.turn_search WHERE turn_search MATCH '{prompt} : ' || ?1",
+                    word
+                ),
+                "{word}"
+            );
+        }
         // Every turn signed as an index signs it; no digest (the digests before signatures
         // match none now): each turn's row is written again with its session's next write.
         assert_eq!(sigs.len(), 4);

@@ -16,6 +16,9 @@
 //!   `turn_prompts` keeps each turn's prompt column as it was indexed: ranking reads the
 //!   prompts of the turns whose prompt holds every word (`search_rank.rs`), and reading them
 //!   from the store's `messages` cost a third of a two-word search.
+//! * `prompt_search`: those prompts indexed alone (rowid: the turn's), which rank the turns
+//!   whose prompt holds a query of one group by the prompt's own bm25: scoring the whole turn
+//!   of every match of `the` read each of its tool outputs' many instances of the word.
 //! * `search_index`: Chronicle's table, exactly as GitHub Copilot's session store defines it,
 //!   so Copilot's own queries (`... WHERE search_index MATCH ? ORDER BY rank`) run unchanged
 //!   through the attached schema; `chronicle_rows` lists each session's rows.
@@ -49,10 +52,12 @@ use crate::{Result, BUSY_TIMEOUT};
 pub const SEARCH_SCHEMA: &str = "search";
 
 /// The search database's own schema version (its `user_version`): 2 added `turn_prompts`, 3
-/// `turn_docs.digest`, 4 `turn_sigs`. A reader reads versions 1 to 3 too (a version-1
-/// database's prompts then come from the store, [`prompts_stored`]; before version 4 every
-/// candidate of tier 1 is read, [`sigs_stored`]); a writer brings it up to date ([`upgrade`]).
-const SCHEMA_VERSION: i64 = 4;
+/// `turn_docs.digest`, 4 `turn_sigs`, 5 `prompt_search`. A reader reads versions 1 to 4 too (a
+/// version-1 database's prompts then come from the store, [`prompts_stored`]; before version 4
+/// every candidate of tier 1 is read, [`sigs_stored`]; before version 5 a query of one group
+/// orders its prompt tier by bm25 of the turn, [`prompt_index_current`]); a writer brings it up
+/// to date ([`upgrade`]).
+const SCHEMA_VERSION: i64 = 5;
 
 /// The oldest search database a reader can search.
 const READABLE_VERSION: i64 = 1;
@@ -121,7 +126,9 @@ pub fn search_path(store: &Path) -> PathBuf {
     crate::unsynced::beside(store, "-search")
 }
 
-/// The two full-text tables: Chronicle's `search_index` and trail's `turn_search`.
+/// The two full-text tables a search database made before [`AUTOMERGE`] may lack its setting
+/// for: Chronicle's `search_index` and trail's `turn_search` (`prompt_search` came later, and
+/// always with it).
 const FULL_TEXT_TABLES: [&str; 2] = ["search_index", "turn_search"];
 
 /// The settings trail gives each full-text table (kept in the table's config).
@@ -139,6 +146,7 @@ fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
     let [search_index, turn_search] = FULL_TEXT_TABLES.map(|t| settings_sql(db, t, leaf));
     let turn_prompts = turn_prompts_sql(db);
     let turn_sigs = turn_sigs_sql(db);
+    let prompt_search = prompt_search_sql(db, leaf);
     let chronicle = if chronicle {
         format!(
             "CREATE VIRTUAL TABLE {db}.search_index USING fts5(
@@ -168,6 +176,7 @@ fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
              digest INTEGER,
              UNIQUE (session_id, turn_index));
          {turn_prompts}
+         {prompt_search}
          {turn_sigs}
          PRAGMA {db}.user_version = {SCHEMA_VERSION};"
     )
@@ -177,6 +186,59 @@ fn schema_sql(db: &str, leaf: i64, chronicle: bool) -> String {
 /// the turn's `turn_docs.id`).
 fn turn_prompts_sql(db: &str) -> String {
     format!("CREATE TABLE {db}.turn_prompts (id INTEGER PRIMARY KEY, prompt TEXT NOT NULL);")
+}
+
+/// `prompt_search`: `turn_prompts`' text indexed alone (rowid: the turn's `turn_docs.id`), with
+/// `turn_search`'s tokenizer, so a prompt matches in it exactly when its turn's prompt column
+/// matches in `turn_search`. Its rows are current only while [`PROMPTS_SEQ`] says so.
+fn prompt_search_sql(db: &str, leaf: i64) -> String {
+    let settings = settings_sql(db, "prompt_search", leaf);
+    format!(
+        "CREATE VIRTUAL TABLE {db}.prompt_search USING fts5(
+             prompt, content = '', contentless_delete = 1,
+             tokenize = 'unicode61 remove_diacritics 2');
+         {settings}"
+    )
+}
+
+/// The `search_state` key of the last batch applied by a writer that keeps `prompt_search`
+/// (version 5 on), set with `applied_seq` in the same transactions. A writer of an older trail
+/// applies batches without it: the two then differ, a reader does not use `prompt_search`
+/// ([`prompt_index_current`]), and the next writer that keeps it fills it again
+/// ([`refill_prompt_search`]).
+const PROMPTS_SEQ: &str = "prompts_seq";
+
+/// Sets `applied_seq` and [`PROMPTS_SEQ`] to `seq` (every table written to it).
+fn set_applied(conn: &Connection, seq: i64) -> Result<()> {
+    set_state(conn, "applied_seq", &seq.to_string())?;
+    set_state(conn, PROMPTS_SEQ, &seq.to_string())
+}
+
+/// Fills `prompt_search` again from `turn_prompts` (an upgrade to version 5, or an older
+/// writer's batches since the last of a writer that keeps it).
+fn refill_prompt_search(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "INSERT INTO search.prompt_search (prompt_search) VALUES ('delete-all');
+         INSERT INTO search.prompt_search (rowid, prompt)
+             SELECT id, prompt FROM search.turn_prompts ORDER BY id;",
+    )?;
+    Ok(())
+}
+
+/// Whether `prompt_search` holds the prompts of every turn `turn_search` holds: the last batch
+/// applied was applied by a writer that keeps it ([`PROMPTS_SEQ`]). False for a search
+/// database before version 5 and for the empty stand-ins of a reader without one.
+pub(crate) fn prompt_index_current(conn: &Connection) -> Result<bool> {
+    // Unqualified: a reader without a search database has stand-in tables in TEMP.
+    let current: Option<bool> = conn
+        .query_row(
+            "SELECT p.value = a.value FROM search_state p, search_state a
+             WHERE p.key = ?1 AND a.key = 'applied_seq'",
+            [PROMPTS_SEQ],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(current == Some(true))
 }
 
 /// `turn_sigs`: the signatures of each turn's messages (`search_sig.rs`; its id is the turn's
@@ -293,11 +355,12 @@ fn ensure_schema(conn: &Connection, chronicle: bool) -> Result<()> {
     }
 }
 
-/// Brings a search database of version 1 to 3 to [`SCHEMA_VERSION`] (in the caller's
+/// Brings a search database of version 1 to 4 to [`SCHEMA_VERSION`] (in the caller's
 /// transaction): `turn_prompts` where it is missing, filled from the store's messages as
 /// [`turn_docs`] builds the column ([`fill_turn_prompts`]); `turn_docs.digest` where it is
 /// missing (unknown for the turns written before: the next write of each replaces it);
-/// `turn_sigs` where it is missing, filled from the store's messages ([`fill_turn_sigs`]); and
+/// `turn_sigs` where it is missing, filled from the store's messages ([`fill_turn_sigs`]);
+/// `prompt_search` where it is missing, filled from `turn_prompts`; and
 /// FTS5's totals counted again ([`recount_totals`]; nothing else
 /// writes the table in it).
 fn upgrade(conn: &Connection) -> Result<()> {
@@ -316,6 +379,16 @@ fn upgrade(conn: &Connection) -> Result<()> {
     if !has("SELECT count(*) > 0 FROM search.sqlite_schema WHERE name = 'turn_sigs'")? {
         conn.execute_batch(&turn_sigs_sql(SEARCH_SCHEMA))?;
         fill_turn_sigs(conn)?;
+    }
+    if !has("SELECT count(*) > 0 FROM search.sqlite_schema WHERE name = 'prompt_search'")? {
+        let leaf = leaf_size(conn, SEARCH_SCHEMA)?;
+        conn.execute_batch(&prompt_search_sql(SEARCH_SCHEMA, leaf))?;
+        refill_prompt_search(conn)?;
+        conn.execute(
+            "INSERT OR REPLACE INTO search.search_state (key, value)
+             SELECT ?1, value FROM search.search_state WHERE key = 'applied_seq'",
+            [PROMPTS_SEQ],
+        )?;
     }
     recount_totals(conn)?;
     conn.execute_batch(&format!("PRAGMA search.user_version = {SCHEMA_VERSION}"))?;
@@ -691,13 +764,17 @@ impl SearchWriter {
     }
 }
 
-/// Merges `turn_search`'s segments into one (FTS5's `optimize`), in one transaction. A search
+/// Merges the segments of `turn_search`, and of `prompt_search` with it, into one each (FTS5's
+/// `optimize`), in one transaction (a merge also drops the deleted rows' words). A search
 /// looks each word up in every segment and merges their doclists as it reads them: a first
 /// index leaves ten segments at 1 GiB and eighteen at 10 GiB (automerge merges [`AUTOMERGE`]
 /// of a size at a time), and a two-word search on one segment took 9 % less time
 /// (BENCHMARKS.md, issue 43). The old segments' pages are then free for [`compact`].
 pub(crate) fn optimize(conn: &Connection) -> Result<()> {
-    conn.execute_batch("INSERT INTO search.turn_search (turn_search) VALUES ('optimize')")?;
+    conn.execute_batch(
+        "INSERT INTO search.turn_search (turn_search) VALUES ('optimize');
+         INSERT INTO search.prompt_search (prompt_search) VALUES ('optimize');",
+    )?;
     Ok(())
 }
 
@@ -881,9 +958,9 @@ pub(crate) fn turn_count(conn: &Connection) -> Result<Option<u64>> {
     Ok(totals_record(conn)?.and_then(|b| crate::varint::Varints(&b).next()))
 }
 
-/// Counts `turn_search`'s rows and each column's tokens again from its rows' sizes
-/// (`turn_search_docsize`), and writes them as FTS5's totals record (bm25's N and mean length),
-/// when they differ.
+/// Counts the rows of `turn_search` and `prompt_search` and each column's tokens again from
+/// their rows' sizes (`_docsize`), and writes them as each table's FTS5 totals record (bm25's N
+/// and mean length), when they differ.
 ///
 /// FTS5 does not take a deleted row out of a `contentless_delete` table's totals: every turn
 /// the writer replaced (a session read again, a log's last turn grown by an append) counted
@@ -892,19 +969,32 @@ pub(crate) fn turn_count(conn: &Connection) -> Result<Option<u64>> {
 /// writes the totals it holds in memory at the commit of any transaction that wrote it.
 fn recount_totals(conn: &Connection) -> Result<()> {
     lock_search(conn)?;
-    let Some(current) = totals_record(conn)? else {
+    recount_table_totals(conn, "turn_search", 4)?;
+    recount_table_totals(conn, "prompt_search", 1)
+}
+
+/// [`recount_totals`] of one full-text table of `columns` columns.
+fn recount_table_totals(conn: &Connection, table: &str, columns: usize) -> Result<()> {
+    let Some(current) = conn
+        .query_row(
+            &format!("SELECT block FROM search.{table}_data WHERE id = 1"),
+            [],
+            |r| r.get::<_, Vec<u8>>(0),
+        )
+        .optional()?
+    else {
         return Ok(());
     };
     let mut rows = 0u64;
-    let mut totals = [0u64; 4];
-    let mut sizes = conn.prepare("SELECT sz FROM search.turn_search_docsize")?;
+    let mut totals = vec![0u64; columns];
+    let mut sizes = conn.prepare(&format!("SELECT sz FROM search.{table}_docsize"))?;
     let mut each = sizes.query([])?;
     while let Some(row) = each.next()? {
         rows += 1;
         let sz = row
             .get_ref(0)?
             .as_blob()
-            .map_err(|e| crate::StoreError::Corrupt(format!("turn_search_docsize: {e}")))?;
+            .map_err(|e| crate::StoreError::Corrupt(format!("{table}_docsize: {e}")))?;
         for (total, size) in totals.iter_mut().zip(crate::varint::Varints(sz)) {
             *total += size;
         }
@@ -915,7 +1005,7 @@ fn recount_totals(conn: &Connection) -> Result<()> {
     }
     if block != current {
         conn.execute(
-            "UPDATE search.turn_search_data SET block = ?1 WHERE id = 1",
+            &format!("UPDATE search.{table}_data SET block = ?1 WHERE id = 1"),
             [block],
         )?;
     }
@@ -955,7 +1045,13 @@ fn apply_locked(
     let mut rebuilt = 0u64;
     let mut deleted = false;
     let applied = match applied {
-        Some(a) if owner.as_deref().unwrap_or("") == store_id.as_deref().unwrap_or("") => a,
+        Some(a) if owner.as_deref().unwrap_or("") == store_id.as_deref().unwrap_or("") => {
+            // An older trail applied batches since the last one that kept `prompt_search`.
+            if state(PROMPTS_SEQ)?.and_then(|v| v.parse::<i64>().ok()) != Some(a) {
+                refill_prompt_search(conn)?;
+            }
+            a
+        }
         _ => {
             // New, or made for another store: rebuild it whole from the store.
             clear(conn)?;
@@ -965,7 +1061,7 @@ fn apply_locked(
                 .collect::<rusqlite::Result<_>>()?;
             rebuilt += rebuild_sessions(conn, &ids, chronicle_in_store)?.0;
             set_state(conn, "store_id", store_id.as_deref().unwrap_or(""))?;
-            set_state(conn, "applied_seq", &meta_seq(conn)?.to_string())?;
+            set_applied(conn, meta_seq(conn)?)?;
             return Ok((rebuilt, false));
         }
     };
@@ -995,7 +1091,7 @@ fn apply_locked(
     if let Some(b) = batch {
         deleted |= write_sessions(conn, b.sessions, chronicle_in_store)?;
     }
-    set_state(conn, "applied_seq", &target.to_string())?;
+    set_applied(conn, target)?;
     Ok((rebuilt, deleted))
 }
 
@@ -1038,6 +1134,7 @@ fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
 fn clear(conn: &Connection) -> Result<()> {
     conn.execute_batch(
         "INSERT INTO search.turn_search (turn_search) VALUES ('delete-all');
+         INSERT INTO search.prompt_search (prompt_search) VALUES ('delete-all');
          DELETE FROM search.turn_docs;
          DELETE FROM search.turn_prompts;
          DELETE FROM search.turn_sigs;
@@ -1078,10 +1175,14 @@ fn write_sessions(
     let mut del_doc_key = conn.prepare_cached("DELETE FROM search.turn_docs WHERE id = ?1")?;
     let mut del_prompt = conn.prepare_cached("DELETE FROM search.turn_prompts WHERE id = ?1")?;
     let mut del_sigs = conn.prepare_cached("DELETE FROM search.turn_sigs WHERE id = ?1")?;
+    let mut del_prompt_doc =
+        conn.prepare_cached("DELETE FROM search.prompt_search WHERE rowid = ?1")?;
     for id in gone_docs {
         del_doc.execute([id])?;
         del_doc_key.execute([id])?;
-        del_prompt.execute([id])?;
+        if del_prompt.execute([id])? > 0 {
+            del_prompt_doc.execute([id])?;
+        }
         del_sigs.execute([id])?;
     }
     let mut ins_doc_key = conn.prepare_cached(
@@ -1094,6 +1195,8 @@ fn write_sessions(
     )?;
     let mut ins_prompt =
         conn.prepare_cached("INSERT INTO search.turn_prompts (id, prompt) VALUES (?1, ?2)")?;
+    let mut ins_prompt_doc =
+        conn.prepare_cached("INSERT INTO search.prompt_search (rowid, prompt) VALUES (?1, ?2)")?;
     let mut ins_sigs =
         conn.prepare_cached("INSERT INTO search.turn_sigs (id, sigs) VALUES (?1, ?2)")?;
     for NewTurn {
@@ -1105,6 +1208,7 @@ fn write_sessions(
         let id = ins_doc_key.insert(params![session, d.turn, d.first_at, d.last_at, digest])?;
         if !d.columns[0].is_empty() {
             ins_prompt.execute(params![id, d.columns[0]])?;
+            ins_prompt_doc.execute(params![id, d.columns[0]])?;
         }
         ins_sigs.execute(params![id, d.sigs])?;
         ins_doc.execute(params![

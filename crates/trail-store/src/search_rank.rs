@@ -6,11 +6,11 @@
 //! 1. one message (one of its fields: text, tool input or tool output) holds every word;
 //! 2. the words are spread over the turn;
 //!
-//! then, within tier 0 and for a query of two groups or more (a term, or terms joined by OR),
-//! by the prompt's own score: bm25 of the turn's prompt alone (its prompt messages, without
-//! its answers and tool output), among the prompts of tier 0, which favours the prompt whose
-//! words weigh most against its length; then proximity (every word within ten tokens of each
-//! other, FTS5's `NEAR`); then, in every tier, bm25 of the whole turn (the index's column
+//! then, within tier 0, by the prompt's own score: bm25 of the turn's prompt alone (its prompt
+//! messages, without its answers and tool output), among the prompts of tier 0 for a query of
+//! two groups or more (a group: a term, or terms joined by OR), among every prompt for one
+//! group (below), which favours the prompt whose words weigh most against its length; then
+//! proximity (every word within ten tokens of each other, FTS5's `NEAR`); then, in every tier, bm25 of the whole turn (the index's column
 //! weights), then recency. Why the prompt's own score: a person who remembers a few words of a
 //! prompt remembers that prompt, and bm25 of the whole turn normalises by the length of the
 //! turn's answers and tool output, which say nothing of it (BENCHMARKS.md, issue 43, has what
@@ -25,18 +25,24 @@
 //! holds them alone (computed in Rust to FTS5's bits where they are ASCII, else on an in-memory
 //! FTS5 table), so the members that can be among the best `limit` are known before the ranked
 //! rows are read, which stop once those are all read. When tier 0 fills the page, only its
-//! members that can be shown are scored (every member, for a query of one group), not every
+//! members that can be shown are scored, not every
 //! match: a common word's prompts are a fraction of the turns that hold it. Tier 1 cannot
 //! be read off a turn's row (a column holds all of the turn's messages of its kind), so the
 //! index gives its candidates (a column holding every word) and each candidate is checked
 //! against its messages, in rank order and only when tier 0 is complete, on the in-memory
 //! table that snippets use; a candidate whose signatures say that no one field of its messages
 //! holds every word (`search_sig.rs`) goes to tier 2 unread, and of the others only the
-//! messages that may are read. A query of one group has no tier 2 (any match is in one message)
-//! and orders tier 0 by bm25 of the turn: each of its prompts holds the one word, and reading
-//! every prompt of `the` would cost more than a search may.
+//! messages that may are read. A query of one group has no tier 2 (any match is in one message).
+//! Its tier 0 is read off the index of prompts alone (`prompt_search`), with each member's
+//! prompt score there: bm25 among every prompt, in which the group's word weighs the same in
+//! each member, so its count against the prompt's length decides, as among tier 0's prompts
+//! for more groups. Scoring the whole turn of every match of `the` instead read each instance
+//! of the word in its answers and tool output (200 ms at 10 GiB, BENCHMARKS.md); a prompt
+//! holds a few. Without that index (a search database before version 5, or one an older trail
+//! wrote to since, `search_db::prompt_index_current`), tier 0 is ordered by bm25 of the turn.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::functions::FunctionFlags;
@@ -45,6 +51,36 @@ use rusqlite::{OptionalExtension, ToSql};
 
 use crate::search_query::{fts_error, whole_message_query, Keep, Needles, QueryShape, ALL_COLUMNS};
 use crate::{Result, Store};
+
+/// A set of index rowids, hashed by [`RowidHasher`].
+pub(crate) type RowidSet = HashSet<i64, BuildHasherDefault<RowidHasher>>;
+/// A map keyed by index rowids, hashed by [`RowidHasher`].
+pub(crate) type RowidMap<V> = HashMap<i64, V, BuildHasherDefault<RowidHasher>>;
+
+/// Hashes a rowid with one multiplication by an odd constant (Fibonacci hashing), which spreads
+/// dense rowids over both the low bits that pick a bucket and the high bits the table compares
+/// first. Rowids are the index's own numbers, not text someone chooses, so the flooding that
+/// std's SipHash guards against does not arise; SipHash was a sixth of `the` at 10 GiB, whose
+/// tier 0 holds 94,492 rowids.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct RowidHasher(u64);
+
+impl Hasher for RowidHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // Not called for rowids (`write_i64`); FNV-1a for anything else.
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_i64(&mut self, n: i64) {
+        self.0 = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// The rowids [`Store::scores_of`] scores, asked by SQL as `trail_scored(rowid)`: the function
 /// is registered once per connection (defining or dropping one while any statement runs is an
@@ -58,14 +94,14 @@ pub(crate) struct ScoredSet(Arc<Mutex<Rowids>>);
 #[derive(Default)]
 struct Rowids {
     bits: Vec<u64>,
-    sparse: Option<HashSet<i64>>,
+    sparse: Option<RowidSet>,
 }
 
 impl Rowids {
     /// 2^26 bits (8 MiB): rowids up to 67 million.
     const MAX_BITS: i64 = 1 << 26;
 
-    fn of(set: &HashSet<i64>) -> Rowids {
+    fn of(set: &RowidSet) -> Rowids {
         let max = set.iter().copied().max().unwrap_or(0);
         if set.iter().any(|&r| r < 0) || max >= Self::MAX_BITS {
             return Rowids {
@@ -107,7 +143,7 @@ impl ScoredSet {
 
     /// Runs `f` with `rowids` as the set; empty again afterwards, so nothing of one search
     /// outlives it.
-    fn with<T>(&self, rowids: &HashSet<i64>, f: impl FnOnce() -> T) -> T {
+    fn with<T>(&self, rowids: &RowidSet, f: impl FnOnce() -> T) -> T {
         let put = |set: Rowids| {
             *self.0.lock().unwrap_or_else(PoisonError::into_inner) = set;
         };
@@ -157,7 +193,7 @@ pub(crate) struct Ranking<'a> {
     /// What a field must hold for each tier, read in Rust (`None`: FTS5 decides).
     pub needles: Option<&'a Needles>,
     /// Turns the filter leaves out, checked here instead of in SQL (`Store::excluded_turns`).
-    pub excluded: Option<&'a HashSet<i64>>,
+    pub excluded: Option<&'a RowidSet>,
     pub role: Option<&'a str>,
     pub shape: &'a QueryShape,
     /// Whether whatever matches a tier's definition matches `matched` too (the query has no
@@ -174,6 +210,9 @@ struct Tiers {
     prompt_near: Option<String>,
     /// What a tier-0 prompt is scored against (two groups or more): every word in the text.
     prompt_score: Option<String>,
+    /// Tier 0 and its prompts' scores on the index of prompts alone (`prompt_search`), for a
+    /// query of one group without NOT: `{prompt} : (group)`.
+    prompt_index: Option<String>,
     /// Tier 1: the index query of its candidates in each column it looks at (with the
     /// column's bit, [`column_bit`]), and what one message must match.
     one_message: Option<(Vec<(u8, String)>, String)>,
@@ -189,6 +228,7 @@ impl Tiers {
                 prompt: None,
                 prompt_near: None,
                 prompt_score: None,
+                prompt_index: None,
                 one_message: None,
                 rest: 2,
             };
@@ -218,6 +258,8 @@ impl Tiers {
             .map(|near| within(format!("{{prompt}} : {near}")));
         let prompt = has_prompt.then(|| within(format!("{{prompt}} : ({positive})")));
         let prompt_score = (has_prompt && !single).then(|| format!("{{text}} : ({positive})"));
+        let prompt_index =
+            (has_prompt && single && r.implied).then(|| format!("{{prompt}} : ({positive})"));
         let others: Vec<(u8, String)> = columns
             .iter()
             .filter(|c| **c != "prompt")
@@ -229,6 +271,7 @@ impl Tiers {
             prompt,
             prompt_near,
             prompt_score,
+            prompt_index,
             one_message,
             rest: if single { 1 } else { 2 },
         }
@@ -239,20 +282,15 @@ impl Tiers {
 struct PromptOrder {
     /// Each member's key: its prompt's score (lower is better), then 0 when its words are
     /// near each other, else 1.
-    keys: HashMap<i64, (f64, u8)>,
+    keys: RowidMap<(f64, u8)>,
     /// The members that can be among the best `limit`: those whose key is at most the
     /// `limit`-th best key (ties included).
-    needed: HashSet<i64>,
+    needed: RowidSet,
 }
 
 impl PromptOrder {
-    fn of(
-        scores: HashMap<i64, f64>,
-        members: &HashSet<i64>,
-        near: &HashSet<i64>,
-        limit: usize,
-    ) -> PromptOrder {
-        let keys: HashMap<i64, (f64, u8)> = members
+    fn of(scores: RowidMap<f64>, members: &RowidSet, near: &RowidSet, limit: usize) -> PromptOrder {
+        let keys: RowidMap<(f64, u8)> = members
             .iter()
             .map(|id| {
                 // A prompt the scoring table did not match (none should) ranks last.
@@ -260,12 +298,14 @@ impl PromptOrder {
                 (*id, (score, u8::from(!near.contains(id))))
             })
             .collect();
-        let mut sorted: Vec<(f64, u8)> = keys.values().copied().collect();
-        sorted.sort_by(key_order);
-        let needed = match sorted.get(limit.saturating_sub(1)) {
-            Some(last) if sorted.len() > limit => keys
+        // The `limit`-th best key, without sorting them all (94,492 for `the` at 10 GiB).
+        let mut all: Vec<(f64, u8)> = keys.values().copied().collect();
+        let nth = limit.saturating_sub(1);
+        let last = (nth < all.len()).then(|| *all.select_nth_unstable_by(nth, key_order).1);
+        let needed = match last {
+            Some(last) if all.len() > limit => keys
                 .iter()
-                .filter(|(_, k)| key_order(k, last).is_le())
+                .filter(|(_, k)| key_order(k, &last).is_le())
                 .map(|(id, _)| *id)
                 .collect(),
             _ => members.clone(),
@@ -321,13 +361,13 @@ struct Progress {
     unchecked: Vec<usize>,
     /// The columns ([`column_bit`]) of each tier-1 candidate that hold every word: only the
     /// messages whose fields are in them can hold every word themselves.
-    columns: HashMap<i64, u8>,
+    columns: RowidMap<u8>,
 }
 
 impl Progress {
     /// Adds the next row read with its tier (none for a tier-1 candidate, checked later) and
     /// its key in tier 0; counts it.
-    fn push(&mut self, rowid: i64, score: f64, prompt: &HashSet<i64>, rest: usize) {
+    fn push(&mut self, rowid: i64, score: f64, prompt: &RowidSet, rest: usize) {
         let mut key = None;
         let tier = if prompt.contains(&rowid) {
             if let Some(order) = &self.order {
@@ -359,25 +399,40 @@ impl Store {
     /// read.
     pub(crate) fn coherent_turns(&self, r: &Ranking<'_>) -> Result<(Vec<HitTurn>, usize)> {
         let tiers = Tiers::of(r);
-        let prompt = self.rowid_set(r, tiers.prompt.as_deref())?;
-        // Tier 1 matters only when tier 0 cannot fill the page.
-        let mut columns: HashMap<i64, u8> = HashMap::new();
-        if let Some((queries, _)) = tiers
-            .one_message
-            .as_ref()
-            .filter(|_| prompt.len() < r.limit)
-        {
-            for (bit, query) in queries {
-                for id in self.rowid_set(r, Some(query))? {
-                    *columns.entry(id).or_default() |= bit;
-                }
-            }
-        }
-        columns.retain(|id, _| !prompt.contains(id));
-        let order = match tiers.prompt_score.as_deref() {
-            Some(expr) if !prompt.is_empty() => Some(self.prompt_order(r, &tiers, &prompt, expr)?),
-            _ => None,
+        let by_index = match tiers.prompt_index.as_deref() {
+            Some(expr) => self.prompt_index_scores(r, expr)?,
+            None => None,
         };
+        let prompt = match &by_index {
+            Some(scores) => scores.keys().copied().collect(),
+            None => self.rowid_set(r, tiers.prompt.as_deref())?,
+        };
+        let order = match (by_index, tiers.prompt_score.as_deref()) {
+            _ if prompt.is_empty() => None,
+            (Some(scores), _) => Some(PromptOrder::of(
+                scores,
+                &prompt,
+                &RowidSet::default(),
+                r.limit,
+            )),
+            (None, Some(expr)) => Some(self.prompt_order(r, &tiers, &prompt, expr)?),
+            (None, None) => None,
+        };
+        // Tier 0 fills the page: only its members can be shown, and only those that can be
+        // need their turn's bm25. Ordered by its prompts, those are the members whose key can
+        // be among the best (a common pair of words matches thousands of turns, `the` 94,492 at
+        // 10 GiB); without that order (one group on a search database without the index of
+        // prompts), every member, ordered by bm25 of the turn.
+        let shown = match &order {
+            _ if prompt.len() < r.limit => None,
+            Some(order) => Some(&order.needed),
+            None => Some(&prompt),
+        };
+        let ranked = match shown {
+            Some(shown) if !self.most_turns(shown.len())? => self.scores_of(r, shown)?,
+            _ => self.ranked_matches(r)?,
+        };
+        let columns = self.tier_one_candidates(r, &tiers, &prompt)?;
         let mut p = Progress {
             rows: Vec::new(),
             counts: [0; 3],
@@ -393,20 +448,6 @@ impl Store {
             // Created before the ranked rows are read: no schema change while they are.
             self.ensure_hit_text()?;
         }
-        // Tier 0 fills the page: only its members can be shown, and only those that can be
-        // need their turn's bm25. Ordered by its prompts (two groups or more), those are the
-        // members whose key can be among the best (a common pair of words matches thousands
-        // of turns); for one group, every member, ordered by bm25 of the turn (`error` at
-        // 10 GiB: 5,187 members of 60,585 matches).
-        let shown = match &p.order {
-            _ if prompt.len() < r.limit => None,
-            Some(order) => Some(&order.needed),
-            None => Some(&prompt),
-        };
-        let ranked = match shown {
-            Some(shown) if !self.most_turns(shown.len())? => self.scores_of(r, shown)?,
-            _ => self.ranked_matches(r)?,
-        };
         // Once the best are known, rows tied with the last one read still come in (recency
         // decides among them).
         let mut decided_at: Option<f64> = None;
@@ -423,6 +464,32 @@ impl Store {
         self.decided(&mut p, r, check, true)?;
         let read = p.rows.len();
         Ok((self.select(p, r.limit)?, read))
+    }
+
+    /// Tier 1's candidates (matches outside tier 0 one of whose columns holds every word), each
+    /// with those columns' bits; none when tier 0 fills the page (tier 1 matters only when it
+    /// cannot) or there is no tier 1.
+    fn tier_one_candidates(
+        &self,
+        r: &Ranking<'_>,
+        tiers: &Tiers,
+        prompt: &RowidSet,
+    ) -> Result<RowidMap<u8>> {
+        let mut columns: RowidMap<u8> = RowidMap::default();
+        let Some((queries, _)) = tiers
+            .one_message
+            .as_ref()
+            .filter(|_| prompt.len() < r.limit)
+        else {
+            return Ok(columns);
+        };
+        for (bit, query) in queries {
+            for id in self.rowid_set(r, Some(query))? {
+                *columns.entry(id).or_default() |= bit;
+            }
+        }
+        columns.retain(|id, _| !prompt.contains(id));
+        Ok(columns)
     }
 
     /// Every match that passes the filters, with bm25 of its turn, best first (ties by rowid).
@@ -463,7 +530,7 @@ impl Store {
     /// once per rowid, and bm25 reads each word's whole doclist at every start; `+rowid IN
     /// (...)` built an index of the list first, 0.6 µs a member, a third of what bm25 of the
     /// member costs.)
-    fn scores_of(&self, r: &Ranking<'_>, rowids: &HashSet<i64>) -> Result<Vec<(i64, f64)>> {
+    fn scores_of(&self, r: &Ranking<'_>, rowids: &RowidSet) -> Result<Vec<(i64, f64)>> {
         let score = rank_function();
         let sql = format!(
             "SELECT rowid, {score} FROM turn_search
@@ -491,13 +558,13 @@ impl Store {
     }
 
     /// The turns of `rowids` (index rows), looked up one by one.
-    fn turns_of(&self, rowids: impl Iterator<Item = i64>) -> Result<HashMap<i64, TurnOf>> {
+    fn turns_of(&self, rowids: impl Iterator<Item = i64>) -> Result<RowidMap<TurnOf>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT d.session_id, d.turn_index, coalesce(d.last_at, s.updated_at)
              FROM turn_docs d JOIN main.sessions s ON s.id = d.session_id
              WHERE d.id = ?1",
         )?;
-        let mut out = HashMap::new();
+        let mut out = RowidMap::default();
         for rowid in rowids {
             let turn = stmt.query_row([rowid], |row| {
                 Ok(TurnOf {
@@ -547,11 +614,54 @@ impl Store {
             .collect())
     }
 
+    /// Tier 0 of a query of one group, with each member's prompt score: the matches of `expr`
+    /// in the index of prompts alone (`prompt_search`) that pass the filters, with bm25 of the
+    /// prompt there (the index's statistics are every prompt's: the one group's words weigh
+    /// the same in each member, so its count against the prompt's length orders them, as the
+    /// prompt score of a query of two groups does among tier 0's prompts). `None` when the
+    /// search database's index of prompts is not current
+    /// ([`crate::search_db::prompt_index_current`]).
+    fn prompt_index_scores(&self, r: &Ranking<'_>, expr: &str) -> Result<Option<RowidMap<f64>>> {
+        if !crate::search_db::prompt_index_current(&self.conn)? {
+            return Ok(None);
+        }
+        let sql = if r.filter.is_empty() {
+            "SELECT rowid, bm25(prompt_search) FROM prompt_search WHERE prompt_search MATCH ?1"
+                .to_string()
+        } else {
+            format!(
+                "SELECT p.rowid, bm25(prompt_search) FROM prompt_search p
+                 JOIN turn_docs d ON d.id = p.rowid
+                 JOIN main.sessions s ON s.id = d.session_id
+                 WHERE prompt_search MATCH ?1{}",
+                r.filter
+            )
+        };
+        let mut args: Vec<Value> = r.args.to_vec();
+        args[0] = Value::Text(expr.to_string());
+        let refs: Vec<&dyn ToSql> = args.iter().map(|v| v as &dyn ToSql).collect();
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let scores = stmt
+            .query_map(refs.as_slice(), |row| Ok((row.get(0)?, row.get(1)?)))
+            .and_then(|rows| rows.collect::<rusqlite::Result<RowidMap<f64>>>());
+        match scores.map_err(fts_error) {
+            Ok(mut scores) => {
+                if let Some(excluded) = r.excluded {
+                    scores.retain(|id, _| !excluded.contains(id));
+                }
+                Ok(Some(scores))
+            }
+            // A tier FTS5 cannot read is a tier without members (the query itself was read).
+            Err(crate::StoreError::InvalidQuery(_)) => Ok(Some(RowidMap::default())),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The rowids of the matches of `expr` that pass the filters; empty when there is no such
     /// tier.
-    fn rowid_set(&self, r: &Ranking<'_>, expr: Option<&str>) -> Result<HashSet<i64>> {
+    fn rowid_set(&self, r: &Ranking<'_>, expr: Option<&str>) -> Result<RowidSet> {
         let Some(expr) = expr else {
-            return Ok(HashSet::new());
+            return Ok(RowidSet::default());
         };
         let sql = if r.filter.is_empty() {
             "SELECT rowid FROM turn_search WHERE turn_search MATCH ?1".to_string()
@@ -570,7 +680,7 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let ids = stmt
             .query_map(refs.as_slice(), |row| row.get(0))
-            .and_then(|rows| rows.collect::<rusqlite::Result<HashSet<i64>>>());
+            .and_then(|rows| rows.collect::<rusqlite::Result<RowidSet>>());
         match ids.map_err(fts_error) {
             Ok(mut ids) => {
                 if let Some(excluded) = r.excluded {
@@ -579,7 +689,7 @@ impl Store {
                 Ok(ids)
             }
             // A tier FTS5 cannot read is a tier without members (the query itself was read).
-            Err(crate::StoreError::InvalidQuery(_)) => Ok(HashSet::new()),
+            Err(crate::StoreError::InvalidQuery(_)) => Ok(RowidSet::default()),
             Err(e) => Err(e),
         }
     }
@@ -687,11 +797,14 @@ impl Store {
             if ids.as_ref().is_some_and(Vec::is_empty) {
                 continue;
             }
-            let columns = p.columns.get(&p.rows[batch[k]].rowid).copied();
             read.push(k);
             to_read.push(turn);
             which.push(TurnRead {
-                columns: columns.unwrap_or(ALL_COLUMNS),
+                columns: p
+                    .columns
+                    .get(&p.rows[batch[k]].rowid)
+                    .copied()
+                    .unwrap_or(ALL_COLUMNS),
                 ids,
             });
         }
@@ -750,18 +863,23 @@ impl Store {
         &self,
         r: &Ranking<'_>,
         tiers: &Tiers,
-        members: &HashSet<i64>,
+        members: &RowidSet,
         expr: &str,
     ) -> Result<PromptOrder> {
         if members.len() > PROMPT_SCORE_MAX {
             let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
-            return Ok(PromptOrder::of(HashMap::new(), members, &near, r.limit));
+            return Ok(PromptOrder::of(
+                RowidMap::default(),
+                members,
+                &near,
+                r.limit,
+            ));
         }
         let prompts = self.member_prompts(members)?;
         let texts: Vec<&str> = prompts.iter().map(|(_, text)| text.as_str()).collect();
         let read = r.needles.and_then(|n| n.read_ascii(&texts));
         let near = match (&tiers.prompt_near, &read) {
-            (None, _) => HashSet::new(),
+            (None, _) => RowidSet::default(),
             (Some(_), Some(read)) => prompts
                 .iter()
                 .zip(read.near())
@@ -791,7 +909,7 @@ impl Store {
         &self,
         prompts: &[(i64, String)],
         expr: &str,
-    ) -> Result<HashMap<i64, f64>> {
+    ) -> Result<RowidMap<f64>> {
         self.with_hit_text(|| {
             let mut insert = self
                 .conn
@@ -808,7 +926,7 @@ impl Store {
             match scores.map_err(fts_error) {
                 Ok(scores) => Ok(scores),
                 // What FTS5 cannot read scores nothing (the query itself was read).
-                Err(crate::StoreError::InvalidQuery(_)) => Ok(HashMap::new()),
+                Err(crate::StoreError::InvalidQuery(_)) => Ok(RowidMap::default()),
                 Err(e) => Err(e),
             }
         })
@@ -818,7 +936,7 @@ impl Store {
     /// order: kept by the search database (`turn_prompts`), else read from the store's
     /// messages (a search database made before the table, or a turn an older trail indexed
     /// into one made after it).
-    fn member_prompts(&self, members: &HashSet<i64>) -> Result<Vec<(i64, String)>> {
+    fn member_prompts(&self, members: &RowidSet) -> Result<Vec<(i64, String)>> {
         let mut ids: Vec<i64> = members.iter().copied().collect();
         ids.sort_unstable();
         let stored = crate::search_db::prompts_stored(&self.conn)?;
@@ -897,7 +1015,7 @@ mod tests {
             vec![-3, 7],
             vec![],
         ] {
-            let set: HashSet<i64> = ids.iter().copied().collect();
+            let set: RowidSet = ids.iter().copied().collect();
             let rowids = Rowids::of(&set);
             assert_eq!(
                 rowids.sparse.is_some(),

@@ -3,8 +3,11 @@
 //! spread out or in part, the top 10 of `Store::search` are the top 10 of a brute-force scorer
 //! over every match, written here from the words the test placed: tier (all words in the
 //! prompt / all in one message / spread over the turn); in the prompt tier, for two words or
-//! more, the prompt's own bm25 among the tier's prompts, then the words near each other; then
-//! FTS5's bm25 of the turn with the index's column weights, then the newest.
+//! more, the prompt's own bm25 among the tier's prompts, then the words near each other, and for
+//! one word the prompt's own bm25 among every prompt; then FTS5's bm25 of the turn with the
+//! index's column weights, then the newest.
+
+use std::collections::HashMap;
 
 use trail_model::{Message, MessageKind, Role, Session, SessionId, SessionMeta, SourceKind};
 use trail_store::{FileRecord, SearchOptions, Store};
@@ -157,6 +160,31 @@ fn prompt_keys(turns: &[Turn], members: &[usize], words: &[&str]) -> Vec<Option<
             })
             .sum::<f64>();
         keys[i] = Some((score, u8::from(!near(p, words))));
+    }
+    keys
+}
+
+/// The order within the prompt tier for one word, for each of `members`: FTS5's bm25 of the
+/// prompt alone on an index of every turn's prompt (so N, the word's document count and the
+/// mean length are those of all the prompts, whatever the filters), then 1 (one word is never
+/// "near" others).
+fn prompt_index_keys(turns: &[Turn], members: &[usize], word: &str) -> Vec<Option<(f64, u8)>> {
+    let (k1, b) = (1.2, 0.75);
+    let n_docs = turns.len() as f64;
+    let avgdl = turns.iter().map(|t| prompt(t).len() as f64).sum::<f64>() / n_docs;
+    let n = turns
+        .iter()
+        .filter(|t| prompt(t).iter().any(|x| x == word))
+        .count() as f64;
+    let idf = ((n_docs - n + 0.5) / (n + 0.5)).ln();
+    let idf = if idf <= 0.0 { 1e-6 } else { idf };
+    let mut keys = vec![None; turns.len()];
+    for &i in members {
+        let p = prompt(&turns[i]);
+        let f = p.iter().filter(|x| *x == word).count() as f64;
+        let dl = p.len() as f64;
+        let score = -idf * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * dl / avgdl));
+        keys[i] = Some((score, 1));
     }
     keys
 }
@@ -352,7 +380,7 @@ impl Brute {
         let keys = if words.len() >= 2 {
             prompt_keys(turns, &members, words)
         } else {
-            vec![None; turns.len()]
+            prompt_index_keys(turns, &members, words[0])
         };
         order.sort_by(|&a, &b| {
             tiers[a]
@@ -660,12 +688,13 @@ fn a_session_filter_reaches_the_lower_tiers_in_order() {
     }
 }
 
-/// A query of one word whose prompt tier fills the page shows that tier by bm25 of the turn,
-/// whether the word is in nearly every prompt (`ahem`, in 40 of 50 turns: every match is scored,
-/// cheaper there) or in a few (`rare`, 14: only the prompt tier's members are). Turns whose
-/// answer alone holds the word, with a better bm25 of the turn, never come before that tier.
+/// A query of one word whose prompt tier fills the page shows that tier by the prompt's own
+/// bm25 (an index of every prompt alone), then bm25 of the turn, whether the word is in nearly
+/// every prompt (`ahem`, in 40 of 50 turns) or in a few (`rare`, 14). Turns whose answer alone
+/// holds the word, with a better bm25 of the turn, never come before that tier. FTS5 scores
+/// both here, on a table of the prompts this test makes and on the index's rows.
 #[test]
-fn one_word_shows_its_prompt_tier_by_the_turns_bm25_whatever_its_size() {
+fn one_word_shows_its_prompt_tier_by_the_prompts_own_bm25_whatever_its_size() {
     let (user, asst) = (Role::User, Role::Assistant);
     let (prompt, text) = (MessageKind::Prompt, MessageKind::Text);
     let mut sessions = Vec::new();
@@ -687,26 +716,76 @@ fn one_word_shows_its_prompt_tier_by_the_turns_bm25_whatever_its_size() {
         ]]);
     }
     let (_dir, store) = small_store(&sessions);
+    let conn = store.connection();
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE temp.prompts_alone USING fts5(
+             prompt, tokenize = 'unicode61 remove_diacritics 2')",
+    )
+    .unwrap();
+    for (n, turns) in sessions.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO temp.prompts_alone (rowid, prompt) VALUES (?1, ?2)",
+            rusqlite::params![n as i64, turns[0][0].2],
+        )
+        .unwrap();
+    }
+    let session_of = |n: usize| format!("00000000-0000-4000-8000-{n:012}");
     for (word, members) in [("ahem", 40), ("rare", 14)] {
-        // The prompt tier by bm25 of the turn, as FTS5 scores it (no two scores tie here).
-        let by_turn: Vec<String> = store
-            .connection()
+        // Each member's prompt score and bm25 of its turn, as FTS5 scores them.
+        let by_prompt: HashMap<String, f64> = conn
             .prepare(
-                "SELECT d.session_id FROM turn_search t JOIN turn_docs d ON d.id = t.rowid
-                 WHERE turn_search MATCH ?1 AND t.rowid IN
-                       (SELECT rowid FROM turn_search WHERE turn_search MATCH ?2)
-                 ORDER BY bm25(turn_search, 4.0, 1.0, 0.5, 0.25)",
+                "SELECT rowid, bm25(prompts_alone) FROM temp.prompts_alone
+                 WHERE prompts_alone MATCH ?1",
             )
             .unwrap()
-            .query_map([word.to_string(), format!("{{prompt}} : {word}")], |r| {
-                r.get::<_, String>(0)
+            .query_map([word], |r| {
+                Ok((session_of(r.get::<_, i64>(0)? as usize), r.get(1)?))
             })
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        assert_eq!(by_turn.len(), members, "{word}");
-        assert_eq!(sessions_found(&store, word), by_turn[..10], "{word}");
+        let by_turn: HashMap<String, f64> = conn
+            .prepare(
+                "SELECT d.session_id, bm25(turn_search, 4.0, 1.0, 0.5, 0.25)
+                 FROM turn_search t JOIN turn_docs d ON d.id = t.rowid
+                 WHERE turn_search MATCH ?1",
+            )
+            .unwrap()
+            .query_map([word], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(by_prompt.len(), members, "{word}");
+        let key = |s: &String| (by_prompt[s], by_turn[s]);
+        let mut expected: Vec<(f64, f64)> = by_prompt.keys().map(key).collect();
+        expected.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let found = sessions_found(&store, word);
+        assert_eq!(found.len(), 10, "{word}");
+        for (rank, (session, want)) in found.iter().zip(&expected).enumerate() {
+            let got = by_prompt
+                .get(session)
+                .map(|_| key(session))
+                .unwrap_or_else(|| panic!("{word} #{rank}: {session} is not in the prompt tier"));
+            assert!(
+                close(got.0, want.0) && close(got.1, want.1),
+                "{word} #{rank}: {got:?} {want:?}"
+            );
+        }
     }
+    // The prompt score and the turn's bm25 disagree: the order is not the turn's.
+    let turn_order = |word: &str| -> Vec<String> {
+        conn.prepare(
+            "SELECT d.session_id FROM turn_search t JOIN turn_docs d ON d.id = t.rowid
+             WHERE turn_search MATCH ?1 ORDER BY bm25(turn_search, 4.0, 1.0, 0.5, 0.25)",
+        )
+        .unwrap()
+        .query_map([format!("{{prompt}} : {word}")], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .take(10)
+        .collect()
+    };
+    assert_ne!(sessions_found(&store, "ahem"), turn_order("ahem"));
 }
 
 /// Tier 1 is told from tier 2 by each turn's signatures before any message is read: a turn

@@ -1,7 +1,9 @@
-//! Search ranks every match exactly (issue 12): on a store where the query matches thousands
-//! of turns, the top 10 are the 10 best bm25 scores of all of them, as a full `ORDER BY rank`
-//! and an independent computation of FTS5's bm25 both say; the best turn is found even when it
-//! is the oldest (the search it replaces ranked only the 500 most recently indexed matches).
+//! Search ranks every match exactly (issue 12): on a store where a word matches thousands of
+//! turns, the top 10 are the 10 best of all of them, as an independent computation of FTS5's
+//! bm25 says: the turns whose prompt holds the word first, by the prompt's own bm25 among every
+//! prompt (issue 44), then by bm25 of the turn, each hit's score the one a full `ORDER BY rank`
+//! gives its turn; the best turn is found even when it is the oldest (the search it replaces
+//! ranked only the 500 most recently indexed matches).
 
 use trail_model::{Message, MessageKind, Role, Session, SessionId, SessionMeta, SourceKind};
 use trail_store::{FileRecord, SearchOptions, Store};
@@ -97,6 +99,32 @@ fn bm25(turns: &[Turn], word: &str) -> Vec<f64> {
         .collect()
 }
 
+/// FTS5's bm25 of each turn's prompt alone among every prompt (the index of prompts, one
+/// column, weight 1), computed from the words the test wrote; infinite where the prompt does
+/// not hold `word`.
+fn prompt_bm25(turns: &[Turn], word: &str) -> Vec<f64> {
+    let (k1, b) = (1.2, 0.75);
+    let n_docs = turns.len() as f64;
+    let avgdl = turns.iter().map(|t| t.prompt.len()).sum::<usize>() as f64 / n_docs;
+    let count = |ws: &[String]| ws.iter().filter(|w| *w == word).count() as f64;
+    let n_match = turns.iter().filter(|t| count(&t.prompt) > 0.0).count() as f64;
+    let mut idf = ((n_docs - n_match + 0.5) / (n_match + 0.5)).ln();
+    if idf <= 0.0 {
+        idf = 1e-6;
+    }
+    turns
+        .iter()
+        .map(|t| {
+            let f = count(&t.prompt);
+            let dl = t.prompt.len() as f64;
+            if f == 0.0 {
+                return f64::INFINITY;
+            }
+            -idf * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * dl / avgdl))
+        })
+        .collect()
+}
+
 fn build() -> (tempfile::TempDir, Store, Vec<Turn>) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
@@ -160,18 +188,23 @@ fn build() -> (tempfile::TempDir, Store, Vec<Turn>) {
     (dir, store, turns)
 }
 
-/// The 10 best of `scores` (indexes into the turns), best first.
-fn best_ten(scores: &[f64], keep: impl Fn(usize) -> bool) -> Vec<usize> {
+/// The 10 best matches (indexes into the turns), best first: by the prompt's score (the
+/// turns whose prompt holds the word first), then bm25 of the turn.
+fn best_ten(prompts: &[f64], scores: &[f64], keep: impl Fn(usize) -> bool) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scores.len())
         .filter(|&i| scores[i].is_finite() && keep(i))
         .collect();
-    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    order.sort_by(|&a, &b| {
+        prompts[a]
+            .total_cmp(&prompts[b])
+            .then(scores[a].total_cmp(&scores[b]))
+    });
     order.truncate(10);
     order
 }
 
 fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 #[test]
@@ -213,30 +246,55 @@ fn the_top_ten_are_the_best_of_thousands_of_matches() {
             .unwrap()
             .hits
     };
-    let hits = search(None);
-    assert_eq!(hits.len(), 10);
-    let want = best_ten(&scores, |_| true);
-    for (rank, (hit, &i)) in hits.iter().zip(&want).enumerate() {
-        // The same scores, best first, as the full ORDER BY rank and as bm25 computed here.
-        assert!(
-            close(hit.score, full[rank].2),
-            "{rank}: {} {}",
-            hit.score,
-            full[rank].2
-        );
-        assert!(
-            close(hit.score, scores[i]),
-            "{rank}: {} {}",
-            hit.score,
-            scores[i]
-        );
-        // And the hit is a turn with that score (ties may come in any order).
-        let t = turns
+    let prompts = prompt_bm25(&turns, WORD);
+    let position = |hit: &trail_store::SearchHit| {
+        turns
             .iter()
             .position(|t| t.session == hit.session_id && Some(t.turn) == hit.turn)
-            .unwrap();
-        assert!(close(scores[t], hit.score), "{rank}");
-    }
+            .unwrap()
+    };
+    // Each hit is a turn with the keys of the brute force's match at its rank (ties may come
+    // in any order), and its score is its turn's bm25 as FTS5 ranks it in full.
+    let assert_best = |hits: &[trail_store::SearchHit], want: &[usize]| {
+        assert_eq!(hits.len(), 10);
+        for (rank, (hit, &i)) in hits.iter().zip(want).enumerate() {
+            let t = position(hit);
+            assert!(
+                close(prompts[t], prompts[i]),
+                "{rank}: {} {}",
+                prompts[t],
+                prompts[i]
+            );
+            assert!(
+                close(scores[t], scores[i]),
+                "{rank}: {} {}",
+                scores[t],
+                scores[i]
+            );
+            assert!(
+                close(hit.score, scores[t]),
+                "{rank}: {} {}",
+                hit.score,
+                scores[t]
+            );
+            let ranked = full
+                .iter()
+                .find(|(s, turn, _)| *s == hit.session_id && Some(*turn) == hit.turn)
+                .unwrap();
+            assert!(
+                close(hit.score, ranked.2),
+                "{rank}: {} {}",
+                hit.score,
+                ranked.2
+            );
+        }
+    };
+    let hits = search(None);
+    assert_best(&hits, &best_ten(&prompts, &scores, |_| true));
+    assert!(
+        hits.iter().all(|h| prompts[position(h)].is_finite()),
+        "the prompt tier fills the page"
+    );
     // The oldest turn written is the best match, and is found.
     assert_eq!(
         (hits[0].session_id.as_str(), hits[0].turn),
@@ -246,10 +304,11 @@ fn the_top_ten_are_the_best_of_thousands_of_matches() {
 
     // With a filter, the best 10 of the turns that pass it.
     let hits = search(Some("gemini-cli"));
-    let want = best_ten(&scores, |i| turns[i].source == SourceKind::GeminiCli);
-    assert_eq!(hits.len(), 10);
-    for (hit, &i) in hits.iter().zip(&want) {
-        assert_eq!(hit.source, "gemini-cli");
-        assert!(close(hit.score, scores[i]), "{} {}", hit.score, scores[i]);
-    }
+    assert!(hits.iter().all(|h| h.source == "gemini-cli"));
+    assert_best(
+        &hits,
+        &best_ten(&prompts, &scores, |i| {
+            turns[i].source == SourceKind::GeminiCli
+        }),
+    );
 }

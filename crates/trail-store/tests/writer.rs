@@ -12,7 +12,7 @@ use trail_model::{
     Checkpoint, FileTouch, Message, MessageKind, RefType, Role, Session, SessionId, SessionMeta,
     SessionRef, SourceKind, Usage,
 };
-use trail_store::{FileRecord, Store};
+use trail_store::{FileRecord, SearchOptions, Store};
 
 fn message(seq: u32, role: Role, kind: MessageKind, turn: u32, text: &str) -> Message {
     Message {
@@ -587,10 +587,16 @@ fn rows_of_a_file_are_found_by_its_path() {
 
 /// FTS5's totals record of `turn_search` (bm25's row count, then each column's tokens).
 fn fts_totals(store: &Store) -> Vec<u64> {
+    fts_totals_of(store, "turn_search")
+}
+
+/// FTS5's totals record of the full-text table `table`: its row count, then each column's
+/// tokens.
+fn fts_totals_of(store: &Store, table: &str) -> Vec<u64> {
     let block: Vec<u8> = store
         .connection()
         .query_row(
-            "SELECT block FROM search.turn_search_data WHERE id = 1",
+            &format!("SELECT block FROM search.{table}_data WHERE id = 1"),
             [],
             |r| r.get(0),
         )
@@ -610,9 +616,16 @@ fn fts_totals(store: &Store) -> Vec<u64> {
 
 /// Every match's bm25, sorted.
 fn bm25_scores(store: &Store, word: &str) -> Vec<f64> {
+    bm25_scores_of(store, "turn_search", word)
+}
+
+/// Every match's bm25 in the full-text table `table`, sorted.
+fn bm25_scores_of(store: &Store, table: &str, word: &str) -> Vec<f64> {
     let mut scores: Vec<f64> = store
         .connection()
-        .prepare("SELECT bm25(turn_search) FROM turn_search WHERE turn_search MATCH ?1")
+        .prepare(&format!(
+            "SELECT bm25({table}) FROM {table} WHERE {table} MATCH ?1"
+        ))
         .unwrap()
         .query_map([word], |r| r.get(0))
         .unwrap()
@@ -651,6 +664,152 @@ fn replaced_turns_leave_bm25_statistics_as_one_write_of_the_same_sessions() {
     let scores = bm25_scores(&once, "parser");
     assert_eq!(scores.len(), 6);
     assert_eq!(bm25_scores(&stepped, "parser"), scores);
+    // The index of prompts alone too.
+    let prompts = fts_totals_of(&once, "prompt_search");
+    assert_eq!(prompts[0], 6, "one row per prompt: {prompts:?}");
+    assert_eq!(fts_totals_of(&stepped, "prompt_search"), prompts);
+    let scores = bm25_scores_of(&once, "prompt_search", "parser");
+    assert_eq!(scores.len(), 6);
+    assert_eq!(bm25_scores_of(&stepped, "prompt_search", "parser"), scores);
+}
+
+/// The index of prompts alone holds, for each turn whose prompt column is not empty, exactly
+/// what that column holds: for each word, its rows are the turns whose prompt column matches
+/// it in the turn index, and FTS5 finds the table sound.
+fn assert_prompt_index_agrees(store: &Store, words: &[&str]) {
+    let conn = store.connection();
+    let rowids = |sql: &str, arg: String| -> Vec<i64> {
+        let mut ids: Vec<i64> = conn
+            .prepare(sql)
+            .unwrap()
+            .query_map([arg], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    for word in words {
+        let alone = rowids(
+            "SELECT rowid FROM prompt_search WHERE prompt_search MATCH ?1",
+            word.to_string(),
+        );
+        let turns = rowids(
+            "SELECT rowid FROM turn_search WHERE turn_search MATCH ?1",
+            format!("{{prompt}} : {word}"),
+        );
+        assert_eq!(alone, turns, "{word}");
+    }
+    assert_eq!(
+        fts_totals_of(store, "prompt_search")[0] as i64,
+        count(store, "SELECT count(*) FROM search.turn_prompts")
+    );
+    conn.execute(
+        "INSERT INTO prompt_search (prompt_search, rank) VALUES ('integrity-check', 1)",
+        [],
+    )
+    .unwrap();
+}
+
+/// The search database's record of the last batch applied, and of the last one a writer that
+/// keeps the index of prompts applied.
+fn applied_and_prompts_seq(store: &Store) -> (String, Option<String>) {
+    let state = |key: &str| -> Option<String> {
+        store
+            .connection()
+            .query_row(
+                "SELECT value FROM search.search_state WHERE key = ?1",
+                [key],
+                |r| r.get(0),
+            )
+            .ok()
+    };
+    (state("applied_seq").unwrap(), state("prompts_seq"))
+}
+
+/// A search database that an older trail's writer applied batches to (it moves `applied_seq`,
+/// not `prompts_seq`, and leaves the index of prompts as it was) is searched without that
+/// index: a query of one word orders its prompt tier by bm25 of the turn, as before the index
+/// was kept. The next writer fills it again from `turn_prompts`.
+#[test]
+fn an_older_writers_batches_leave_the_index_of_prompts_unused_until_filled_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let session = |n: u32, prompt: &str, answer: &str| -> FileRecord {
+        let id = format!("00000000-0000-4000-8000-{n:012}");
+        let mut s = Session::new(SessionMeta::new(
+            SessionId::new(&id),
+            SourceKind::GeminiCli,
+            &id,
+        ));
+        s.meta.created_at = Some("2026-01-01T00:00:00Z".into());
+        s.messages
+            .push(message(0, Role::User, MessageKind::Prompt, 0, prompt));
+        s.messages
+            .push(message(1, Role::Assistant, MessageKind::Text, 0, answer));
+        s.turn_count = 1;
+        FileRecord {
+            path: format!("/nowhere/session-{n}.json"),
+            source: Some(SourceKind::GeminiCli),
+            sessions: vec![s],
+            bytes_parsed: 1,
+            lines: 1,
+            ..FileRecord::default()
+        }
+    };
+    // Session 1: a short prompt that holds the word, in a long turn. Session 2: the word once
+    // in a long prompt, and often in a short answer. The prompt's own score puts 1 first,
+    // bm25 of the turn 2.
+    let filler = |n: usize| {
+        (0..n)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    store
+        .write_batch(vec![
+            session(1, "parser please", &filler(400)),
+            session(2, &format!("parser {}", filler(30)), "parser parser parser"),
+        ])
+        .unwrap();
+    let first = |store: &Store| -> String {
+        store
+            .search(&SearchOptions {
+                query: "parser".into(),
+                limit: 1,
+                ..SearchOptions::default()
+            })
+            .unwrap()
+            .hits[0]
+            .session_id
+            .clone()
+    };
+    let one = "00000000-0000-4000-8000-000000000001";
+    let two = "00000000-0000-4000-8000-000000000002";
+    assert_eq!(first(&store), one);
+    let (applied, prompts) = applied_and_prompts_seq(&store);
+    assert_eq!(prompts.as_deref(), Some(applied.as_str()));
+    assert_prompt_index_agrees(&store, &["parser", "please", "w3"]);
+
+    // An older writer's batch: session 1's prompt row left out of the index of prompts, which
+    // its record shows one batch behind.
+    store
+        .connection()
+        .execute_batch(
+            "DELETE FROM search.prompt_search WHERE rowid =
+                 (SELECT id FROM search.turn_docs WHERE session_id LIKE '%1');
+             UPDATE search.search_state SET value = CAST(value AS INTEGER) - 1
+                 WHERE key = 'prompts_seq';",
+        )
+        .unwrap();
+    assert_eq!(first(&store), two, "ranked by bm25 of the turn");
+
+    // The next writer fills it again.
+    store.write_batch(Vec::new()).unwrap();
+    let (applied, prompts) = applied_and_prompts_seq(&store);
+    assert_eq!(prompts.as_deref(), Some(applied.as_str()));
+    assert_prompt_index_agrees(&store, &["parser", "please", "w3"]);
+    assert_eq!(first(&store), one);
 }
 
 /// A session written whole again keeps the rows of the turns it still has as they were (the
@@ -698,6 +857,7 @@ fn a_session_written_again_keeps_its_unchanged_turns() {
     assert_eq!(second.len(), 5);
     assert_eq!(indexed_matches(&store, "different"), 1);
     assert_eq!(indexed_matches(&store, "parser"), 5);
+    assert_prompt_index_agrees(&store, &["parser", "bug", "3", "4"]);
 
     // Written whole again with its last turn gone.
     store
@@ -708,6 +868,7 @@ fn a_session_written_again_keeps_its_unchanged_turns() {
     assert_eq!(third.len(), 4);
     assert_eq!(indexed_matches(&store, "different"), 0);
     assert_eq!(fts_totals(&store)[0], 4, "bm25 counts four turns");
+    assert_prompt_index_agrees(&store, &["parser", "bug", "3", "4"]);
     store
         .connection()
         .execute(
