@@ -757,8 +757,10 @@ impl Store {
             if !done && !complete {
                 return Ok(false);
             }
-            need -= p.counts[1];
+            // Tier 1 is complete and short: the best of tier 2 fill the rest.
+            return Ok(p.counts[2] >= need - p.counts[1]);
         }
+        // No tier 1 to check: what is not in tier 0 is in the one tier after it.
         Ok(p.counts[1] + p.counts[2] >= need)
     }
 

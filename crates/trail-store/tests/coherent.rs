@@ -788,6 +788,83 @@ fn one_word_shows_its_prompt_tier_by_the_prompts_own_bm25_whatever_its_size() {
     assert_ne!(sessions_found(&store, "ahem"), turn_order("ahem"));
 }
 
+/// A page is the head of the whole ranking, whatever the role and whether the search database
+/// keeps signatures (without them the index lists tier 1's candidates; with them each match's
+/// signatures tell): where tier 1 is short, the best of tier 2 fill the page. A search that
+/// counted tier 1 twice once stopped reading tier 2 early and showed fewer hits than the page.
+#[test]
+fn a_page_is_the_head_of_the_whole_ranking() {
+    let (_dir, store, _turns) = build();
+    // A short tier 1: three turns whose answer holds both words, and twelve that scatter them
+    // over an answer and a tool call (no one column holds both: not even candidates).
+    let ((user, asst, _), (prompt, text, call, _)) = roles_and_kinds();
+    let mut sessions = Vec::new();
+    for n in 0..15usize {
+        let mut turn = vec![(user, prompt, format!("question {n}"))];
+        if n < 3 {
+            turn.push((asst, text, format!("kilo lima {}", filler("a", n))));
+        } else {
+            turn.push((asst, text, format!("kilo {}", filler("a", n))));
+            turn.push((asst, call, format!("lima {}", filler("c", n))));
+        }
+        sessions.push(vec![turn]);
+    }
+    let (_small_dir, small) = small_store(&sessions);
+    for signed in [true, false] {
+        if !signed {
+            // A search database made before signatures (version 3).
+            for s in [&store, &small] {
+                s.connection()
+                    .execute_batch("PRAGMA search.user_version = 3")
+                    .unwrap();
+            }
+        }
+        for query in ["alpha bravo charlie", "alpha bravo", "charlie alpha"] {
+            for role in [
+                None,
+                Some(Role::Assistant),
+                Some(Role::Tool),
+                Some(Role::User),
+            ] {
+                let all = page_of(&store, query, role, 5000);
+                for limit in [5, 10, 40] {
+                    let page = page_of(&store, query, role, limit);
+                    let want = &all[..limit.min(all.len())];
+                    assert_eq!(page, want, "{query} {role:?} {limit} signed: {signed}");
+                }
+            }
+        }
+        for role in [None, Some(Role::Assistant)] {
+            let all = page_of(&small, "kilo lima", role, 100);
+            assert_eq!(all.len(), 15, "{role:?}");
+            let page = page_of(&small, "kilo lima", role, 10);
+            assert_eq!(page, all[..10], "{role:?} signed: {signed}");
+        }
+    }
+}
+
+/// The hits of `query` (session, turn, score) on a page of `limit`.
+fn page_of(
+    store: &Store,
+    query: &str,
+    role: Option<Role>,
+    limit: usize,
+) -> Vec<(String, Option<i64>, String)> {
+    store
+        .search(&SearchOptions {
+            query: query.into(),
+            role,
+            limit,
+            exact: true,
+            ..SearchOptions::default()
+        })
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| (h.session_id, h.turn, format!("{:.12}", h.score)))
+        .collect()
+}
+
 /// Tier 1 is told from tier 2 by each turn's signatures before any message is read: a turn
 /// whose words stand in one answer (among Latin letters with diacritics and punctuation beyond
 /// ASCII, which the signatures fold and cut as the tokenizer does) stays above a short turn
