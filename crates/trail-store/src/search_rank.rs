@@ -213,6 +213,11 @@ struct Tiers {
     /// Tier 0 and its prompts' scores on the index of prompts alone (`prompt_search`), for a
     /// query of one group without NOT: `{prompt} : (group)`.
     prompt_index: Option<String>,
+    /// The full-text table `prompt` and `prompt_near` are asked of: `turn_search`, or the index
+    /// of prompts alone where it is current and the query has no NOT (a tier then needs no
+    /// other column): its doclists hold the prompts' words only (a known-item query's tier 0
+    /// at 10 GiB: 1.2 ms on `turn_search`, 0.1 ms on `prompt_search`).
+    prompt_table: &'static str,
     /// Tier 1: the index query of its candidates in each column it looks at (with the
     /// column's bit, [`column_bit`]), and what one message must match.
     one_message: Option<(Vec<(u8, String)>, String)>,
@@ -229,6 +234,7 @@ impl Tiers {
                 prompt_near: None,
                 prompt_score: None,
                 prompt_index: None,
+                prompt_table: "turn_search",
                 one_message: None,
                 rest: 2,
             };
@@ -272,6 +278,7 @@ impl Tiers {
             prompt_near,
             prompt_score,
             prompt_index,
+            prompt_table: "turn_search",
             one_message,
             rest: if single { 1 } else { 2 },
         }
@@ -398,14 +405,18 @@ impl Store {
     /// The best `limit` matching turns (module doc); returns them and how many matches were
     /// read.
     pub(crate) fn coherent_turns(&self, r: &Ranking<'_>) -> Result<(Vec<HitTurn>, usize)> {
-        let tiers = Tiers::of(r);
+        let mut tiers = Tiers::of(r);
+        let alone = r.implied && crate::search_db::prompt_index_current(&self.conn)?;
+        if alone {
+            tiers.prompt_table = "prompt_search";
+        }
         let by_index = match tiers.prompt_index.as_deref() {
-            Some(expr) => self.prompt_index_scores(r, expr)?,
-            None => None,
+            Some(expr) if alone => Some(self.prompt_index_scores(r, expr)?),
+            _ => None,
         };
         let prompt = match &by_index {
             Some(scores) => scores.keys().copied().collect(),
-            None => self.rowid_set(r, tiers.prompt.as_deref())?,
+            None => self.rowid_set(r, tiers.prompt_table, tiers.prompt.as_deref())?,
         };
         let order = match (by_index, tiers.prompt_score.as_deref()) {
             _ if prompt.is_empty() => None,
@@ -484,7 +495,7 @@ impl Store {
             return Ok(columns);
         };
         for (bit, query) in queries {
-            for id in self.rowid_set(r, Some(query))? {
+            for id in self.rowid_set(r, "turn_search", Some(query))? {
                 *columns.entry(id).or_default() |= bit;
             }
         }
@@ -618,13 +629,9 @@ impl Store {
     /// in the index of prompts alone (`prompt_search`) that pass the filters, with bm25 of the
     /// prompt there (the index's statistics are every prompt's: the one group's words weigh
     /// the same in each member, so its count against the prompt's length orders them, as the
-    /// prompt score of a query of two groups does among tier 0's prompts). `None` when the
-    /// search database's index of prompts is not current
-    /// ([`crate::search_db::prompt_index_current`]).
-    fn prompt_index_scores(&self, r: &Ranking<'_>, expr: &str) -> Result<Option<RowidMap<f64>>> {
-        if !crate::search_db::prompt_index_current(&self.conn)? {
-            return Ok(None);
-        }
+    /// prompt score of a query of two groups does among tier 0's prompts). Only where that
+    /// index is current ([`crate::search_db::prompt_index_current`]).
+    fn prompt_index_scores(&self, r: &Ranking<'_>, expr: &str) -> Result<RowidMap<f64>> {
         let sql = if r.filter.is_empty() {
             "SELECT rowid, bm25(prompt_search) FROM prompt_search WHERE prompt_search MATCH ?1"
                 .to_string()
@@ -649,28 +656,28 @@ impl Store {
                 if let Some(excluded) = r.excluded {
                     scores.retain(|id, _| !excluded.contains(id));
                 }
-                Ok(Some(scores))
+                Ok(scores)
             }
             // A tier FTS5 cannot read is a tier without members (the query itself was read).
-            Err(crate::StoreError::InvalidQuery(_)) => Ok(Some(RowidMap::default())),
+            Err(crate::StoreError::InvalidQuery(_)) => Ok(RowidMap::default()),
             Err(e) => Err(e),
         }
     }
 
-    /// The rowids of the matches of `expr` that pass the filters; empty when there is no such
-    /// tier.
-    fn rowid_set(&self, r: &Ranking<'_>, expr: Option<&str>) -> Result<RowidSet> {
+    /// The rowids of the matches of `expr` in full-text table `table` (`turn_search` or
+    /// `prompt_search`) that pass the filters; empty when there is no such tier.
+    fn rowid_set(&self, r: &Ranking<'_>, table: &str, expr: Option<&str>) -> Result<RowidSet> {
         let Some(expr) = expr else {
             return Ok(RowidSet::default());
         };
         let sql = if r.filter.is_empty() {
-            "SELECT rowid FROM turn_search WHERE turn_search MATCH ?1".to_string()
+            format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1")
         } else {
             format!(
-                "SELECT t.rowid FROM turn_search t
+                "SELECT t.rowid FROM {table} t
                  JOIN turn_docs d ON d.id = t.rowid
                  JOIN main.sessions s ON s.id = d.session_id
-                 WHERE turn_search MATCH ?1{}",
+                 WHERE {table} MATCH ?1{}",
                 r.filter
             )
         };
@@ -869,7 +876,7 @@ impl Store {
         expr: &str,
     ) -> Result<PromptOrder> {
         if members.len() > PROMPT_SCORE_MAX {
-            let near = self.rowid_set(r, tiers.prompt_near.as_deref())?;
+            let near = self.rowid_set(r, tiers.prompt_table, tiers.prompt_near.as_deref())?;
             return Ok(PromptOrder::of(
                 RowidMap::default(),
                 members,
@@ -887,7 +894,7 @@ impl Store {
                 .zip(read.near())
                 .filter_map(|((id, _), near)| near.then_some(*id))
                 .collect(),
-            (Some(near), None) => self.rowid_set(r, Some(near))?,
+            (Some(near), None) => self.rowid_set(r, tiers.prompt_table, Some(near))?,
         };
         let scores = match read {
             Some(read) => prompts
