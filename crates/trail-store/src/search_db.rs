@@ -1049,6 +1049,7 @@ fn apply_locked(
             // An older trail applied batches since the last one that kept `prompt_search`.
             if state(PROMPTS_SEQ)?.and_then(|v| v.parse::<i64>().ok()) != Some(a) {
                 refill_prompt_search(conn)?;
+                set_state(conn, PROMPTS_SEQ, &a.to_string())?;
             }
             a
         }

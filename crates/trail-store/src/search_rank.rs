@@ -10,11 +10,11 @@
 //! messages, without its answers and tool output), among the prompts of tier 0 for a query of
 //! two groups or more (a group: a term, or terms joined by OR), among every prompt for one
 //! group (below), which favours the prompt whose words weigh most against its length; then
-//! proximity (every word within ten tokens of each other, FTS5's `NEAR`); then, in every tier, bm25 of the whole turn (the index's column
-//! weights), then recency. Why the prompt's own score: a person who remembers a few words of a
-//! prompt remembers that prompt, and bm25 of the whole turn normalises by the length of the
-//! turn's answers and tool output, which say nothing of it (BENCHMARKS.md, issue 43, has what
-//! each order found).
+//! proximity (every word within ten tokens of each other, FTS5's `NEAR`); then, in every tier,
+//! bm25 of the whole turn (the index's column weights), then recency. Why the prompt's own
+//! score: a person who remembers a few words of a prompt remembers that prompt, and bm25 of
+//! the whole turn normalises by the length of the turn's answers and tool output, which say
+//! nothing of it (BENCHMARKS.md, issues 43 and 44, has what each order found).
 //!
 //! Exact, without scoring anything twice: every match that can be shown is scored once with
 //! the index's rank function (bm25 with the column weights, computed by FTS5) and sorted here,
@@ -25,8 +25,8 @@
 //! holds them alone (computed in Rust to FTS5's bits where they are ASCII, else on an in-memory
 //! FTS5 table), so the members that can be among the best `limit` are known before the ranked
 //! rows are read, which stop once those are all read. When tier 0 fills the page, only its
-//! members that can be shown are scored, not every
-//! match: a common word's prompts are a fraction of the turns that hold it. Tier 1 cannot
+//! members that can be shown are scored, not every match: a common word's prompts are a
+//! fraction of the turns that hold it. Tier 1 cannot
 //! be read off a turn's row (a column holds all of the turn's messages of its kind), so the
 //! index gives its candidates (a column holding every word) and each candidate is checked
 //! against its messages, in rank order and only when tier 0 is complete, on the in-memory
@@ -37,7 +37,7 @@
 //! prompt score there: bm25 among every prompt, in which the group's word weighs the same in
 //! each member, so its count against the prompt's length decides, as among tier 0's prompts
 //! for more groups. Scoring the whole turn of every match of `the` instead read each instance
-//! of the word in its answers and tool output (200 ms at 10 GiB, BENCHMARKS.md); a prompt
+//! of the word in its answers and tool output (198 ms at 10 GiB, BENCHMARKS.md); a prompt
 //! holds a few. Without that index (a search database before version 5, or one an older trail
 //! wrote to since, `search_db::prompt_index_current`), tier 0 is ordered by bm25 of the turn.
 
