@@ -632,36 +632,11 @@ impl Store {
     /// prompt score of a query of two groups does among tier 0's prompts). Only where that
     /// index is current ([`crate::search_db::prompt_index_current`]).
     fn prompt_index_scores(&self, r: &Ranking<'_>, expr: &str) -> Result<RowidMap<f64>> {
-        let sql = if r.filter.is_empty() {
-            "SELECT rowid, bm25(prompt_search) FROM prompt_search WHERE prompt_search MATCH ?1"
-                .to_string()
-        } else {
-            format!(
-                "SELECT p.rowid, bm25(prompt_search) FROM prompt_search p
-                 JOIN turn_docs d ON d.id = p.rowid
-                 JOIN main.sessions s ON s.id = d.session_id
-                 WHERE prompt_search MATCH ?1{}",
-                r.filter
-            )
-        };
-        let mut args: Vec<Value> = r.args.to_vec();
-        args[0] = Value::Text(expr.to_string());
-        let refs: Vec<&dyn ToSql> = args.iter().map(|v| v as &dyn ToSql).collect();
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let scores = stmt
-            .query_map(refs.as_slice(), |row| Ok((row.get(0)?, row.get(1)?)))
-            .and_then(|rows| rows.collect::<rusqlite::Result<RowidMap<f64>>>());
-        match scores.map_err(fts_error) {
-            Ok(mut scores) => {
-                if let Some(excluded) = r.excluded {
-                    scores.retain(|id, _| !excluded.contains(id));
-                }
-                Ok(scores)
-            }
-            // A tier FTS5 cannot read is a tier without members (the query itself was read).
-            Err(crate::StoreError::InvalidQuery(_)) => Ok(RowidMap::default()),
-            Err(e) => Err(e),
-        }
+        let scores =
+            self.filtered_matches(r, "prompt_search", ", bm25(prompt_search)", expr, |row| {
+                row.get(1)
+            })?;
+        Ok(scores.into_iter().collect())
     }
 
     /// The rowids of the matches of `expr` in full-text table `table` (`turn_search` or
@@ -670,11 +645,26 @@ impl Store {
         let Some(expr) = expr else {
             return Ok(RowidSet::default());
         };
+        let ids = self.filtered_matches(r, table, "", expr, |_| Ok(()))?;
+        Ok(ids.into_iter().map(|(id, ())| id).collect())
+    }
+
+    /// The matches of `expr` in full-text table `table` that pass the filters and are not left
+    /// out, each with what `read` reads of its row (`SELECT t.rowid{also}`); none when FTS5
+    /// cannot read `expr` (a tier without members: the query itself was read).
+    fn filtered_matches<T>(
+        &self,
+        r: &Ranking<'_>,
+        table: &str,
+        also: &str,
+        expr: &str,
+        read: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<(i64, T)>> {
         let sql = if r.filter.is_empty() {
-            format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1")
+            format!("SELECT t.rowid{also} FROM {table} t WHERE {table} MATCH ?1")
         } else {
             format!(
-                "SELECT t.rowid FROM {table} t
+                "SELECT t.rowid{also} FROM {table} t
                  JOIN turn_docs d ON d.id = t.rowid
                  JOIN main.sessions s ON s.id = d.session_id
                  WHERE {table} MATCH ?1{}",
@@ -685,18 +675,17 @@ impl Store {
         args[0] = Value::Text(expr.to_string());
         let refs: Vec<&dyn ToSql> = args.iter().map(|v| v as &dyn ToSql).collect();
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let ids = stmt
-            .query_map(refs.as_slice(), |row| row.get(0))
-            .and_then(|rows| rows.collect::<rusqlite::Result<RowidSet>>());
-        match ids.map_err(fts_error) {
-            Ok(mut ids) => {
+        let rows = stmt
+            .query_map(refs.as_slice(), |row| Ok((row.get(0)?, read(row)?)))
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<(i64, T)>>>());
+        match rows.map_err(fts_error) {
+            Ok(mut rows) => {
                 if let Some(excluded) = r.excluded {
-                    ids.retain(|id| !excluded.contains(id));
+                    rows.retain(|(id, _)| !excluded.contains(id));
                 }
-                Ok(ids)
+                Ok(rows)
             }
-            // A tier FTS5 cannot read is a tier without members (the query itself was read).
-            Err(crate::StoreError::InvalidQuery(_)) => Ok(RowidSet::default()),
+            Err(crate::StoreError::InvalidQuery(_)) => Ok(Vec::new()),
             Err(e) => Err(e),
         }
     }

@@ -73,50 +73,36 @@ struct Turn {
 /// FTS5's bm25 (fts5_aux.c) with `turn_search`'s weights (prompt 4, answer 1; the tool
 /// columns are empty here), computed from the words the test wrote.
 fn bm25(turns: &[Turn], word: &str) -> Vec<f64> {
-    let (k1, b) = (1.2, 0.75);
-    let n_docs = turns.len() as f64;
-    let total: usize = turns.iter().map(|t| t.prompt.len() + t.answer.len()).sum();
-    let avgdl = total as f64 / n_docs;
-    let count = |ws: &[String]| ws.iter().filter(|w| *w == word).count() as f64;
-    let n_match = turns
-        .iter()
-        .filter(|t| count(&t.prompt) + count(&t.answer) > 0.0)
-        .count() as f64;
-    let mut idf = ((n_docs - n_match + 0.5) / (n_match + 0.5)).ln();
-    if idf <= 0.0 {
-        idf = 1e-6;
-    }
-    turns
-        .iter()
-        .map(|t| {
-            let f = 4.0 * count(&t.prompt) + 1.0 * count(&t.answer);
-            let dl = (t.prompt.len() + t.answer.len()) as f64;
-            if f == 0.0 {
-                return f64::INFINITY;
-            }
-            -idf * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * dl / avgdl))
-        })
-        .collect()
+    bm25_of(turns, |t| {
+        let f = 4.0 * count(&t.prompt, word) + count(&t.answer, word);
+        (f, (t.prompt.len() + t.answer.len()) as f64)
+    })
 }
 
 /// FTS5's bm25 of each turn's prompt alone among every prompt (the index of prompts, one
-/// column, weight 1), computed from the words the test wrote; infinite where the prompt does
-/// not hold `word`.
+/// column, weight 1), computed from the words the test wrote.
 fn prompt_bm25(turns: &[Turn], word: &str) -> Vec<f64> {
+    bm25_of(turns, |t| (count(&t.prompt, word), t.prompt.len() as f64))
+}
+
+fn count(words: &[String], word: &str) -> f64 {
+    words.iter().filter(|w| *w == word).count() as f64
+}
+
+/// FTS5's bm25 of one word over one document per turn, `doc` giving the word's weighted
+/// frequency in it and its length; infinite for a document without the word.
+fn bm25_of(turns: &[Turn], doc: impl Fn(&Turn) -> (f64, f64)) -> Vec<f64> {
     let (k1, b) = (1.2, 0.75);
-    let n_docs = turns.len() as f64;
-    let avgdl = turns.iter().map(|t| t.prompt.len()).sum::<usize>() as f64 / n_docs;
-    let count = |ws: &[String]| ws.iter().filter(|w| *w == word).count() as f64;
-    let n_match = turns.iter().filter(|t| count(&t.prompt) > 0.0).count() as f64;
+    let docs: Vec<(f64, f64)> = turns.iter().map(doc).collect();
+    let n_docs = docs.len() as f64;
+    let avgdl = docs.iter().map(|d| d.1).sum::<f64>() / n_docs;
+    let n_match = docs.iter().filter(|d| d.0 > 0.0).count() as f64;
     let mut idf = ((n_docs - n_match + 0.5) / (n_match + 0.5)).ln();
     if idf <= 0.0 {
         idf = 1e-6;
     }
-    turns
-        .iter()
-        .map(|t| {
-            let f = count(&t.prompt);
-            let dl = t.prompt.len() as f64;
+    docs.iter()
+        .map(|&(f, dl)| {
             if f == 0.0 {
                 return f64::INFINITY;
             }
