@@ -399,7 +399,7 @@ impl Store {
         args.push(Value::Integer(limit as i64));
         let limit_arg = args.len();
         let sql = format!(
-            "SELECT d.session_id, d.turn_index, t.rank
+            "SELECT d.session_id, d.turn_index, t.rank, t.rowid
              FROM turn_search t
              JOIN turn_docs d ON d.id = t.rowid
              JOIN main.sessions s ON s.id = d.session_id
@@ -411,6 +411,7 @@ impl Store {
         let turns = stmt
             .query_map(refs.as_slice(), |r| {
                 Ok(HitTurn {
+                    rowid: r.get(3)?,
                     session_id: r.get(0)?,
                     turn: r.get(1)?,
                     tier: None,
@@ -664,17 +665,19 @@ impl Store {
             Some(probe) if crate::search_db::sigs_stored(&self.conn)? => probe,
             _ => return Ok(vec![None; turns.len()]),
         };
-        let mut sigs_of = self.conn.prepare_cached(
-            "SELECT s.sigs FROM search.turn_docs d JOIN search.turn_sigs s ON s.id = d.id
-             WHERE d.session_id = ?1 AND d.turn_index = ?2",
-        )?;
+        let mut sigs_of = self
+            .conn
+            .prepare_cached("SELECT sigs FROM search.turn_sigs WHERE id = ?1")?;
         let mut ids_of = self.conn.prepare_cached(&indexed_messages_sql())?;
         let mut out = Vec::with_capacity(turns.len());
         for t in turns {
-            let sigs: Option<Vec<u8>> = sigs_of
-                .query_row(params![t.session_id, t.turn], |r| r.get(0))
-                .optional()?;
-            let Some(may) = sigs.and_then(|sigs: Vec<u8>| probe.messages(&sigs)) else {
+            let may = sigs_of
+                .query_row([t.rowid], |r| {
+                    Ok(r.get_ref(0)?.as_blob().ok().and_then(|b| probe.messages(b)))
+                })
+                .optional()?
+                .flatten();
+            let Some(may) = may else {
                 out.push(None);
                 continue;
             };

@@ -943,12 +943,19 @@ fn lock_search(conn: &Connection) -> Result<()> {
 /// FTS5's totals record of `turn_search` (its row id 1: the row count, then each column's
 /// tokens, as varints); `None` when the index has none yet.
 pub(crate) fn totals_record(conn: &Connection) -> Result<Option<Vec<u8>>> {
+    totals_record_of(conn, "turn_search")
+}
+
+/// [`totals_record`] of the full-text table `table`.
+fn totals_record_of(conn: &Connection, table: &str) -> Result<Option<Vec<u8>>> {
     // Unqualified: a reader without a search database has stand-in tables in TEMP; a writer's
     // is the attached database's.
     Ok(conn
-        .query_row("SELECT block FROM turn_search_data WHERE id = 1", [], |r| {
-            r.get(0)
-        })
+        .query_row(
+            &format!("SELECT block FROM {table}_data WHERE id = 1"),
+            [],
+            |r| r.get(0),
+        )
         .optional()?)
 }
 
@@ -975,14 +982,7 @@ fn recount_totals(conn: &Connection) -> Result<()> {
 
 /// [`recount_totals`] of one full-text table of `columns` columns.
 fn recount_table_totals(conn: &Connection, table: &str, columns: usize) -> Result<()> {
-    let Some(current) = conn
-        .query_row(
-            &format!("SELECT block FROM search.{table}_data WHERE id = 1"),
-            [],
-            |r| r.get::<_, Vec<u8>>(0),
-        )
-        .optional()?
-    else {
+    let Some(current) = totals_record_of(conn, table)? else {
         return Ok(());
     };
     let mut rows = 0u64;

@@ -157,6 +157,8 @@ impl ScoredSet {
 /// A hit turn before its best message is chosen.
 #[derive(Clone)]
 pub(crate) struct HitTurn {
+    /// Its row in the index (`turn_docs.id`).
+    pub(crate) rowid: i64,
     pub(crate) session_id: String,
     pub(crate) turn: i64,
     /// Its tier, when ranked by tiers.
@@ -211,12 +213,13 @@ struct Tiers {
     /// What a tier-0 prompt is scored against (two groups or more): every word in the text.
     prompt_score: Option<String>,
     /// Tier 0 and its prompts' scores on the index of prompts alone (`prompt_search`), for a
-    /// query of one group without NOT: `{prompt} : (group)`.
+    /// query of one group where that index can answer: `{prompt} : (group)`.
     prompt_index: Option<String>,
     /// The full-text table `prompt` and `prompt_near` are asked of: `turn_search`, or the index
     /// of prompts alone where it is current and the query has no NOT (a tier then needs no
-    /// other column): its doclists hold the prompts' words only (a known-item query's tier 0
-    /// at 10 GiB: 1.2 ms on `turn_search`, 0.1 ms on `prompt_search`).
+    /// other column; [`Tiers::of`]'s `alone`): its doclists hold the prompts' words only (a
+    /// known-item query's tier 0 at 10 GiB: 1.2 ms on `turn_search`, 0.1 ms on
+    /// `prompt_search`).
     prompt_table: &'static str,
     /// Tier 1: the index query of its candidates in each column it looks at (with the
     /// column's bit, [`column_bit`]), and what one message must match.
@@ -226,7 +229,9 @@ struct Tiers {
 }
 
 impl Tiers {
-    fn of(r: &Ranking<'_>) -> Tiers {
+    /// `alone`: the index of prompts alone can answer for the prompt column (it is current and
+    /// the query has no NOT).
+    fn of(r: &Ranking<'_>, alone: bool) -> Tiers {
         let m = r.matched;
         let Some(positive) = r.shape.positive.as_deref() else {
             return Tiers {
@@ -265,7 +270,7 @@ impl Tiers {
         let prompt = has_prompt.then(|| within(format!("{{prompt}} : ({positive})")));
         let prompt_score = (has_prompt && !single).then(|| format!("{{text}} : ({positive})"));
         let prompt_index =
-            (has_prompt && single && r.implied).then(|| format!("{{prompt}} : ({positive})"));
+            (alone && has_prompt && single).then(|| format!("{{prompt}} : ({positive})"));
         let others: Vec<(u8, String)> = columns
             .iter()
             .filter(|c| **c != "prompt")
@@ -278,7 +283,11 @@ impl Tiers {
             prompt_near,
             prompt_score,
             prompt_index,
-            prompt_table: "turn_search",
+            prompt_table: if alone {
+                "prompt_search"
+            } else {
+                "turn_search"
+            },
             one_message,
             rest: if single { 1 } else { 2 },
         }
@@ -405,14 +414,11 @@ impl Store {
     /// The best `limit` matching turns (module doc); returns them and how many matches were
     /// read.
     pub(crate) fn coherent_turns(&self, r: &Ranking<'_>) -> Result<(Vec<HitTurn>, usize)> {
-        let mut tiers = Tiers::of(r);
         let alone = r.implied && crate::search_db::prompt_index_current(&self.conn)?;
-        if alone {
-            tiers.prompt_table = "prompt_search";
-        }
+        let tiers = Tiers::of(r, alone);
         let by_index = match tiers.prompt_index.as_deref() {
-            Some(expr) if alone => Some(self.prompt_index_scores(r, expr)?),
-            _ => None,
+            Some(expr) => Some(self.prompt_index_scores(r, expr)?),
+            None => None,
         };
         let prompt = match &by_index {
             Some(scores) => scores.keys().copied().collect(),
@@ -616,6 +622,7 @@ impl Store {
                     .remove(&r.rowid)
                     .expect("every row's turn was looked up");
                 HitTurn {
+                    rowid: r.rowid,
                     session_id: t.session_id,
                     turn: t.turn,
                     tier: r.tier,
@@ -778,6 +785,7 @@ impl Store {
             .map(|&i| {
                 let t = of.remove(&p.rows[i].rowid).expect("looked up");
                 HitTurn {
+                    rowid: p.rows[i].rowid,
                     session_id: t.session_id,
                     turn: t.turn,
                     tier: None,
